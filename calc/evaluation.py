@@ -104,9 +104,9 @@ def evaluate(
     if invalid:
         prompt = ngettext(
             "Correct the highlighted value to see the results.",
-            "Correct the {count} highlighted values to see the results.",
+            "Correct the %(count)s highlighted values to see the results.",
             invalid,
-        ).format(count=format_number(Decimal(invalid), locale))
+        ) % {"count": format_number(Decimal(invalid), locale)}
     elif blank:
         prompt = _("Enter a value in every field to see the results.")
     else:

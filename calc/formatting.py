@@ -70,7 +70,20 @@ def format_quantity(value: Decimal, unit: str | None, locale: Locale) -> str:
     number = format_number(value, locale)
     if unit is None:
         return number
-    # Babel has no public accessor for a unit's patterns by plural category.
-    patterns = locale._data["unit_patterns"][unit]["short"]
+    patterns = _unit_patterns(unit, locale)
     pattern = patterns.get(locale.plural_form(value)) or patterns[_FALLBACK_PLURAL]
     return pattern.format(number)
+
+
+def unit_symbol(unit: str, locale: Locale) -> str:
+    """The short unit alone, as shown beside an input.
+
+    >>> unit_symbol("digital-gigabyte", Locale.parse("it"))
+    'GB'
+    """
+    return _unit_patterns(unit, locale)[_FALLBACK_PLURAL].replace("{0}", "").strip()
+
+
+def _unit_patterns(unit: str, locale: Locale) -> dict[str, str]:
+    # Babel has no public accessor for a unit's patterns by plural category.
+    return locale._data["unit_patterns"][unit]["short"]

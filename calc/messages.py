@@ -36,28 +36,28 @@ def describe(problem: InputProblem, field: Field, locale: Locale, translations: 
     example = format_number(field.default, locale)
     match problem.code:
         case "not_a_number" if field.whole:
-            return _("Enter a whole number, such as {example}.").format(example=example)
+            return _("Enter a whole number, such as %(example)s.") % {"example": example}
         case "not_a_number":
-            return _("Enter a number, such as {example}.").format(example=example)
+            return _("Enter a number, such as %(example)s.") % {"example": example}
         case "not_whole":
             return _("Enter a whole number, without decimals.")
         case "decimal_mark" if get_decimal_symbol(locale) == ",":
-            return _("Use a decimal comma: {suggestion}.").format(suggestion=suggestion())
+            return _("Use a decimal comma: %(suggestion)s.") % {"suggestion": suggestion()}
         case "decimal_mark":
-            return _("Use a decimal point: {suggestion}.").format(suggestion=suggestion())
+            return _("Use a decimal point: %(suggestion)s.") % {"suggestion": suggestion()}
         case "grouped_decimal":
-            return _("Leave out the thousands separators: {suggestion}.").format(suggestion=suggestion())
+            return _("Leave out the thousands separators: %(suggestion)s.") % {"suggestion": suggestion()}
         case "too_small":
-            return _("Enter at least {minimum}.").format(minimum=quantity("minimum"))
+            return _("Enter at least %(minimum)s.") % {"minimum": quantity("minimum")}
         case "not_positive":
-            return _("Enter a value greater than {minimum}.").format(minimum=quantity("minimum"))
+            return _("Enter a value greater than %(minimum)s.") % {"minimum": quantity("minimum")}
         case "too_large":
-            return _("Enter at most {maximum}.").format(maximum=quantity("maximum"))
+            return _("Enter at most %(maximum)s.") % {"maximum": quantity("maximum")}
         case "too_many_decimals":
             count = int(details["count"])
             return ngettext(
-                "Use at most {count} decimal place.",
-                "Use at most {count} decimal places.",
+                "Use at most %(count)s decimal place.",
+                "Use at most %(count)s decimal places.",
                 count,
-            ).format(count=number("count"))
+            ) % {"count": number("count")}
     raise ValueError(f"no message for problem {problem.code!r}")

@@ -1,0 +1,43 @@
+# make serve   build the site and serve it on http://127.0.0.1:8000/
+# make test    run every test (installs what it needs, a browser included)
+# make site    build the deployable site into site/
+# make messages  extract the templates' and calc's strings, update the catalogs
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PYBABEL := $(VENV)/bin/pybabel
+INSTALLED := $(VENV)/.installed
+NODE_MODULES := node_modules/.package-lock.json
+
+.PHONY: site serve test messages browser clean
+
+$(INSTALLED): requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(NODE_MODULES): package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+site: $(INSTALLED) $(NODE_MODULES)
+	$(PY) build.py
+
+serve: site
+	$(PY) tools/serve.py site --port 8000
+
+browser: $(INSTALLED)
+	$(PY) tools/ensure_browser.py
+
+test: $(INSTALLED) $(NODE_MODULES) browser
+	$(PY) -m pytest
+
+messages: $(INSTALLED)
+	$(PYBABEL) extract --mapping-file pyproject.toml --omit-header --no-wrap \
+		--add-comments TRANSLATORS: --sort-by-file --output-file locales/messages.pot .
+	$(PYBABEL) update --input-file locales/messages.pot --output-dir locales \
+		--ignore-obsolete --no-wrap
+
+clean:
+	rm -rf site build $(VENV) node_modules

@@ -1,0 +1,62 @@
+"""Build the deployable site into site/: `python build.py` (or `make site`).
+
+Steps, in order: compile the catalogs; build the calc and Babel wheels;
+copy the pinned Pyodide runtime with a lockfile naming only our wheels;
+copy the browser glue; render every page in every locale; check links.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+
+from calc.i18n import load_translations
+from sitebuild.catalogs import compile_catalogs
+from sitebuild.config import ASSETS, CATALOG, LOCALES, LOCALES_DIR, PAGES, PYODIDE_PACKAGE, ROOT, RUNTIME, TEMPLATES, WEB, WORK
+from sitebuild.links import dead_links
+from sitebuild.pages import environment, render_calculator, render_chooser
+from sitebuild.runtime import install_runtime
+from sitebuild.wheels import build_babel_wheel, build_calc_wheel
+
+
+def build(out: Path) -> None:
+    compile_catalogs(LOCALES_DIR)
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+
+    wheels_dir = WORK / "wheels"
+    wheels_dir.mkdir(parents=True, exist_ok=True)
+    wheels = [build_calc_wheel(ROOT, wheels_dir), build_babel_wheel(LOCALES, wheels_dir)]
+    install_runtime(PYODIDE_PACKAGE, wheels, out / RUNTIME)
+    shutil.copytree(WEB, out / ASSETS)
+
+    envs = {}
+    for locale in LOCALES:
+        translations = load_translations(LOCALES_DIR, locale)
+        envs[locale] = env = environment(TEMPLATES, translations)
+        folder = out / locale
+        folder.mkdir()
+        # The worker reads the same compiled catalog the pages were made with.
+        shutil.copy2(LOCALES_DIR / locale / "LC_MESSAGES" / "messages.mo", folder / CATALOG)
+        for name, (_, path) in PAGES.items():
+            page = folder / path
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text(render_calculator(env, translations, name, locale), encoding="utf-8")
+    (out / "index.html").write_text(render_chooser(envs), encoding="utf-8")
+
+    problems = dead_links(out)
+    if problems:
+        sys.exit("Dead internal links:\n  " + "\n  ".join(problems))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "site", help="output folder (default: site/)")
+    build(parser.parse_args().out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The site's build steps, run in order by ``build.py``."""

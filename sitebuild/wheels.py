@@ -1,0 +1,75 @@
+"""The wheels the browser installs: ``calc`` from this tree, and a Babel cut to our locales."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import subprocess
+import sys
+import zipfile
+from importlib.metadata import distribution
+from pathlib import Path
+
+from babel.core import get_global
+
+
+def build_calc_wheel(project: Path, out: Path) -> Path:
+    """Build ``calc``'s wheel with pip, as any pure-Python package is built."""
+    for old in out.glob("calc-*.whl"):
+        old.unlink()
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--wheel-dir", str(out), str(project)],
+        check=True,
+    )
+    (wheel,) = out.glob("calc-*.whl")
+    return wheel
+
+
+def locale_chain(locale: str) -> list[str]:
+    """``locale`` and every locale whose data Babel merges under it.
+
+    >>> locale_chain("es")
+    ['es', 'root']
+    >>> locale_chain("es_MX")
+    ['es_MX', 'es_419', 'es', 'root']
+    """
+    chain = [locale]
+    parents = get_global("parent_exceptions")
+    while chain[-1] != "root":
+        current = chain[-1]
+        chain.append(parents.get(current) or (current.rsplit("_", 1)[0] if "_" in current else "root"))
+    return chain
+
+
+def build_babel_wheel(locales: tuple[str, ...], out: Path) -> Path:
+    """Repack the installed Babel as a wheel holding only ``locales``' data.
+
+    Babel's full locale data is about 30 MB; a page needs two files of it.
+    Made from the very copy the build runs, so both sides share a version.
+    """
+    dist = distribution("babel")
+    keep = {f"babel/locale-data/{name}.dat" for locale in locales for name in locale_chain(locale)}
+    info = f"babel-{dist.version}.dist-info"
+    files: dict[str, bytes] = {}
+    for entry in dist.files or ():
+        name = entry.as_posix()
+        if "__pycache__" in name or (name.startswith("babel/locale-data/") and name not in keep):
+            continue
+        if name.startswith("babel/") or name in (f"{info}/METADATA", f"{info}/licenses/LICENSE"):
+            files[name] = Path(entry.locate()).read_bytes()
+    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: sitebuild\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    wheel = out / f"babel-{dist.version}-py3-none-any.whl"
+    _write_wheel(wheel, files, f"{info}/RECORD")
+    return wheel
+
+
+def _write_wheel(path: Path, files: dict[str, bytes], record: str) -> None:
+    lines = []
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for name in sorted(files):
+            data = files[name]
+            archive.writestr(name, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            lines.append(f"{name},sha256={digest},{len(data)}")
+        lines.append(f"{record},,")
+        archive.writestr(record, "\n".join(lines) + "\n")

@@ -1,0 +1,37 @@
+"""Which Chromium the browser tests and the benchmark launch, and how."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from playwright.sync_api import Browser, Playwright, sync_playwright
+
+SYSTEM_CHROMIUM = "/usr/bin/chromium"
+
+# Keep Chromium from reaching out on its own: this machine's network is
+# closed, and a test must see only the requests the page makes.
+_QUIET = [
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+def playwright_chromium() -> str | None:
+    """Playwright's own Chromium, if it has been downloaded."""
+    with sync_playwright() as playwright:
+        path = playwright.chromium.executable_path
+    return path if Path(path).exists() else None
+
+
+def launch(playwright: Playwright) -> Browser:
+    """Playwright's Chromium where it exists, Debian's otherwise."""
+    args = list(_QUIET)
+    if os.geteuid() == 0:
+        args.append("--no-sandbox")  # Chromium refuses its sandbox as root
+    if Path(playwright.chromium.executable_path).exists():
+        return playwright.chromium.launch(args=args)
+    return playwright.chromium.launch(executable_path=SYSTEM_CHROMIUM, args=args)

@@ -1,0 +1,51 @@
+// Runs the calc package in Pyodide, off the page's main thread.
+// Messages carry plain data only:
+//   in:  {type: "start", calculator, locale, catalog}, then {id, type: "evaluate", values}
+//   out: {type: "ready"} or {type: "error", message} once, then
+//        {id, type: "result", view} or {id, type: "error", message} per request
+import { loadPyodide } from "../pyodide/pyodide.mjs";
+
+const RUNTIME = new URL("../pyodide/", import.meta.url).href;
+// Where the page's compiled catalog is written in Pyodide's file system.
+const LOCALEDIR = "/catalogs";
+
+let evaluator;
+
+async function fetchBytes(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+async function start({ calculator, locale, catalog }) {
+  const [pyodide, catalogBytes] = await Promise.all([
+    loadPyodide({ indexURL: RUNTIME, packages: ["calc"] }),
+    fetchBytes(catalog),
+  ]);
+  const folder = `${LOCALEDIR}/${locale}/LC_MESSAGES`;
+  pyodide.FS.mkdirTree(folder);
+  pyodide.FS.writeFile(`${folder}/messages.mo`, catalogBytes);
+  return pyodide.pyimport("calc.browser").evaluator(calculator, locale, LOCALEDIR);
+}
+
+function describe(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
+self.addEventListener("message", async ({ data }) => {
+  if (data.type === "start") {
+    evaluator = start(data);
+    evaluator.then(
+      () => self.postMessage({ type: "ready" }),
+      (error) => self.postMessage({ type: "error", message: describe(error) }),
+    );
+  } else if (data.type === "evaluate") {
+    try {
+      const evaluate = await evaluator;
+      const view = JSON.parse(evaluate(JSON.stringify(data.values)));
+      self.postMessage({ id: data.id, type: "result", view });
+    } catch (error) {
+      self.postMessage({ id: data.id, type: "error", message: describe(error) });
+    }
+  }
+});
