@@ -6,7 +6,6 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-PYBABEL := $(VENV)/bin/pybabel
 INSTALLED := $(VENV)/.installed
 NODE_MODULES := node_modules/.package-lock.json
 
@@ -34,10 +33,7 @@ test: $(INSTALLED) $(NODE_MODULES) browser
 	$(PY) -m pytest
 
 messages: $(INSTALLED)
-	$(PYBABEL) extract --mapping-file pyproject.toml --omit-header --no-wrap \
-		--add-comments TRANSLATORS: --sort-by-file --output-file locales/messages.pot .
-	$(PYBABEL) update --input-file locales/messages.pot --output-dir locales \
-		--ignore-obsolete --no-wrap
+	$(PY) -m sitebuild.catalogs
 
 clean:
 	rm -rf site build $(VENV) node_modules

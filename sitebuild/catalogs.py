@@ -1,18 +1,56 @@
-"""Compiling the gettext catalogs that the pages and the worker read."""
+"""The gettext catalogs: extracting, updating and compiling them with Babel.
+
+`make messages` runs :func:`extract` and :func:`update`; the build runs
+:func:`compile_catalogs`. The tests extract again to check the template
+in git is current.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from babel.messages.frontend import CommandLineInterface
 
+from sitebuild.config import LOCALES_DIR, ROOT
 
-def compile_catalogs(locales_dir: Path) -> None:
-    """``pybabel compile --statistics`` over every catalog in ``locales_dir``.
+TEMPLATE = LOCALES_DIR / "messages.pot"
+
+
+def _pybabel(*args: str) -> None:
+    CommandLineInterface().run(["pybabel", "-q", *args])
+
+
+def extract(output: Path = TEMPLATE) -> None:
+    """Collect every string of calc/ and templates/ into ``output``."""
+    _pybabel(
+        "extract",
+        "--mapping-file", str(ROOT / "pyproject.toml"),
+        "--omit-header", "--no-wrap", "--sort-by-file",
+        "--add-comments", "TRANSLATORS:",
+        "--output-file", str(output),
+        # Relative, so that the template's source locations are too.
+        os.path.relpath(ROOT),
+    )  # fmt: skip
+
+
+def update() -> None:
+    """Merge the template into each locale's catalog, dropping what is gone."""
+    _pybabel(
+        "update", "--input-file", str(TEMPLATE), "--output-dir", str(LOCALES_DIR),
+        "--ignore-obsolete", "--no-wrap", "--ignore-pot-creation-date",
+    )  # fmt: skip
+
+
+def compile_catalogs(locales_dir: Path = LOCALES_DIR) -> None:
+    """Compile every catalog, printing how complete each one is.
 
     Fuzzy entries are left out of the compiled catalog (Babel's default),
     so an unreviewed translation never reaches a page.
     """
-    CommandLineInterface().run(
-        ["pybabel", "-q", "compile", "--domain", "messages", "--directory", str(locales_dir), "--statistics"]
-    )
+    _pybabel("compile", "--domain", "messages", "--directory", str(locales_dir), "--statistics")
+
+
+if __name__ == "__main__":
+    extract()
+    update()
