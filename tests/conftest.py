@@ -27,3 +27,78 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     out = tmp_path_factory.mktemp("site")
     build(out)
     yield out
+
+
+# Browser fixtures: a static server per test module, one Chromium per session,
+# and a page per test that is already past loading.
+
+
+@pytest.fixture(scope="module")
+def base_url(site: Path) -> Iterator[str]:
+    from tools.serve import serving
+
+    with serving(site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import launch
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def context(browser):
+    context = browser.new_context()
+    yield context
+    context.close()
+
+
+def wait_until_ready(page) -> None:
+    page.wait_for_function("document.documentElement.dataset.calc !== 'loading'", timeout=60_000)
+    assert page.evaluate("document.documentElement.dataset.calc") == "ready"
+
+
+@pytest.fixture(scope="module")
+def ready_pages(browser, base_url):
+    """One calculator page per locale for a test module, loaded once."""
+    context = browser.new_context()
+    pages = {}
+
+    def page_for(locale: str):
+        if locale not in pages:
+            page = context.new_page()
+            page.goto(f"{base_url}{locale}/")
+            wait_until_ready(page)
+            pages[locale] = page
+        return pages[locale]
+
+    yield page_for
+    context.close()
+
+
+@pytest.fixture(params=LOCALES)
+def calculator(request, ready_pages):
+    """The calculator page in one locale, Python ready, the form at its defaults."""
+    page = ready_pages(request.param)
+    # As a reader would start over: the defaults back in every field.
+    page.evaluate(
+        """() => {
+            const form = document.querySelector("form[data-calculator]");
+            form.reset();
+            form.dispatchEvent(new Event("input"));
+        }"""
+    )
+    page.wait_for_function(
+        """() => document.querySelector("output[name=effective_batch]").value === "32"
+              && document.querySelector("output[name=activation_memory]").value === "2 GB"
+              && !document.querySelector("[aria-invalid]")"""
+    )
+    page.locale = request.param
+    return page

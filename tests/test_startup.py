@@ -1,0 +1,71 @@
+"""Python's start in the page: what a reader sees when it fails, hangs or is slow."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import LOCALES
+
+pytestmark = pytest.mark.browser
+
+NOTICE = {
+    "es": "La calculadora interactiva no ha podido iniciarse en este navegador.",
+    "it": "Il calcolatore interattivo non è riuscito ad avviarsi in questo browser.",
+}
+
+
+def expect_defaults_with_notice(page, locale):
+    expect(page.locator("html")).to_have_attribute("data-calc", "error")
+    expect(page.locator(".status[data-status=error]")).to_be_visible()
+    expect(page.locator(".status[data-status=error]")).to_contain_text(NOTICE[locale])
+    expect(page.locator(".status[data-status=loading]")).to_be_hidden()
+    expect(page.locator("output[name=effective_batch]")).to_have_text("32")
+    expect(page.locator("output[name=activation_memory]")).to_have_text("2 GB")
+    expect(page.locator("[name=micro_batch]")).to_have_value("4")
+    expect(page.locator("[name=micro_batch]")).to_be_disabled()
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize("missing", ["**/python_stdlib.zip", "**/calc-worker.js", "**/calc-*.whl", "**/messages.mo", "**/pyodide-lock.json"])
+def test_a_missing_file_is_reported_and_the_defaults_stay(context, base_url, locale, missing):
+    context.route(missing, lambda route: route.fulfill(status=404, body="not here"))
+    page = context.new_page()
+    page.goto(f"{base_url}{locale}/")
+    expect_defaults_with_notice(page, locale)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_loader_that_never_answers_times_out(context, base_url, locale):
+    stalled = []
+    context.route("**/pyodide.asm.wasm", lambda route: stalled.append(route))  # never answered
+    page = context.new_page()
+    page.clock.install()
+    page.goto(f"{base_url}{locale}/")
+    expect(page.locator(".status[data-status=loading]")).to_be_visible()
+    # A value typed while Python loads is marked as waiting, not shown stale.
+    page.fill("[name=micro_batch]", "8")
+    expect(page.locator(".status[data-status=busy]")).to_be_visible()
+    expect(page.locator(".results")).to_have_attribute("aria-busy", "true")
+    page.clock.fast_forward("01:01")
+    expect_defaults_with_notice(page, locale)
+    expect(page.locator(".status[data-status=busy]")).to_be_hidden()
+    assert stalled, "the stalled request was never made"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_values_typed_before_python_is_ready_are_computed_when_it_is(context, base_url, locale):
+    held = []
+    context.route("**/pyodide.asm.wasm", lambda route: held.append(route))
+    page = context.new_page()
+    page.goto(f"{base_url}{locale}/")
+    page.fill("[name=gpus]", "2")
+    page.fill("[name=gpus]", "4")
+    expect(page.locator(".status[data-status=busy]")).to_be_visible()
+    while not held:
+        page.wait_for_timeout(50)
+    held[0].continue_()
+    expect(page.locator("html")).to_have_attribute("data-calc", "ready", timeout=60_000)
+    expect(page.locator("output[name=effective_batch]")).to_have_text("128")
+    expect(page.locator(".status[data-status=busy]")).to_be_hidden()
+    expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")
