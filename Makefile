@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 NODE_MODULES := node_modules/.package-lock.json
 
-.PHONY: site serve test messages browser clean
+.PHONY: site serve test messages browser screenshots clean
 
 $(INSTALLED): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -37,3 +37,6 @@ messages: $(INSTALLED)
 
 clean:
 	rm -rf site build $(VENV) node_modules
+
+screenshots: site browser
+	$(PY) tools/screenshots.py

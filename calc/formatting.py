@@ -13,10 +13,10 @@ from babel import Locale
 from babel.numbers import format_decimal
 
 # CLDR's <minimumGroupingDigits> (common/main/*.xml), which Babel does not
-# import: Spanish writes 1000 and 9999 ungrouped and groups from 10 000 on,
-# as the browsers' Intl.NumberFormat does. Locales absent here use 1, the
-# CLDR root value.
-_MINIMUM_GROUPING_DIGITS = {"es": 2}
+# import: Spanish, and Italian since CLDR 46, write 1000 to 9999 ungrouped
+# and group from 10 000 on, as the browsers' Intl.NumberFormat does.
+# Locales absent here use 1, the CLDR root value.
+_MINIMUM_GROUPING_DIGITS = {"es": 2, "it": 2}
 
 # CLDR's plural fallback for unit patterns: a missing category uses "other".
 # Babel instead falls back to the unit's display name, which in Italian
@@ -34,7 +34,7 @@ def format_number(value: Decimal, locale: Locale, *, grouping: bool = True) -> s
     >>> format_number(Decimal("0.50"), es)
     '0,5'
     >>> format_number(Decimal(1000), es), format_number(Decimal(1000), it)
-    ('1000', '1.000')
+    ('1000', '1000')
     >>> format_number(Decimal(10000), es), format_number(Decimal(10000), es, grouping=False)
     ('10.000', '10000')
     """

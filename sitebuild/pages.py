@@ -46,6 +46,11 @@ def math_symbol(symbol: str) -> Markup:
     return Markup("<math><mi>{}</mi></math>").format(symbol)
 
 
+def unbroken(text: str) -> Markup:
+    """A number with its unit, kept on one line wherever prose wraps."""
+    return Markup('<span class="nowrap">{}</span>').format(text)
+
+
 def worked_example(calculator: Calculator, overrides: dict[str, Decimal], locale: Locale) -> dict[str, dict[str, str]]:
     """An example's inputs and results, formatted for prose and formulas."""
     values = {f.name: overrides.get(f.name, f.default) for f in calculator.fields}
@@ -53,9 +58,9 @@ def worked_example(calculator: Calculator, overrides: dict[str, Decimal], locale
     results = calculator.results(values)
     return {
         "inputs": {name: format_number(value, locale) for name, value in values.items()},
-        "quantities": {name: format_quantity(value, units[name], locale) for name, value in values.items()},
+        "quantities": {name: unbroken(format_quantity(value, units[name], locale)) for name, value in values.items()},
         "numbers": {name: format_number(q.value, locale) for name, q in results.items()},
-        "outputs": {name: format_quantity(q.value, q.unit, locale) for name, q in results.items()},
+        "outputs": {name: unbroken(format_quantity(q.value, q.unit, locale)) for name, q in results.items()},
     }
 
 
@@ -82,7 +87,10 @@ def render_calculator(env: Environment, translations: GNUTranslations, name: str
         catalog=CATALOG,
         fields={f.name: f for f in calculator.fields},
         bounds={
-            f.name: {"minimum": format_quantity(f.minimum, f.unit, parsed), "maximum": format_quantity(f.maximum, f.unit, parsed)}
+            f.name: {
+                "minimum": unbroken(format_quantity(f.minimum, f.unit, parsed)),
+                "maximum": unbroken(format_quantity(f.maximum, f.unit, parsed)),
+            }
             for f in calculator.fields
         },
         units={f.name: unit_symbol(f.unit, parsed) for f in calculator.fields if f.unit},

@@ -22,20 +22,31 @@ class Page(HTMLParser):
         super().__init__()
         self.tags: list[tuple[str, dict[str, str | None]]] = []
         self.text: list[str] = []
+        self.formulas: list[str] = []
+        self._math: list[str] | None = None
         self.feed(html)
 
     def handle_starttag(self, tag, attrs):
         self.tags.append((tag, dict(attrs)))
+        if tag == "math":
+            self._math = []
+
+    def handle_endtag(self, tag):
+        if tag == "math":
+            self.formulas.append(" ".join(self._math))
+            self._math = None
 
     def handle_data(self, data):
         self.text.append(data)
+        if self._math is not None and data.strip():
+            self._math.append(data.strip())
 
     def find(self, tag, **attrs):
         return [a for t, a in self.tags if t == tag and all(a.get(k.rstrip("_")) == v for k, v in attrs.items())]
 
     @property
     def words(self) -> str:
-        return re.sub(r"\s+", " ", " ".join(self.text))
+        return re.sub(r"\s+", " ", "".join(self.text))
 
 
 def read(site, path) -> Page:
@@ -55,8 +66,9 @@ def test_each_locale_has_its_page(site, locale, title, example):
     assert html["lang"] == locale and html["data-calc"] == "loading"
     assert title in page.words
     # The worked example, computed by calc and formatted for the locale.
-    assert "4 × 0,5 = 2 GB" in page.words
-    assert "4 × 8 × 1 = 32" in page.words
+    assert "M = 4 × 0,5 = 2 GB" in page.formulas
+    assert "E = 4 × 8 × 1 = 32" in page.formulas
+    assert "E = b · a · g" in page.formulas
     assert example in page.words
 
 
