@@ -2,7 +2,8 @@
 
 Steps, in order: compile the catalogs; build the calc and Babel wheels;
 copy the pinned Pyodide runtime with a lockfile naming only our wheels;
-copy the browser glue; render every page in every locale; check links.
+copy the browser glue; render every page in every locale; check links;
+write the service worker that caches all of it for repeat and offline visits.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from calc.i18n import load_translations
 from sitebuild.catalogs import compile_catalogs
 from sitebuild.config import ASSETS, CATALOG, LOCALES, LOCALES_DIR, PAGES, PYODIDE_PACKAGE, ROOT, RUNTIME, TEMPLATES, WEB, WORK
 from sitebuild.links import dead_links
+from sitebuild.offline import SERVICE_WORKER, write_service_worker
 from sitebuild.pages import environment, render_calculator, render_chooser
 from sitebuild.runtime import install_runtime
 from sitebuild.wheels import build_babel_wheel, build_calc_wheel
@@ -31,7 +33,8 @@ def build(out: Path) -> None:
     wheels_dir.mkdir(parents=True, exist_ok=True)
     wheels = [build_calc_wheel(ROOT, wheels_dir), build_babel_wheel(LOCALES, wheels_dir)]
     install_runtime(PYODIDE_PACKAGE, wheels, out / RUNTIME)
-    shutil.copytree(WEB, out / ASSETS)
+    # The service worker is written last, at the root, once every file it caches exists.
+    shutil.copytree(WEB, out / ASSETS, ignore=shutil.ignore_patterns(SERVICE_WORKER))
 
     envs = {}
     for locale in LOCALES:
@@ -50,6 +53,7 @@ def build(out: Path) -> None:
     problems = dead_links(out)
     if problems:
         sys.exit("Dead internal links:\n  " + "\n  ".join(problems))
+    write_service_worker(out)
 
 
 def main() -> None:

@@ -159,3 +159,15 @@ def test_the_calc_wheel_holds_the_package_only(site):
     with zipfile.ZipFile(wheel) as archive:
         tops = {n.split("/")[0] for n in archive.namelist()}
     assert tops == {"calc", "calc-1.0.0.dist-info"}
+
+
+def test_the_service_worker_caches_every_file_of_the_build(site):
+    from sitebuild.offline import precache_list
+
+    files = precache_list(site)
+    assert {"./", "es/", "it/", "es/messages.mo", "pyodide/pyodide.asm.wasm", "assets/app.js"} <= set(files)
+    served = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()} - {"sw.js"}
+    as_files = {"index.html" if f == "./" else f + "index.html" if f.endswith("/") else f for f in files}
+    assert as_files == served
+    sw = (site / "sw.js").read_text(encoding="utf-8")
+    assert sw.startswith("const VERSION = ") and '"pyodide/pyodide.asm.wasm"' in sw

@@ -37,9 +37,12 @@ def expect_no_results(page: Page, prompt: str) -> None:
     assert outputs(page) == ("", "")
 
 
-def test_default_results_show_before_and_after_python(calculator):
+READY = {"es": "Los resultados se actualizan mientras escribes.", "it": "I risultati si aggiornano mentre scrivi."}
+
+
+def test_default_results_show_with_python_ready(calculator):
     expect_results(calculator, "32", "2 GB")
-    expect(calculator.locator(".status:visible")).to_have_count(0)
+    expect(calculator.locator(".status:visible")).to_have_text([READY[calculator.locale]])
 
 
 @pytest.mark.parametrize(

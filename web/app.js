@@ -27,14 +27,25 @@ const ready = new Promise((resolve, reject) => {
   worker.addEventListener("message", ({ data }) => {
     if (data.id !== undefined) return;
     clearTimeout(timer);
-    if (data.type === "ready") resolve();
-    else reject(new Error(data.message));
+    if (data.type === "ready") {
+      recordPhases(data.phases);
+      resolve();
+    } else {
+      reject(new Error(data.message));
+    }
   });
   worker.addEventListener("error", (event) => {
     clearTimeout(timer);
     reject(new Error(event.message || "the worker could not be loaded"));
   });
 });
+
+// The worker's start, step by step, on this page's timeline (for `make bench`).
+function recordPhases(phases) {
+  for (const [name, [start, end]] of Object.entries(phases)) {
+    performance.measure(`calc:${name}`, { start: start - performance.timeOrigin, end: end - performance.timeOrigin });
+  }
+}
 
 worker.addEventListener("message", ({ data }) => {
   const request = pending.get(data.id);
@@ -129,4 +140,10 @@ form.addEventListener("submit", (event) => event.preventDefault());
 
 ready.then(() => {
   root.dataset.calc = "ready";
+  performance.mark("calc:ready");
+  // Cache the site for repeat and offline visits only now: every file is
+  // in the HTTP cache, so the service worker revalidates, not downloads.
+  navigator.serviceWorker?.register(new URL("../sw.js", import.meta.url)).catch((error) => {
+    console.warn("Offline use is unavailable:", error);
+  });
 }, fail);

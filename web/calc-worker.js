@@ -1,7 +1,7 @@
 // Runs the calc package in Pyodide, off the page's main thread.
 // Messages carry plain data only:
 //   in:  {type: "start", calculator, locale, catalog}, then {id, type: "evaluate", values}
-//   out: {type: "ready"} or {type: "error", message} once, then
+//   out: {type: "ready", phases} or {type: "error", message} once, then
 //        {id, type: "result", view} or {id, type: "error", message} per request
 import { loadPyodide } from "../pyodide/pyodide.mjs";
 
@@ -10,6 +10,17 @@ const RUNTIME = new URL("../pyodide/", import.meta.url).href;
 const LOCALEDIR = "/catalogs";
 
 let evaluator;
+// How long each step of the start took, as [start, end] in epoch
+// milliseconds, so the page can put them on its own timeline.
+const phases = {};
+const now = () => performance.timeOrigin + performance.now();
+
+async function timed(name, step) {
+  const start = now();
+  const result = await step();
+  phases[name] = [start, now()];
+  return result;
+}
 
 async function fetchBytes(url) {
   const response = await fetch(url);
@@ -18,14 +29,14 @@ async function fetchBytes(url) {
 }
 
 async function start({ calculator, locale, catalog }) {
-  const [pyodide, catalogBytes] = await Promise.all([
-    loadPyodide({ indexURL: RUNTIME, packages: ["calc"] }),
-    fetchBytes(catalog),
-  ]);
+  const catalogBytes = fetchBytes(catalog);
+  const pyodide = await timed("boot", () => loadPyodide({ indexURL: RUNTIME }));
+  await timed("packages", () => pyodide.loadPackage("calc"));
   const folder = `${LOCALEDIR}/${locale}/LC_MESSAGES`;
   pyodide.FS.mkdirTree(folder);
-  pyodide.FS.writeFile(`${folder}/messages.mo`, catalogBytes);
-  return pyodide.pyimport("calc.browser").evaluator(calculator, locale, LOCALEDIR);
+  pyodide.FS.writeFile(`${folder}/messages.mo`, await catalogBytes);
+  const browser = await timed("import", () => pyodide.pyimport("calc.browser"));
+  return timed("setup", () => browser.evaluator(calculator, locale, LOCALEDIR));
 }
 
 function describe(error) {
@@ -36,7 +47,7 @@ self.addEventListener("message", async ({ data }) => {
   if (data.type === "start") {
     evaluator = start(data);
     evaluator.then(
-      () => self.postMessage({ type: "ready" }),
+      () => self.postMessage({ type: "ready", phases }),
       (error) => self.postMessage({ type: "error", message: describe(error) }),
     );
   } else if (data.type === "evaluate") {

@@ -1,0 +1,37 @@
+"""The service worker that serves the site from a cache named by its content."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from sitebuild.config import WEB
+
+SERVICE_WORKER = "sw.js"
+
+
+def precache_list(site: Path) -> list[str]:
+    """Every file of the site as the pages request it: folders for their index.html."""
+    paths = []
+    for path in sorted(p for p in site.rglob("*") if p.is_file()):
+        relative = path.relative_to(site).as_posix()
+        if relative == SERVICE_WORKER:
+            continue
+        if path.name == "index.html":
+            relative = relative[: -len("index.html")] or "./"
+        paths.append(relative)
+    return paths
+
+
+def write_service_worker(site: Path) -> str:
+    """Write ``sw.js`` at the site's root; return the version it caches."""
+    files = precache_list(site)
+    digest = hashlib.sha256()
+    for url in files:
+        path = site / (url + "index.html" if url.endswith("/") else url)
+        digest.update(url.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    version = digest.hexdigest()[:16]
+    header = f"const VERSION = {json.dumps(version)};\nconst FILES = {json.dumps(files)};\n"
+    (site / SERVICE_WORKER).write_text(header + (WEB / SERVICE_WORKER).read_text(encoding="utf-8"), encoding="utf-8")
+    return version

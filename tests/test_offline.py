@@ -1,0 +1,68 @@
+"""Repeat visits come from the service worker's cache: offline too, and one build at a time."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from playwright.sync_api import expect
+
+from sitebuild.offline import write_service_worker
+from tests.conftest import LOCALES, wait_until_ready
+from tools.serve import serving
+
+pytestmark = pytest.mark.browser
+
+ACTIVE_CACHE = """async () => {
+    const registration = await navigator.serviceWorker.ready;
+    while (registration.active.state !== "activated") await new Promise((r) => setTimeout(r, 20));
+    return (await caches.keys()).filter((name) => name.startsWith("calc-"));
+}"""
+
+
+def visit(context, url):
+    page = context.new_page()
+    page.goto(url)
+    wait_until_ready(page)
+    return page
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_repeat_visit_works_with_the_network_off(browser, base_url, locale):
+    context = browser.new_context()
+    visit(context, f"{base_url}{locale}/").evaluate(ACTIVE_CACHE)
+    context.set_offline(True)
+    page = visit(context, f"{base_url}{locale}/")
+    page.fill("[name=accumulation_steps]", "4")
+    expect(page.locator("output[name=effective_batch]")).to_have_text("16")
+    context.close()
+
+
+def test_a_new_build_replaces_the_cache_whole(browser, site, tmp_path):
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    with serving(copy) as url:
+        context = browser.new_context()
+        first = visit(context, f"{url}es/")
+        (old,) = first.evaluate(ACTIVE_CACHE)
+        first.close()
+
+        # A new build: one page changes, and with it the version.
+        page = copy / "es" / "index.html"
+        page.write_text(page.read_text(encoding="utf-8").replace("<h1>", '<h1 data-build="2">'), encoding="utf-8")
+        new = f"calc-{write_service_worker(copy)}"
+        assert new != old
+
+        # The open page keeps the old build; the new one waits for it to close.
+        second = visit(context, f"{url}es/")
+        expect(second.locator("h1")).not_to_have_attribute("data-build", "2")
+        second.evaluate("navigator.serviceWorker.ready.then((r) => r.update())")
+        second.close()
+
+        third = visit(context, f"{url}es/")
+        third.wait_for_function(f"caches.keys().then((names) => names.includes({new!r}) && !names.includes({old!r}))")
+        third.reload()
+        wait_until_ready(third)
+        expect(third.locator("h1")).to_have_attribute("data-build", "2")
+        assert third.evaluate(ACTIVE_CACHE) == [new]
+        context.close()

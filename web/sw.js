@@ -1,0 +1,29 @@
+// Service worker: the whole site, versioned by the content hash of its
+// files, served from the cache so that a repeat visit costs only the
+// browser's check for a new version of this script, and works offline.
+// The build prepends VERSION and FILES (paths relative to this script).
+
+const CACHE = `calc-${VERSION}`;
+
+self.addEventListener("install", (event) => {
+  // Fetched while the page has already loaded every file: the HTTP cache
+  // revalidates them instead of downloading them again.
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)));
+});
+
+self.addEventListener("activate", (event) => {
+  // A new version is only activated once no page uses the old one, so a
+  // page never mixes files of two builds; then the old cache goes.
+  event.waitUntil(
+    caches.keys().then((names) =>
+      Promise.all(names.filter((name) => name.startsWith("calc-") && name !== CACHE).map((name) => caches.delete(name))),
+    ),
+  );
+});
+
+self.addEventListener("fetch", (event) => {
+  if (event.request.method !== "GET") return;
+  event.respondWith(
+    caches.open(CACHE).then(async (cache) => (await cache.match(event.request, { ignoreSearch: true })) ?? fetch(event.request)),
+  );
+});
