@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 NODE_MODULES := node_modules/.package-lock.json
 
-.PHONY: site serve test messages browser screenshots clean
+.PHONY: site serve test messages browser screenshots bench clean
 
 $(INSTALLED): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -40,3 +40,6 @@ clean:
 
 screenshots: site browser
 	$(PY) tools/screenshots.py
+
+bench: $(INSTALLED) $(NODE_MODULES) browser
+	$(PY) bench/run.py

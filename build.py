@@ -1,6 +1,7 @@
 """Build the deployable site into site/: `python build.py` (or `make site`).
 
-Steps, in order: compile the catalogs; build the calc and Babel wheels;
+Steps, in order: compile the catalogs; build the calc and Babel wheels
+(compiled to Pyodide's bytecode);
 copy the pinned Pyodide runtime with a lockfile naming only our wheels;
 copy the browser glue; render every page in every locale; check links;
 write the service worker that caches all of it for repeat and offline visits.
@@ -14,13 +15,14 @@ import sys
 from pathlib import Path
 
 from calc.i18n import load_translations
+from sitebuild.bytecode import compile_wheels
 from sitebuild.catalogs import compile_catalogs
 from sitebuild.config import ASSETS, CATALOG, LOCALES, LOCALES_DIR, PAGES, PYODIDE_PACKAGE, ROOT, RUNTIME, TEMPLATES, WEB, WORK
 from sitebuild.links import dead_links
 from sitebuild.offline import SERVICE_WORKER, write_service_worker
 from sitebuild.pages import environment, render_calculator, render_chooser
 from sitebuild.runtime import install_runtime
-from sitebuild.wheels import build_babel_wheel, build_calc_wheel
+from sitebuild.wheels import babel_modules_used, build_babel_wheel, build_calc_wheel
 
 
 def build(out: Path) -> None:
@@ -31,7 +33,8 @@ def build(out: Path) -> None:
 
     wheels_dir = WORK / "wheels"
     wheels_dir.mkdir(parents=True, exist_ok=True)
-    wheels = [build_calc_wheel(ROOT, wheels_dir), build_babel_wheel(LOCALES, wheels_dir)]
+    wheels = [build_calc_wheel(ROOT, wheels_dir), build_babel_wheel(LOCALES, babel_modules_used(ROOT), wheels_dir)]
+    compile_wheels(wheels, WORK / "bytecode")
     install_runtime(PYODIDE_PACKAGE, wheels, out / RUNTIME)
     # The service worker is written last, at the root, once every file it caches exists.
     shutil.copytree(WEB, out / ASSETS, ignore=shutil.ignore_patterns(SERVICE_WORKER))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import subprocess
 import sys
 import zipfile
@@ -41,29 +42,35 @@ def locale_chain(locale: str) -> list[str]:
     return chain
 
 
-def build_babel_wheel(locales: tuple[str, ...], out: Path) -> Path:
-    """Repack the installed Babel as a wheel holding only ``locales``' data.
+def babel_modules_used(project: Path) -> list[str]:
+    """The files of the Babel modules calc imports, measured in a fresh interpreter."""
+    probe = subprocess.run(
+        [sys.executable, "-m", "sitebuild.babel_usage"], cwd=project, check=True, capture_output=True, text=True
+    )
+    return json.loads(probe.stdout)
 
-    Babel's full locale data is about 30 MB; a page needs two files of it.
-    Made from the very copy the build runs, so both sides share a version.
+
+def build_babel_wheel(locales: tuple[str, ...], modules: list[str], out: Path) -> Path:
+    """Repack the installed Babel as a wheel of what the site uses.
+
+    Only ``modules`` (see :func:`babel_modules_used`), the global data and
+    ``locales``' data: Babel's full locale data alone is about 30 MB. Made
+    from the very copy the build runs, so both sides share a version.
     """
     dist = distribution("babel")
-    keep = {f"babel/locale-data/{name}.dat" for locale in locales for name in locale_chain(locale)}
     info = f"babel-{dist.version}.dist-info"
-    files: dict[str, bytes] = {}
-    for entry in dist.files or ():
-        name = entry.as_posix()
-        if "__pycache__" in name or (name.startswith("babel/locale-data/") and name not in keep):
-            continue
-        if name.startswith("babel/") or name in (f"{info}/METADATA", f"{info}/licenses/LICENSE"):
-            files[name] = Path(entry.locate()).read_bytes()
+    keep = {*modules, "babel/global.dat", f"{info}/METADATA", f"{info}/licenses/LICENSE"}
+    keep |= {f"babel/locale-data/{name}.dat" for locale in locales for name in locale_chain(locale)}
+    files = {entry.as_posix(): Path(entry.locate()).read_bytes() for entry in dist.files or () if entry.as_posix() in keep}
+    if missing := keep - files.keys():
+        raise SystemExit(f"Babel {dist.version} has no {sorted(missing)}")
     files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: sitebuild\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     wheel = out / f"babel-{dist.version}-py3-none-any.whl"
-    _write_wheel(wheel, files, f"{info}/RECORD")
+    write_wheel(wheel, files, f"{info}/RECORD")
     return wheel
 
 
-def _write_wheel(path: Path, files: dict[str, bytes], record: str) -> None:
+def write_wheel(path: Path, files: dict[str, bytes], record: str) -> None:
     lines = []
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
         for name in sorted(files):

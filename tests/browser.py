@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from playwright.sync_api import Browser, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
 
 SYSTEM_CHROMIUM = "/usr/bin/chromium"
 
@@ -27,11 +27,20 @@ def playwright_chromium() -> str | None:
     return path if Path(path).exists() else None
 
 
-def launch(playwright: Playwright) -> Browser:
-    """Playwright's Chromium where it exists, Debian's otherwise."""
+def _options(playwright: Playwright) -> dict[str, object]:
     args = list(_QUIET)
     if os.geteuid() == 0:
         args.append("--no-sandbox")  # Chromium refuses its sandbox as root
     if Path(playwright.chromium.executable_path).exists():
-        return playwright.chromium.launch(args=args)
-    return playwright.chromium.launch(executable_path=SYSTEM_CHROMIUM, args=args)
+        return {"args": args}
+    return {"args": args, "executable_path": SYSTEM_CHROMIUM}
+
+
+def launch(playwright: Playwright) -> Browser:
+    """Playwright's Chromium where it exists, Debian's otherwise."""
+    return playwright.chromium.launch(**_options(playwright))
+
+
+def launch_profile(playwright: Playwright, profile: Path) -> BrowserContext:
+    """A browser with a profile on disk, whose HTTP cache behaves as a visitor's does."""
+    return playwright.chromium.launch_persistent_context(profile, **_options(playwright))

@@ -26,23 +26,23 @@ TYPES = {
 }
 
 
-class _Handler(SimpleHTTPRequestHandler):
+class StaticHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **TYPES}
 
     def log_message(self, format: str, *args: object) -> None:
         pass  # quiet: tests and benchmark read the browser, not the log
 
 
-def make_server(directory: Path, port: int = 0) -> ThreadingHTTPServer:
+def make_server(directory: Path, port: int = 0, handler_class: type[StaticHandler] = StaticHandler) -> ThreadingHTTPServer:
     """A server for ``directory`` on 127.0.0.1 (``port=0``: any free port)."""
-    handler = functools.partial(_Handler, directory=str(directory))
+    handler = functools.partial(handler_class, directory=str(directory))
     return ThreadingHTTPServer(("127.0.0.1", port), handler)
 
 
 @contextmanager
-def serving(directory: Path) -> Iterator[str]:
+def serving(directory: Path, handler_class: type[StaticHandler] = StaticHandler) -> Iterator[str]:
     """Serve ``directory`` in a thread for the ``with`` block; yields the base URL."""
-    server = make_server(directory)
+    server = make_server(directory, handler_class=handler_class)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

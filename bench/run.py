@@ -1,0 +1,236 @@
+"""The speed benchmark: `make bench`. It prints figures; it asserts nothing.
+
+Builds the site into a temporary folder, serves it on 127.0.0.1 with a
+server that counts the bytes it sends, and measures in headless Chromium,
+alternating our page with a bare page that loads the same Pyodide on the
+main thread. Every visit starts with a new browser profile on disk, as a
+first-time visitor's. Each figure is the median over the runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from build import build  # noqa: E402
+from tests.browser import launch_profile  # noqa: E402
+from tools.serve import StaticHandler, serving  # noqa: E402
+
+EDITS = 60
+
+
+class CountingHandler(StaticHandler):
+    """Counts every byte sent, headers included."""
+
+    sent = 0
+    lock = threading.Lock()
+
+    def setup(self) -> None:
+        super().setup()
+        raw = self.wfile
+
+        class Meter:
+            def write(_, data: bytes) -> int:
+                with CountingHandler.lock:
+                    CountingHandler.sent += len(data)
+                return raw.write(data)
+
+            def __getattr__(_, name):
+                return getattr(raw, name)
+
+        self.wfile = Meter()
+
+
+def sent_during(action) -> tuple[object, int]:
+    before = CountingHandler.sent
+    result = action()
+    return result, CountingHandler.sent - before
+
+
+# Collects long tasks from the very start of the page's life.
+OBSERVERS = """
+window.__longTasks = [];
+window.__results = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
+}).observe({ type: "longtask" });
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    if (entry.identifier === "results") window.__results.push(entry.renderTime || entry.loadTime);
+  }
+}).observe({ type: "element", buffered: true });
+"""
+
+LOAD_FIGURES = """() => {
+  const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
+  const phases = Object.fromEntries(performance.getEntriesByType("measure")
+      .filter((m) => m.name.startsWith("calc:")).map((m) => [m.name.slice(5), m.duration]));
+  return {
+    fcp: at("first-contentful-paint"),
+    results: window.__results.length ? Math.max(...window.__results) : null,
+    ready: at("calc:ready"),
+    worker_created: performance.getEntriesByName("calc:script")[0]?.startTime ?? null,
+    phases,
+    longTasks: window.__longTasks.reduce((a, b) => a + b, 0),
+    blocking: window.__longTasks.reduce((a, b) => a + Math.max(0, b - 50), 0),
+  };
+}"""
+
+SERVICE_WORKER_ACTIVE = """async () => {
+  const registration = await navigator.serviceWorker.ready;
+  while (registration.active.state !== "activated") await new Promise((r) => setTimeout(r, 20));
+}"""
+
+# From the input event to the new result in the DOM, and whether it got
+# there before the next frame was drawn (so that frame shows it).
+EDIT_LATENCY = """async (count) => {
+  const input = document.querySelector("[name=micro_batch]");
+  const output = document.querySelector("output[name=effective_batch]");
+  const edits = [];
+  for (let i = 0; i < count; i++) {
+    let inDom = null;
+    const changed = new Promise((resolve) => {
+      const observer = new MutationObserver(() => {
+        inDom = performance.now();
+        observer.disconnect();
+        resolve();
+      });
+      observer.observe(output, { childList: true, characterData: true, subtree: true });
+    });
+    const nextFrame = new Promise((resolve) => requestAnimationFrame(() => resolve(inDom !== null)));
+    const start = performance.now();
+    input.value = String(2 + (i % 50));
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    await changed;
+    edits.push([inDom - start, await nextFrame]);
+    // Let a frame pass so edits start at random points of the frame.
+    await new Promise((resolve) => setTimeout(resolve, 7 + (i % 11)));
+  }
+  return edits;
+}"""
+
+
+def wait_ready(page) -> None:
+    page.wait_for_function("document.documentElement.dataset.calc === 'ready'", timeout=120_000)
+
+
+def measure_ours(playwright, url: str) -> dict:
+    profile = tempfile.TemporaryDirectory()
+    context = launch_profile(playwright, Path(profile.name))
+    context.add_init_script(OBSERVERS)
+    page = context.new_page()
+
+    def first_visit():
+        page.goto(url)
+        wait_ready(page)
+        page.evaluate(SERVICE_WORKER_ACTIVE)  # the cache is filled before we count the visit done
+
+    _, first_bytes = sent_during(first_visit)
+    figures = page.evaluate(LOAD_FIGURES)
+    edits = page.evaluate(EDIT_LATENCY, EDITS)
+    page.close()
+    latencies = sorted(latency for latency, _ in edits)
+
+    repeat = context.new_page()
+    _, repeat_bytes = sent_during(lambda: (repeat.goto(url), wait_ready(repeat)))
+    repeat.close()
+
+    context.set_offline(True)
+    offline = context.new_page()
+    try:
+        offline.goto(url)
+        wait_ready(offline)
+        offline_ok = True
+    except Exception:
+        offline_ok = False
+    context.close()
+    profile.cleanup()
+
+    return {
+        **figures,
+        "edit_median": statistics.median(latencies),
+        "edit_p95": latencies[int(0.95 * (len(latencies) - 1))],
+        "edit_next_frame": sum(made for _, made in edits) / len(edits),
+        "first_bytes": first_bytes,
+        "repeat_bytes": repeat_bytes,
+        "offline": offline_ok,
+    }
+
+
+def measure_bare(playwright, url: str) -> float:
+    profile = tempfile.TemporaryDirectory()
+    context = launch_profile(playwright, Path(profile.name))
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_function("document.documentElement.dataset.ready === 'true'", timeout=120_000)
+    ready = page.evaluate("performance.getEntriesByName('bare:ready')[0].startTime")
+    context.close()
+    profile.cleanup()
+    return ready
+
+
+def median(runs: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in runs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--locale", default="es")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as folder:
+        site = Path(folder) / "site"
+        build(site)
+        shutil.copytree(ROOT / "bench", site / "bench", ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+        with serving(site, CountingHandler) as base, sync_playwright() as playwright:
+            ours, bare = [], []
+            for run in range(args.runs):
+                # Each visit gets a new profile on disk, as a first-time visitor
+                # has; the order alternates so neither page always goes first.
+                steps = [lambda: ours.append(measure_ours(playwright, f"{base}{args.locale}/")),
+                         lambda: bare.append(measure_bare(playwright, f"{base}bench/bare.html"))]
+                for step in steps if run % 2 == 0 else reversed(steps):
+                    step()
+
+    bare_ready = statistics.median(bare)
+    rows = [
+        ("first contentful paint", f"{median(ours, 'fcp'):.0f} ms", ""),
+        ("results readable", f"{median(ours, 'results'):.0f} ms", "no later than first contentful paint"),
+        ("Python ready (data-calc=ready)", f"{median(ours, 'ready'):.0f} ms", f"≤ bare + 250 ms = {bare_ready + 250:.0f} ms"),
+        ("bare Pyodide page, one line run", f"{bare_ready:.0f} ms", "the floor"),
+    ]
+    rows.append(("  page: worker created", f"{median(ours, 'worker_created'):.0f} ms", ""))
+    for phase in ("script", "boot", "packages", "import", "setup"):
+        rows.append((f"  worker: {phase}", f"{statistics.median(r['phases'].get(phase, 0) for r in ours):.0f} ms", ""))
+    rows += [
+        (f"edit to result, median of {EDITS}", f"{median(ours, 'edit_median'):.1f} ms", ""),
+        (f"edit to result, p95 of {EDITS}", f"{median(ours, 'edit_p95'):.1f} ms", "≤ 16 ms"),
+        ("edits shown in the very next frame", f"{median(ours, 'edit_next_frame'):.0%}", ""),
+        ("main-thread long tasks during load", f"{median(ours, 'longTasks'):.0f} ms", ""),
+        ("main-thread blocking (over 50 ms a task)", f"{median(ours, 'blocking'):.0f} ms", "≤ 50 ms"),
+        ("bytes, first visit", f"{median(ours, 'first_bytes') / 1e6:.2f} MB", "≤ Pyodide core + 1 MB"),
+        ("bytes, repeat visit", f"{median(ours, 'repeat_bytes') / 1e3:.1f} KB", "< 5 KB"),
+        ("offline repeat visit becomes ready", "yes" if all(r["offline"] for r in ours) else "no", "yes"),
+    ]
+    core = sum((ROOT / "node_modules" / "pyodide" / n).stat().st_size for n in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"))
+    print(f"\n{args.runs} runs, locale {args.locale}, medians; Pyodide core is {core / 1e6:.2f} MB\n")
+    width = max(len(r[0]) for r in rows)
+    print(f"| {'measure'.ljust(width)} | value | target |")
+    print(f"|{'-' * (width + 2)}|---|---|")
+    for name, value, target in rows:
+        print(f"| {name.ljust(width)} | {value} | {target} |")
+
+
+if __name__ == "__main__":
+    main()
