@@ -61,6 +61,10 @@ def sent_during(action) -> tuple[object, int]:
 OBSERVERS = """
 window.__longTasks = [];
 window.__results = [];
+window.__layoutShift = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__layoutShift += entry.value;
+}).observe({ type: "layout-shift", buffered: true });
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
 }).observe({ type: "longtask" });
@@ -81,6 +85,7 @@ LOAD_FIGURES = """() => {
     ready: at("calc:ready"),
     worker_created: performance.getEntriesByName("calc:script")[0]?.startTime ?? null,
     phases,
+    layoutShift: window.__layoutShift,
     longTasks: window.__longTasks.reduce((a, b) => a + b, 0),
     blocking: window.__longTasks.reduce((a, b) => a + Math.max(0, b - 50), 0),
   };
@@ -214,6 +219,7 @@ def main() -> None:
     for phase in ("script", "boot", "packages", "import", "setup"):
         rows.append((f"  worker: {phase}", f"{statistics.median(r['phases'].get(phase, 0) for r in ours):.0f} ms", ""))
     rows += [
+        ("layout shift during load (CLS)", f"{median(ours, 'layoutShift'):.3f}", "0"),
         (f"edit to result, median of {EDITS}", f"{median(ours, 'edit_median'):.1f} ms", ""),
         (f"edit to result, p95 of {EDITS}", f"{median(ours, 'edit_p95'):.1f} ms", "≤ 16 ms"),
         ("edits shown in the very next frame", f"{median(ours, 'edit_next_frame'):.0%}", ""),
