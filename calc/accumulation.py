@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
+from gettext import NullTranslations
 
 from calc.evaluation import Calculator, Quantity
 from calc.fields import Field
@@ -63,11 +64,24 @@ def compute(values: Mapping[str, Decimal]) -> dict[str, Quantity]:
     }
 
 
+def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str:
+    """The results as one sentence, for the page's live region.
+
+    >>> summarize({"effective_batch": "32", "activation_memory": "2 GB"}, NullTranslations())
+    'Effective batch size: 32. Peak activation memory per GPU: 2 GB.'
+    """
+    return translations.gettext("Effective batch size: %(effective)s. Peak activation memory per GPU: %(memory)s.") % {
+        "effective": outputs["effective_batch"],
+        "memory": outputs["activation_memory"],
+    }
+
+
 CALCULATOR = Calculator(
     name="accumulation",
     fields=FIELDS,
     outputs=("effective_batch", "activation_memory"),
     compute=compute,
+    summarize=summarize,
     # The page's worked example: the defaults, then the same run on 4 GPUs.
     examples={"single_gpu": {}, "four_gpus": {"gpus": Decimal(4)}},
 )

@@ -36,14 +36,17 @@ class Calculator:
     """A calculator: its fields, the names of its results, and its formulas.
 
     ``compute`` receives every field's value by name and returns every
-    output's :class:`Quantity` by name. ``examples`` are named sets of
-    field values (over the defaults) that a page's prose works through.
+    output's :class:`Quantity` by name; ``summarize`` words the formatted
+    outputs as one sentence for a screen reader. ``examples`` are named
+    sets of field values (over the defaults) that a page's prose works
+    through.
     """
 
     name: str
     fields: tuple[Field, ...]
     outputs: tuple[str, ...]
     compute: Callable[[Mapping[str, Decimal]], Mapping[str, Quantity]]
+    summarize: Callable[[Mapping[str, str], NullTranslations], str]
     examples: Mapping[str, Mapping[str, Decimal]] = field(default_factory=dict)
 
     def results(self, values: Mapping[str, Decimal]) -> Mapping[str, Quantity]:
@@ -55,15 +58,17 @@ class Calculator:
 @dataclass(frozen=True)
 class View:
     """What a page shows: each field's error (or ``None``), each output's
-    text (empty while there is no result), and the prompt shown instead of
-    the results (``None`` when there are results)."""
+    text (empty while there is no result), the prompt shown instead of the
+    results (``None`` when there are results), and the one sentence a
+    screen reader announces once the reader pauses."""
 
     errors: dict[str, str | None]
     outputs: dict[str, str]
     prompt: str | None
+    announcement: str
 
     def as_dict(self) -> dict[str, object]:
-        return {"errors": self.errors, "outputs": self.outputs, "prompt": self.prompt}
+        return {"errors": self.errors, "outputs": self.outputs, "prompt": self.prompt, "announcement": self.announcement}
 
 
 def default_texts(calculator: Calculator, locale: Locale) -> dict[str, str]:
@@ -112,5 +117,7 @@ def evaluate(
     else:
         results = calculator.results(values)
         outputs = {name: format_quantity(q.value, q.unit, locale) for name, q in results.items()}
-        return View(errors, outputs, None)
-    return View(errors, {name: "" for name in calculator.outputs}, prompt)
+        return View(errors, outputs, None, calculator.summarize(outputs, translations))
+    # The reader is in the field that went wrong: its message says it all.
+    announcement = " ".join(error for error in errors.values() if error) or prompt
+    return View(errors, {name: "" for name in calculator.outputs}, prompt, announcement)

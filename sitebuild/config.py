@@ -4,6 +4,7 @@ Adding a locale: its catalog in ``locales/`` and its code in ``LOCALES``.
 Adding a calculator: its module in ``calc/``, its template, and a line in ``PAGES``.
 """
 
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,3 +24,26 @@ PAGES = {"accumulation": ("accumulation.html", "index.html")}
 ASSETS = "assets"
 RUNTIME = "pyodide"
 CATALOG = "messages.mo"
+
+# Where the site is deployed, ending in "/" (say https://calc.example/): the
+# canonical and alternate links and the social tags need absolute URLs.
+# Without it those links are relative, which browsers follow but search
+# engines read less well.
+BASE_URL = os.environ.get("SITE_URL", "")
+
+# The pages' Content-Security-Policy, as a <meta> so it holds on any static
+# host: everything from the site's own origin, nothing inline, no eval.
+# (Pyodide compiles its WebAssembly in the worker, which has its own policy.)
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self'",
+        "connect-src 'self'",
+        "worker-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'none'",
+    ]
+)

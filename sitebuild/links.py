@@ -6,6 +6,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from sitebuild.config import BASE_URL
+
 _LINK_ATTRIBUTES = {"href", "src", "data-catalog"}
 
 
@@ -29,16 +31,23 @@ def _parse(page: Path) -> _Collector:
     return collector
 
 
-def dead_links(site: Path) -> list[str]:
-    """Every internal link (with its page) whose target file or anchor is missing."""
+def dead_links(site: Path, base_url: str = BASE_URL) -> list[str]:
+    """Every internal link (with its page) whose target file or anchor is missing.
+
+    Absolute links under ``base_url`` (the deployed address) are internal too.
+    """
     problems = []
     parsed = {page: _parse(page) for page in site.rglob("*.html")}
     for page, collector in parsed.items():
         for link in collector.links:
             parts = urlsplit(link)
-            if parts.scheme or parts.netloc:
+            if base_url and link.startswith(base_url):
+                target = site / unquote(urlsplit(link[len(base_url):]).path)
+            elif parts.scheme or parts.netloc:
                 continue  # not internal: the pages' own tests forbid foreign requests
-            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            else:
+                target = page.parent / unquote(parts.path) if parts.path else page
+            target = target.resolve()
             if target.is_dir():
                 target = target / "index.html"
             if not target.is_file() or not target.is_relative_to(site.resolve()):

@@ -13,7 +13,9 @@ from markupsafe import Markup
 from calc.calculators import CALCULATORS
 from calc.evaluation import Calculator, default_texts, evaluate
 from calc.formatting import format_number, format_quantity, unit_symbol
-from sitebuild.config import ASSETS, CATALOG, LOCALES, PAGES
+from babel.core import get_global
+
+from sitebuild.config import ASSETS, BASE_URL, CATALOG, CONTENT_SECURITY_POLICY, LOCALES, PAGES
 
 
 def environment(templates: Path, translations: GNUTranslations) -> Environment:
@@ -64,13 +66,34 @@ def worked_example(calculator: Calculator, overrides: dict[str, Decimal], locale
     }
 
 
-def page_links(locale: str, up: str) -> dict[str, object]:
-    """What every page's head and language switcher need."""
+def page_url(path: str, up: str) -> str:
+    """A page's address: absolute under ``BASE_URL`` if set, else relative."""
+    return f"{BASE_URL}{path}" if BASE_URL else f"{up}{path}" or "./"
+
+
+def open_graph_locale(locale: str) -> str:
+    """``es`` -> ``es_ES``: the form Open Graph asks for.
+
+    >>> open_graph_locale("it")
+    'it_IT'
+    """
+    language, _, territory = get_global("likely_subtags")[locale].split("_")
+    return f"{language}_{territory}"
+
+
+def page_links(locale: str, up: str, path: str) -> dict[str, object]:
+    """What every page's head and language switcher need; ``path`` is the page's own."""
     return {
         "lang": locale,
+        "csp": CONTENT_SECURITY_POLICY,
         "assets": f"{up}{ASSETS}/",
-        "alternates": [{"lang": code, "name": autonym(code), "href": f"{up}{code}/"} for code in LOCALES],
-        "default_href": up or "./",
+        "canonical": page_url(path, up),
+        "og_locale": open_graph_locale(locale),
+        "og_alternates": [open_graph_locale(code) for code in LOCALES if code != locale],
+        "alternates": [
+            {"lang": code, "name": autonym(code), "href": f"{up}{code}/", "url": page_url(f"{code}/", up)} for code in LOCALES
+        ],
+        "default_url": page_url("", up),
     }
 
 
@@ -82,7 +105,7 @@ def render_calculator(env: Environment, translations: GNUTranslations, name: str
     texts = default_texts(calculator, parsed)
     up = "../" * (path.count("/") + 1)
     return env.get_template(template).render(
-        **page_links(locale, up),
+        **page_links(locale, up, f"{locale}/{path.removesuffix('index.html')}"),
         calculator=name,
         catalog=CATALOG,
         fields={f.name: f for f in calculator.fields},
@@ -107,7 +130,7 @@ def render_chooser(envs: dict[str, Environment]) -> str:
     Each locale's title and description come from its own catalog, so
     each reads in its own language.
     """
-    links = page_links(LOCALES[0], "")
+    links = page_links(LOCALES[0], "", "")
     entries = []
     for alternate in links["alternates"]:
         words = envs[alternate["lang"]].get_template("site-words.html").make_module()

@@ -61,8 +61,11 @@ def context(browser):
 
 
 def wait_until_ready(page) -> None:
-    page.wait_for_function("document.documentElement.dataset.calc !== 'loading'", timeout=60_000)
-    assert page.evaluate("document.documentElement.dataset.calc") == "ready"
+    # Locator waits, not wait_for_function: the pages' CSP forbids the eval it uses.
+    from playwright.sync_api import expect
+
+    expect(page.locator("html")).not_to_have_attribute("data-calc", "loading", timeout=60_000)
+    expect(page.locator("html")).to_have_attribute("data-calc", "ready")
 
 
 @pytest.fixture(scope="module")
@@ -95,10 +98,10 @@ def calculator(request, ready_pages):
             form.dispatchEvent(new Event("input"));
         }"""
     )
-    page.wait_for_function(
-        """() => document.querySelector("output[name=effective_batch]").value === "32"
-              && document.querySelector("output[name=activation_memory]").value === "2 GB"
-              && !document.querySelector("[aria-invalid]")"""
-    )
+    from playwright.sync_api import expect
+
+    expect(page.locator("output[name=effective_batch]")).to_have_text("32")
+    expect(page.locator("output[name=activation_memory]")).to_have_text("2 GB")
+    expect(page.locator("[aria-invalid]")).to_have_count(0)
     page.locale = request.param
     return page

@@ -75,8 +75,8 @@ def test_each_locale_has_its_page(site, locale, title, example):
 @pytest.mark.parametrize("locale", LOCALES)
 def test_default_results_are_in_the_served_html(site, locale):
     html = (site / locale / "index.html").read_text(encoding="utf-8")
-    assert '<output name="effective_batch" for="micro_batch accumulation_steps gpus" elementtiming="results">32</output>' in html
-    assert '<output name="activation_memory" for="micro_batch activation_per_sample" elementtiming="results">2 GB</output>' in html
+    assert '<output name="effective_batch" for="micro_batch accumulation_steps gpus">32</output>' in html
+    assert '<output name="activation_memory" for="micro_batch activation_per_sample">2 GB</output>' in html
     assert re.search(r'<p class="placeholder" data-role="placeholder" hidden>\s*</p>', html)
 
 

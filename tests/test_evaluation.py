@@ -128,4 +128,11 @@ def test_the_worker_entry_point_speaks_json(localedir):
         "errors": {name: None for name in DEFAULTS},
         "outputs": {"effective_batch": "128", "activation_memory": "2 GB"},
         "prompt": None,
+        "announcement": "Dimensione effettiva del batch: 128. Picco di memoria delle attivazioni per GPU: 2 GB.",
     }
+
+
+def test_what_a_screen_reader_hears(localedir):
+    assert view(localedir, "es").announcement == "Tamaño de lote efectivo: 32. Memoria de activaciones máxima por GPU: 2 GB."
+    assert view(localedir, "es", gpus="0").announcement == "El valor mínimo es 1."
+    assert view(localedir, "it", gpus="").announcement == "Compila tutti i campi per vedere i risultati."

@@ -60,7 +60,16 @@ def test_a_new_build_replaces_the_cache_whole(browser, site, tmp_path):
         second.close()
 
         third = visit(context, f"{url}es/")
-        third.wait_for_function(f"caches.keys().then((names) => names.includes({new!r}) && !names.includes({old!r}))")
+        third.evaluate(
+            """async ([added, gone]) => {
+                for (;;) {
+                    const names = await caches.keys();
+                    if (names.includes(added) && !names.includes(gone)) return;
+                    await new Promise((resolve) => setTimeout(resolve, 20));
+                }
+            }""",
+            [new, old],
+        )
         third.reload()
         wait_until_ready(third)
         expect(third.locator("h1")).to_have_attribute("data-build", "2")

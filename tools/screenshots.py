@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from playwright.sync_api import sync_playwright  # noqa: E402
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 from sitebuild.config import LOCALES  # noqa: E402
 from tests.browser import launch  # noqa: E402
@@ -25,7 +25,7 @@ def main() -> None:
         page = browser.new_page(viewport={"width": 1000, "height": 1250})
         for locale in LOCALES:
             page.goto(f"{base}{locale}/")
-            page.wait_for_function("document.documentElement.dataset.calc === 'ready'", timeout=60_000)
+            expect(page.locator("html")).to_have_attribute("data-calc", "ready", timeout=60_000)
             page.screenshot(path=ROOT / "docs" / f"screenshot-{locale}.png")
         browser.close()
 

@@ -2,6 +2,9 @@
 // Python worker and the worker's strings back into the page; every number
 // and every word it shows comes from Python and the gettext catalogs.
 
+// How long the reader must pause before the results are announced.
+const ANNOUNCE_AFTER_MS = 700;
+
 // Pyodide's loader can wait forever on a missing or mis-served file
 // instead of failing, so a start that takes longer than this has failed.
 const START_TIMEOUT_MS = 60_000;
@@ -11,6 +14,7 @@ const form = document.querySelector("form[data-calculator]");
 const results = form.querySelector(".results");
 const placeholder = form.querySelector('[data-role="placeholder"]');
 const figures = form.querySelector(".figures");
+const announcer = form.querySelector('[data-role="announcement"]');
 const inputs = [...form.querySelectorAll("input[name]")];
 const outputs = [...form.querySelectorAll("output[name]")];
 
@@ -111,6 +115,14 @@ function show(view) {
 
 const initialView = readView();
 
+let announceTimer;
+function announceLater(text) {
+  clearTimeout(announceTimer);
+  announceTimer = setTimeout(() => {
+    if (announcer.textContent !== text) announcer.textContent = text;
+  }, ANNOUNCE_AFTER_MS);
+}
+
 function fail(error) {
   if (root.dataset.calc === "error") return;
   console.error("The calculator is unavailable:", error);
@@ -131,6 +143,7 @@ async function update() {
   const view = await evaluate(readForm());
   if (edit !== latestEdit || root.dataset.calc === "error") return;
   show(view);
+  announceLater(view.announcement);
   results.removeAttribute("aria-busy");
 }
 
