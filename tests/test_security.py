@@ -1,0 +1,77 @@
+"""The pages' Content-Security-Policy holds, and typed text never becomes markup."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from sitebuild.config import CONTENT_SECURITY_POLICY
+from tests.conftest import LOCALES, wait_until_ready
+from tests.test_build import read
+
+pytestmark = pytest.mark.browser
+
+# Installed before any of the page's own scripts run.
+RECORD_VIOLATIONS = """
+window.__violations = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__violations.push(`${event.violatedDirective} ${event.blockedURI}`);
+});
+"""
+
+
+def test_every_page_declares_the_policy(site):
+    for page in site.rglob("*.html"):
+        metas = read(site, page.relative_to(site)).find("meta", **{"http-equiv": "Content-Security-Policy"})
+        assert [m["content"] for m in metas] == [CONTENT_SECURITY_POLICY], page
+    assert "unsafe-inline" not in CONTENT_SECURITY_POLICY and "unsafe-eval" not in CONTENT_SECURITY_POLICY
+
+
+def test_no_page_has_inline_script_or_style(site):
+    for page in site.rglob("*.html"):
+        parsed = read(site, page.relative_to(site))
+        for tag, attrs in parsed.tags:
+            assert "style" not in attrs, (page, tag)
+            assert not any(name.startswith("on") for name in attrs), (page, tag)
+            if tag == "script":
+                # Only external scripts, and JSON-LD, which is data and never runs.
+                assert attrs.get("src") or attrs.get("type") == "application/ld+json", page
+        assert not parsed.find("style")
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_whole_session_violates_nothing(browser, base_url, locale):
+    context = browser.new_context()
+    context.add_init_script(RECORD_VIOLATIONS)
+    page = context.new_page()
+    page.goto(base_url)  # the root page, which sends the visitor on
+    page.goto(f"{base_url}{locale}/")
+    wait_until_ready(page)
+    page.fill("[name=micro_batch]", "0.5")
+    page.fill("[name=micro_batch]", "16")
+    expect(page.locator("output[name=effective_batch]")).to_have_text("128")
+    page.reload()
+    wait_until_ready(page)
+    assert page.evaluate("window.__violations") == []
+    context.close()
+
+
+def test_the_policy_is_enforced(browser, base_url):
+    """So that the test above could fail: an inline script is refused and reported."""
+    context = browser.new_context()
+    context.add_init_script(RECORD_VIOLATIONS)
+    page = context.new_page()
+    page.goto(f"{base_url}es/")
+    page.evaluate("document.body.append(Object.assign(document.createElement('script'), {textContent: 'window.ran = true'}))")
+    page.wait_for_timeout(100)
+    assert page.evaluate("window.ran") is None
+    assert page.evaluate("window.__violations") != []
+    context.close()
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_typed_markup_stays_text(calculator, locale):
+    calculator.fill("[name=micro_batch]", '<img src=x onerror="window.owned=1">')
+    expect(calculator.locator("#micro_batch-error")).to_be_visible()
+    assert calculator.locator("img").count() == 0
+    assert calculator.evaluate("window.owned") is None
