@@ -2,6 +2,8 @@
 # make test    run every test (installs what it needs, a browser included)
 # make site    build the deployable site into site/
 # make messages  extract the templates' and calc's strings, update the catalogs
+# make bench   measure speed and size (prints a table)
+# make audit   Lighthouse scores for every page, mobile and desktop
 
 PYTHON ?= python3
 VENV := .venv
@@ -9,7 +11,7 @@ PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 NODE_MODULES := node_modules/.package-lock.json
 
-.PHONY: site serve test messages browser screenshots bench clean
+.PHONY: site serve test messages browser screenshots bench audit clean
 
 $(INSTALLED): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -43,3 +45,6 @@ screenshots: site browser
 
 bench: $(INSTALLED) $(NODE_MODULES) browser
 	$(PY) bench/run.py
+
+audit: $(INSTALLED) $(NODE_MODULES) browser
+	$(PY) tools/audit.py

@@ -199,3 +199,24 @@ def test_titles_and_descriptions_are_unique(site):
     titles = {re.search(r"<title>(.+?)</title>", p.read_text(encoding="utf-8"))[1] for p in pages}
     descriptions = {read(site, p.relative_to(site)).find("meta", name="description")[0]["content"] for p in pages}
     assert len(titles) == len(descriptions) == len(pages)
+
+
+def test_with_a_deployed_address_the_links_are_absolute(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from sitebuild.config import ROOT
+
+    out = tmp_path / "site"
+    base = "https://calc.example/tools/"
+    subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(out)], check=True, env={**os.environ, "SITE_URL": base})
+    page = read(out, "it/index.html")
+    assert page.find("link", rel="canonical")[0]["href"] == f"{base}it/"
+    assert {a["hreflang"]: a["href"] for a in page.find("link", rel="alternate")} == {
+        "es": f"{base}es/",
+        "it": f"{base}it/",
+        "x-default": base,
+    }
+    assert page.find("meta", property="og:url")[0]["content"] == f"{base}it/"
+    assert dead_links(out, base) == []
