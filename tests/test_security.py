@@ -75,3 +75,29 @@ def test_typed_markup_stays_text(calculator, locale):
     expect(calculator.locator("#micro_batch-error")).to_be_visible()
     assert calculator.locator("img").count() == 0
     assert calculator.evaluate("window.owned") is None
+
+
+def test_the_headers_the_readme_recommends_keep_everything_working(site, browser):
+    from sitebuild.config import RECOMMENDED_HEADERS, ROOT
+    from tools.serve import StaticHandler, serving
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name, value in RECOMMENDED_HEADERS.items():
+        assert f"{name}: {value}" in readme
+
+    class Strict(StaticHandler):
+        def end_headers(self):
+            for name, value in RECOMMENDED_HEADERS.items():
+                self.send_header(name, value)
+            super().end_headers()
+
+    with serving(site, Strict) as url:
+        context = browser.new_context()
+        context.add_init_script(RECORD_VIOLATIONS)
+        page = context.new_page()
+        page.goto(f"{url}es/")
+        wait_until_ready(page)
+        page.fill("[name=gpus]", "2")
+        expect(page.locator("output[name=effective_batch]")).to_have_text("64")
+        assert page.evaluate("window.__violations") == []
+        context.close()

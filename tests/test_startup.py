@@ -69,3 +69,22 @@ def test_values_typed_before_python_is_ready_are_computed_when_it_is(context, ba
     expect(page.locator("output[name=effective_batch]")).to_have_text("128")
     expect(page.locator(".status[data-status=busy]")).to_be_hidden()
     expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")
+
+
+def test_a_policy_that_refuses_webassembly_is_reported_at_once(site, browser):
+    """Pyodide's loader waits forever then; the worker reports the refusal instead."""
+    from sitebuild.config import CONTENT_SECURITY_POLICY
+    from tools.serve import StaticHandler, serving
+
+    class NoWasm(StaticHandler):
+        def end_headers(self):
+            self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+            super().end_headers()
+
+    with serving(site, NoWasm) as url:
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(f"{url}es/")
+        # Well before the page's one-minute time-out: only the worker's report can do this.
+        expect_defaults_with_notice(page, "es")
+        context.close()

@@ -45,6 +45,12 @@ function describe(error) {
   return error instanceof Error ? error.message : String(error);
 }
 
+// A policy that refuses WebAssembly makes Pyodide's loader wait forever:
+// report it at once instead of at the page's time-out.
+self.addEventListener("securitypolicyviolation", (event) => {
+  self.postMessage({ type: "error", message: `${event.violatedDirective} refused ${event.blockedURI}` });
+});
+
 self.addEventListener("message", async ({ data }) => {
   if (data.type === "start") {
     evaluator = start(data);
