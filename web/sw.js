@@ -6,9 +6,11 @@
 const CACHE = `calc-${VERSION}`;
 
 self.addEventListener("install", (event) => {
-  // Fetched while the page has already loaded every file: the HTTP cache
-  // revalidates them instead of downloading them again.
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)));
+  // Every file is revalidated with the server ("no-cache"), so that a new
+  // version never caches an old build's copy from the HTTP cache; a file
+  // the page has just loaded costs a 304, not a second download.
+  const requests = FILES.map((file) => new Request(file, { cache: "no-cache" }));
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(requests)));
 });
 
 self.addEventListener("activate", (event) => {
