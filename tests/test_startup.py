@@ -88,3 +88,11 @@ def test_a_policy_that_refuses_webassembly_is_reported_at_once(site, browser):
         # Well before the page's one-minute time-out: only the worker's report can do this.
         expect_defaults_with_notice(page, "es")
         context.close()
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_wheel_that_does_not_match_the_lockfile_is_refused(context, base_url, locale):
+    context.route("**/babel-*.whl", lambda route: route.fulfill(status=200, body=b"PK\x05\x06" + bytes(18)))
+    page = context.new_page()
+    page.goto(f"{base_url}{locale}/")
+    expect_defaults_with_notice(page, locale)

@@ -4,6 +4,7 @@
 //   out: {type: "ready", phases} or {type: "error", message} once, then
 //        {id, type: "result", view} or {id, type: "error", message} per request
 import { loadPyodide } from "../pyodide/pyodide.mjs";
+import { fetchWheels, installWheels } from "./wheels.js";
 
 const RUNTIME = new URL("../pyodide/", import.meta.url).href;
 // Where the page's compiled catalog is written in Pyodide's file system.
@@ -30,10 +31,11 @@ async function fetchBytes(url) {
 }
 
 async function start({ calculator, locale, catalog }) {
+  // Fetched while Pyodide boots.
   const catalogBytes = fetchBytes(catalog);
-  // Loading the packages apart measured faster than loadPyodide's `packages`.
+  const wheels = fetchWheels(RUNTIME, "calc");
   const pyodide = await timed("boot", () => loadPyodide({ indexURL: RUNTIME }));
-  await timed("packages", () => pyodide.loadPackage("calc"));
+  await timed("packages", async () => installWheels(pyodide, await wheels));
   const folder = `${LOCALEDIR}/${locale}/LC_MESSAGES`;
   pyodide.FS.mkdirTree(folder);
   pyodide.FS.writeFile(`${folder}/messages.mo`, await catalogBytes);

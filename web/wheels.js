@@ -1,0 +1,83 @@
+// Installs the site's pure-Python wheels into Pyodide straight from their
+// bytes. Pyodide's loadPackage spends about 100 ms on its first use (its
+// Python-side installer starting up), more than our code and Babel take to
+// import; a pure-Python wheel is a zip unpacked into site-packages as it is
+// (Root-Is-Purelib), so that is done here, after checking each file against
+// the sha256 the lockfile gives it. The files are fetched while Pyodide boots.
+
+async function sha256(bytes) {
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+// The package and everything it depends on, as lockfile entries.
+function withDependencies(lockfile, name, seen = new Map()) {
+  const entry = lockfile.packages[name];
+  if (!entry) throw new Error(`${name} is not in the site's lockfile`);
+  if (!seen.has(name)) {
+    seen.set(name, entry);
+    for (const dependency of entry.depends) withDependencies(lockfile, dependency, seen);
+  }
+  return [...seen.values()];
+}
+
+/** Fetch and check the wheels of `name` and its dependencies; resolves to their bytes. */
+export async function fetchWheels(runtimeURL, name) {
+  const response = await fetch(new URL("pyodide-lock.json", runtimeURL));
+  if (!response.ok) throw new Error(`pyodide-lock.json: HTTP ${response.status}`);
+  const entries = withDependencies(await response.json(), name);
+  return Promise.all(
+    entries.map(async (entry) => {
+      const wheel = await fetch(new URL(entry.file_name, runtimeURL));
+      if (!wheel.ok) throw new Error(`${entry.file_name}: HTTP ${wheel.status}`);
+      const bytes = new Uint8Array(await wheel.arrayBuffer());
+      if ((await sha256(bytes)) !== entry.sha256) throw new Error(`${entry.file_name}: wrong sha256`);
+      return bytes;
+    }),
+  );
+}
+
+function inflate(data) {
+  const stream = new Blob([data]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+  return new Response(stream).arrayBuffer().then((buffer) => new Uint8Array(buffer));
+}
+
+// The files of a zip archive, inflated all at once: [[name, bytes], ...].
+function unzip(bytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let end = bytes.length - 22; // the end-of-central-directory record, past any comment
+  while (end >= 0 && view.getUint32(end, true) !== 0x06054b50) end--;
+  if (end < 0) throw new Error("not a zip archive");
+  const names = new TextDecoder();
+  const files = [];
+  let entry = view.getUint32(end + 16, true);
+  for (let count = view.getUint16(end + 10, true); count > 0; count--) {
+    if (view.getUint32(entry, true) !== 0x02014b50) throw new Error("corrupt zip directory");
+    const method = view.getUint16(entry + 10, true);
+    const size = view.getUint32(entry + 20, true);
+    const nameLength = view.getUint16(entry + 28, true);
+    const name = names.decode(bytes.subarray(entry + 46, entry + 46 + nameLength));
+    const local = view.getUint32(entry + 42, true);
+    const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+    const data = bytes.subarray(start, start + size);
+    entry += 46 + nameLength + view.getUint16(entry + 30, true) + view.getUint16(entry + 32, true);
+    if (name.endsWith("/")) continue;
+    if (method !== 0 && method !== 8) throw new Error(`${name}: zip method ${method} is not supported`);
+    files.push(Promise.all([name, method === 0 ? data : inflate(data)]));
+  }
+  return Promise.all(files);
+}
+
+/** Unpack wheels (as fetched by fetchWheels) into Pyodide's site-packages. */
+export async function installWheels(pyodide, wheels) {
+  const sitePackages = pyodide.pyimport("sys").path.toJs().find((path) => path.endsWith("/site-packages"));
+  for (const files of await Promise.all(wheels.map(unzip))) {
+    for (const [name, data] of files) {
+      const path = `${sitePackages}/${name}`;
+      pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+      pyodide.FS.writeFile(path, data);
+    }
+  }
+  // New files under a folder Python has already listed.
+  pyodide.pyimport("importlib").invalidate_caches();
+}
