@@ -22,7 +22,7 @@ from sitebuild.links import dead_links
 from sitebuild.offline import SERVICE_WORKER, write_service_worker
 from sitebuild.pages import environment, render_calculator, render_chooser
 from sitebuild.runtime import install_runtime
-from sitebuild.wheels import babel_modules_used, build_babel_wheel, build_calc_wheel
+from sitebuild.wheels import babel_usage, build_babel_wheel, build_calc_wheel
 
 
 def build(out: Path) -> None:
@@ -33,7 +33,7 @@ def build(out: Path) -> None:
 
     wheels_dir = WORK / "wheels"
     wheels_dir.mkdir(parents=True, exist_ok=True)
-    wheels = [build_calc_wheel(ROOT, wheels_dir), build_babel_wheel(LOCALES, babel_modules_used(ROOT), wheels_dir)]
+    wheels = [build_calc_wheel(ROOT, wheels_dir), build_babel_wheel(LOCALES, babel_usage(ROOT), wheels_dir)]
     compile_wheels(wheels, WORK / "bytecode")
     install_runtime(PYODIDE_PACKAGE, wheels, out / RUNTIME)
     # The service worker is written last, at the root, once every file it caches exists.

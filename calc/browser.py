@@ -13,7 +13,7 @@ from collections.abc import Callable
 from babel import Locale
 
 from calc.calculators import CALCULATORS
-from calc.evaluation import evaluate
+from calc.evaluation import default_texts, evaluate
 from calc.i18n import load_translations
 
 
@@ -23,6 +23,9 @@ def evaluator(calculator: str, locale: str, localedir: str) -> Callable[[str], s
     parsed_locale = Locale.parse(locale)
     translations = load_translations(localedir, locale)
     names = [f.name for f in chosen.fields]
+    # Once now, so that the locale's data is loaded before the page says
+    # it is ready, not on the reader's first edit.
+    evaluate(chosen, default_texts(chosen, parsed_locale), parsed_locale, translations)
 
     def evaluate_json(request: str) -> str:
         texts = json.loads(request)

@@ -1,10 +1,11 @@
-"""Which of Babel's modules calc needs: `python -m sitebuild.babel_usage`.
+"""What of Babel calc needs: `python -m sitebuild.babel_usage`.
 
 Run in a fresh interpreter (the build itself imports more of Babel), it
 exercises every calculator in every locale, good inputs and bad, and
-prints the source files of the Babel modules that got imported. Loading
-Babel's locale data imports some modules of its own (the pickles refer
-to classes in babel.dates), which is why this is measured, not listed.
+prints as JSON the source files of the Babel modules that got imported
+and the keys of the locale data and of the global data that were read.
+Loading Babel's data imports modules of its own (the pickles refer to
+classes in babel.dates), which is why this is measured, not listed.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import sys
 from gettext import NullTranslations
 from pathlib import Path
 
+import babel.core
+import babel.localedata
 from babel import Locale
 
 from calc.calculators import CALCULATORS
@@ -23,7 +26,34 @@ from sitebuild.config import LOCALES
 BAD = ("", "x", "0", "-1", "1,5", "0.5", "1.250,5", "1" * 40)
 
 
+class _Recording(dict):
+    """A locale's data that remembers which keys were read."""
+
+    read: set[str] = set()
+
+    def __getitem__(self, key):
+        _Recording.read.add(key)
+        return super().__getitem__(key)
+
+
+def _record_reads() -> set[str]:
+    load, get_global = babel.localedata.load, babel.core.get_global
+    global_keys: set[str] = set()
+
+    def recording_load(name, merge_inherited=True):
+        return _Recording(load(name, merge_inherited))
+
+    def recording_get_global(key):
+        global_keys.add(key)
+        return get_global(key)
+
+    babel.localedata.load = recording_load
+    babel.core.get_global = recording_get_global
+    return global_keys
+
+
 def main() -> None:
+    global_keys = _record_reads()
     for calculator in CALCULATORS.values():
         for code in LOCALES:
             locale = Locale.parse(code)
@@ -38,7 +68,7 @@ def main() -> None:
         for name, module in sys.modules.items()
         if (name == "babel" or name.startswith("babel.")) and getattr(module, "__file__", None)
     )
-    print(json.dumps(files))
+    print(json.dumps({"modules": files, "locale_keys": sorted(_Recording.read), "global_keys": sorted(global_keys)}))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import pickle
 import subprocess
 import sys
 import zipfile
@@ -42,28 +43,39 @@ def locale_chain(locale: str) -> list[str]:
     return chain
 
 
-def babel_modules_used(project: Path) -> list[str]:
-    """The files of the Babel modules calc imports, measured in a fresh interpreter."""
+def babel_usage(project: Path) -> dict[str, list[str]]:
+    """What of Babel calc uses (see :mod:`sitebuild.babel_usage`), measured in a fresh interpreter."""
     probe = subprocess.run(
         [sys.executable, "-m", "sitebuild.babel_usage"], cwd=project, check=True, capture_output=True, text=True
     )
     return json.loads(probe.stdout)
 
 
-def build_babel_wheel(locales: tuple[str, ...], modules: list[str], out: Path) -> Path:
+def _only(data: bytes, keys: list[str]) -> bytes:
+    # Babel's data files are pickled dicts; unpickling all of es.dat, it.dat,
+    # root.dat and global.dat was most of a first result's time in the page.
+    content = pickle.loads(data)
+    return pickle.dumps({key: content[key] for key in keys if key in content}, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def build_babel_wheel(locales: tuple[str, ...], usage: dict[str, list[str]], out: Path) -> Path:
     """Repack the installed Babel as a wheel of what the site uses.
 
-    Only ``modules`` (see :func:`babel_modules_used`), the global data and
-    ``locales``' data: Babel's full locale data alone is about 30 MB. Made
-    from the very copy the build runs, so both sides share a version.
+    Only the modules calc imports, and of the global data and of
+    ``locales``' data only the keys calc reads (see :func:`babel_usage`):
+    Babel's full locale data alone is about 30 MB. Made from the very copy
+    the build runs, so both sides share a version.
     """
     dist = distribution("babel")
     info = f"babel-{dist.version}.dist-info"
-    keep = {*modules, "babel/global.dat", f"{info}/METADATA", f"{info}/licenses/LICENSE"}
-    keep |= {f"babel/locale-data/{name}.dat" for locale in locales for name in locale_chain(locale)}
+    data = {f"babel/locale-data/{name}.dat" for locale in locales for name in locale_chain(locale)}
+    keep = {*usage["modules"], *data, "babel/global.dat", f"{info}/METADATA", f"{info}/licenses/LICENSE"}
     files = {entry.as_posix(): Path(entry.locate()).read_bytes() for entry in dist.files or () if entry.as_posix() in keep}
     if missing := keep - files.keys():
         raise SystemExit(f"Babel {dist.version} has no {sorted(missing)}")
+    files["babel/global.dat"] = _only(files["babel/global.dat"], usage["global_keys"])
+    for name in data:
+        files[name] = _only(files[name], usage["locale_keys"])
     files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: sitebuild\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     wheel = out / f"babel-{dist.version}-py3-none-any.whl"
     write_wheel(wheel, files, f"{info}/RECORD")
