@@ -3,7 +3,8 @@
 // Python-side installer starting up), more than our code and Babel take to
 // import; a pure-Python wheel is a zip unpacked into site-packages as it is
 // (Root-Is-Purelib), so that is done here, after checking each file against
-// the sha256 the lockfile gives it. The files are fetched while Pyodide boots.
+// the sha256 the lockfile gives it. All but writing the files into Pyodide's
+// file system happens while Pyodide boots.
 
 async function sha256(bytes) {
   const digest = await crypto.subtle.digest("SHA-256", bytes);
@@ -21,7 +22,7 @@ function withDependencies(lockfile, name, seen = new Map()) {
   return [...seen.values()];
 }
 
-/** Fetch and check the wheels of `name` and its dependencies; resolves to their bytes. */
+/** Fetch, check and unzip the wheels of `name` and its dependencies; resolves to their files. */
 export async function fetchWheels(runtimeURL, name) {
   const response = await fetch(new URL("pyodide-lock.json", runtimeURL));
   if (!response.ok) throw new Error(`pyodide-lock.json: HTTP ${response.status}`);
@@ -32,9 +33,9 @@ export async function fetchWheels(runtimeURL, name) {
       if (!wheel.ok) throw new Error(`${entry.file_name}: HTTP ${wheel.status}`);
       const bytes = new Uint8Array(await wheel.arrayBuffer());
       if ((await sha256(bytes)) !== entry.sha256) throw new Error(`${entry.file_name}: wrong sha256`);
-      return bytes;
+      return unzip(bytes);
     }),
-  );
+  ).then((wheels) => wheels.flat());
 }
 
 function inflate(data) {
@@ -68,15 +69,13 @@ function unzip(bytes) {
   return Promise.all(files);
 }
 
-/** Unpack wheels (as fetched by fetchWheels) into Pyodide's site-packages. */
-export async function installWheels(pyodide, wheels) {
+/** Write the wheels' files (as fetchWheels gives them) into Pyodide's site-packages. */
+export function installWheels(pyodide, files) {
   const sitePackages = pyodide.pyimport("sys").path.toJs().find((path) => path.endsWith("/site-packages"));
-  for (const files of await Promise.all(wheels.map(unzip))) {
-    for (const [name, data] of files) {
-      const path = `${sitePackages}/${name}`;
-      pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
-      pyodide.FS.writeFile(path, data);
-    }
+  for (const [name, data] of files) {
+    const path = `${sitePackages}/${name}`;
+    pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    pyodide.FS.writeFile(path, data);
   }
   // New files under a folder Python has already listed.
   pyodide.pyimport("importlib").invalidate_caches();
