@@ -28,20 +28,24 @@ const ready = new Promise((resolve, reject) => {
     () => reject(new Error(`Python did not start within ${START_TIMEOUT_MS} ms`)),
     START_TIMEOUT_MS,
   );
+  // Before "ready" this fails the start; after it, a worker that breaks
+  // fails the page just the same (fail() runs once).
+  const broken = (error) => {
+    clearTimeout(timer);
+    reject(error);
+    fail(error);
+  };
   worker.addEventListener("message", ({ data }) => {
     if (data.id !== undefined) return;
-    clearTimeout(timer);
     if (data.type === "ready") {
+      clearTimeout(timer);
       recordPhases(data.phases);
       resolve();
     } else {
-      reject(new Error(data.message));
+      broken(new Error(data.message));
     }
   });
-  worker.addEventListener("error", (event) => {
-    clearTimeout(timer);
-    reject(new Error(event.message || "the worker could not be loaded"));
-  });
+  worker.addEventListener("error", (event) => broken(new Error(event.message || "the worker could not be loaded")));
 });
 
 // The worker's start, step by step, on this page's timeline (for `make bench`).
