@@ -17,7 +17,19 @@ from pathlib import Path
 from calc.i18n import load_translations
 from sitebuild.bytecode import compile_wheels
 from sitebuild.catalogs import compile_catalogs
-from sitebuild.config import ASSETS, CATALOG, LOCALES, LOCALES_DIR, PAGES, PYODIDE_PACKAGE, ROOT, RUNTIME, TEMPLATES, WEB, WORK
+from sitebuild.config import (
+    ASSETS,
+    CATALOG,
+    LOCALES,
+    LOCALES_DIR,
+    PAGES,
+    PYODIDE_PACKAGE,
+    ROOT,
+    RUNTIME,
+    TEMPLATES,
+    WEB,
+    WORK,
+)
 from sitebuild.links import dead_links
 from sitebuild.offline import SERVICE_WORKER, write_service_worker
 from sitebuild.pages import environment, render_calculator, render_chooser

@@ -68,7 +68,12 @@ class View:
     announcement: str
 
     def as_dict(self) -> dict[str, object]:
-        return {"errors": self.errors, "outputs": self.outputs, "prompt": self.prompt, "announcement": self.announcement}
+        return {
+            "errors": self.errors,
+            "outputs": self.outputs,
+            "prompt": self.prompt,
+            "announcement": self.announcement,
+        }
 
 
 def default_texts(calculator: Calculator, locale: Locale) -> dict[str, str]:

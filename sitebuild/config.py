@@ -52,7 +52,9 @@ CONTENT_SECURITY_POLICY = "; ".join(
 # same policy as a header (which also reaches the workers, so Pyodide's
 # WebAssembly needs 'wasm-unsafe-eval' there), and two more.
 RECOMMENDED_HEADERS = {
-    "Content-Security-Policy": CONTENT_SECURITY_POLICY.replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'")
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY.replace(
+        "script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'"
+    )
     + "; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",

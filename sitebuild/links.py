@@ -42,7 +42,7 @@ def dead_links(site: Path, base_url: str = BASE_URL) -> list[str]:
         for link in collector.links:
             parts = urlsplit(link)
             if base_url and link.startswith(base_url):
-                target = site / unquote(urlsplit(link[len(base_url):]).path)
+                target = site / unquote(urlsplit(link[len(base_url) :]).path)
             elif parts.scheme or parts.netloc:
                 continue  # not internal: the pages' own tests forbid foreign requests
             else:

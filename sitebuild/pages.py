@@ -7,14 +7,13 @@ from gettext import GNUTranslations
 from pathlib import Path
 
 from babel import Locale
+from babel.core import get_global
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
 from calc.calculators import CALCULATORS
 from calc.evaluation import Calculator, default_texts, evaluate
 from calc.formatting import format_number, format_quantity, unit_symbol
-from babel.core import get_global
-
 from sitebuild.config import ASSETS, BASE_URL, CATALOG, CONTENT_SECURITY_POLICY, LOCALES, PAGES
 
 
@@ -91,7 +90,8 @@ def page_links(locale: str, up: str, path: str) -> dict[str, object]:
         "og_locale": open_graph_locale(locale),
         "og_alternates": [open_graph_locale(code) for code in LOCALES if code != locale],
         "alternates": [
-            {"lang": code, "name": autonym(code), "href": f"{up}{code}/", "url": page_url(f"{code}/", up)} for code in LOCALES
+            {"lang": code, "name": autonym(code), "href": f"{up}{code}/", "url": page_url(f"{code}/", up)}
+            for code in LOCALES
         ],
         "default_url": page_url("", up),
     }

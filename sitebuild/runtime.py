@@ -53,7 +53,9 @@ def lock_entries(wheels: list[Path], python: str) -> dict[str, dict[str, object]
         with zipfile.ZipFile(wheel) as archive:
             (metadata,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
             headers = HeaderParser().parsestr(archive.read(metadata).decode("utf-8"))
-            imports = sorted({n.split("/")[0] for n in archive.namelist() if n.endswith("/__init__.py") and n.count("/") == 1})
+            imports = sorted(
+                {n.split("/")[0] for n in archive.namelist() if n.endswith("/__init__.py") and n.count("/") == 1}
+            )
         requirements = [Requirement(r) for r in headers.get_all("Requires-Dist") or []]
         depends = [canonicalize_name(r.name) for r in requirements if not r.marker or r.marker.evaluate(environment)]
         entries[name] = {

@@ -20,7 +20,18 @@ def build_calc_wheel(project: Path, out: Path) -> Path:
     for old in out.glob("calc-*.whl"):
         old.unlink()
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--wheel-dir", str(out), str(project)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--wheel-dir",
+            str(out),
+            str(project),
+        ],
         check=True,
     )
     (wheel,) = out.glob("calc-*.whl")
@@ -70,7 +81,9 @@ def build_babel_wheel(locales: tuple[str, ...], usage: dict[str, list[str]], out
     info = f"babel-{dist.version}.dist-info"
     data = {f"babel/locale-data/{name}.dat" for locale in locales for name in locale_chain(locale)}
     keep = {*usage["modules"], *data, "babel/global.dat", f"{info}/METADATA", f"{info}/licenses/LICENSE"}
-    files = {entry.as_posix(): Path(entry.locate()).read_bytes() for entry in dist.files or () if entry.as_posix() in keep}
+    files = {
+        entry.as_posix(): Path(entry.locate()).read_bytes() for entry in dist.files or () if entry.as_posix() in keep
+    }
     if missing := keep - files.keys():
         raise SystemExit(f"Babel {dist.version} has no {sorted(missing)}")
     files["babel/global.dat"] = _only(files["babel/global.dat"], usage["global_keys"])

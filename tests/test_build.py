@@ -56,8 +56,18 @@ def read(site, path) -> Page:
 @pytest.mark.parametrize(
     ("locale", "title", "example"),
     [
-        pytest.param("es", "Calculadora de memoria de acumulación de gradientes", "sube a 128 y la memoria de activaciones de cada GPU sigue siendo de 2 GB", id="es"),
-        pytest.param("it", "Calcolatore della memoria con accumulo del gradiente", "il batch effettivo sale a 128, mentre la memoria delle attivazioni su ogni GPU resta di 2 GB", id="it"),
+        pytest.param(
+            "es",
+            "Calculadora de memoria de acumulación de gradientes",
+            "sube a 128 y la memoria de activaciones de cada GPU sigue siendo de 2 GB",
+            id="es",
+        ),
+        pytest.param(
+            "it",
+            "Calcolatore della memoria con accumulo del gradiente",
+            "il batch effettivo sale a 128, mentre la memoria delle attivazioni su ogni GPU resta di 2 GB",
+            id="it",
+        ),
     ],
 )
 def test_each_locale_has_its_page(site, locale, title, example):
@@ -210,7 +220,9 @@ def test_with_a_deployed_address_the_links_are_absolute(tmp_path):
 
     out = tmp_path / "site"
     base = "https://calc.example/tools/"
-    subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(out)], check=True, env={**os.environ, "SITE_URL": base})
+    subprocess.run(
+        [sys.executable, str(ROOT / "build.py"), "--out", str(out)], check=True, env={**os.environ, "SITE_URL": base}
+    )
     page = read(out, "it/index.html")
     assert page.find("link", rel="canonical")[0]["href"] == f"{base}it/"
     assert {a["hreflang"]: a["href"] for a in page.find("link", rel="alternate")} == {

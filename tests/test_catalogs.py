@@ -58,7 +58,11 @@ def test_translations_keep_the_placeholders(locale):
             assert set(_PLACEHOLDER.findall(string)) in (expected, expected - {"count"}), message.id
 
 
-@pytest.mark.parametrize("path", [TEMPLATE, *(LOCALES_DIR / loc / "LC_MESSAGES" / "messages.po" for loc in LOCALES)], ids=lambda p: p.parent.parent.name if p.suffix == ".po" else "pot")
+@pytest.mark.parametrize(
+    "path",
+    [TEMPLATE, *(LOCALES_DIR / loc / "LC_MESSAGES" / "messages.po" for loc in LOCALES)],
+    ids=lambda p: p.parent.parent.name if p.suffix == ".po" else "pot",
+)
 def test_catalogs_hold_no_numbers(path):
     """Numbers in the prose come from calc, formatted for the locale."""
     for message in load(path):

@@ -41,7 +41,12 @@ def test_default_texts_are_the_seeded_values(locale):
         ({"micro_batch": "3", "activation_per_sample": "0,1"}, "24", "0,3 GB"),
         ({"micro_batch": "999999", "activation_per_sample": "0,999999"}, "7.999.992", "999.998,000001 GB"),
         (
-            {"micro_batch": "1.000.000", "accumulation_steps": "1.000.000", "gpus": "1.000.000", "activation_per_sample": "10000"},
+            {
+                "micro_batch": "1.000.000",
+                "accumulation_steps": "1.000.000",
+                "gpus": "1.000.000",
+                "activation_per_sample": "10000",
+            },
             "1.000.000.000.000.000.000",
             "10.000.000.000 GB",
         ),
@@ -62,13 +67,23 @@ def test_four_digit_results_stay_ungrouped(localedir, locale):
 ERRORS = [
     ("micro_batch", "abc", "Introduce un número entero, por ejemplo 4.", "Inserisci un numero intero, per esempio 4."),
     ("micro_batch", "4,5", "Introduce un número entero, sin decimales.", "Inserisci un numero intero, senza decimali."),
-    ("accumulation_steps", "1.5", "Introduce un número entero, sin decimales.", "Inserisci un numero intero, senza decimali."),
+    (
+        "accumulation_steps",
+        "1.5",
+        "Introduce un número entero, sin decimales.",
+        "Inserisci un numero intero, senza decimali.",
+    ),
     ("micro_batch", "0", "El valor mínimo es 1.", "Il valore minimo è 1."),
     ("gpus", "-3", "El valor mínimo es 1.", "Il valore minimo è 1."),
     ("gpus", "2000000", "El valor máximo es 1.000.000.", "Il valore massimo è 1.000.000."),
     ("gpus", "9" * 5000, "El valor máximo es 1.000.000.", "Il valore massimo è 1.000.000."),
     ("activation_per_sample", "x", "Introduce un número, por ejemplo 0,5.", "Inserisci un numero, per esempio 0,5."),
-    ("activation_per_sample", "0.5", "Los decimales se separan con coma: escribe 0,5.", "I decimali si separano con la virgola: scrivi 0,5."),
+    (
+        "activation_per_sample",
+        "0.5",
+        "Los decimales se separan con coma: escribe 0,5.",
+        "I decimali si separano con la virgola: scrivi 0,5.",
+    ),
     (
         "activation_per_sample",
         "1.250,5",
@@ -91,18 +106,24 @@ def test_each_bad_input_is_explained_and_hides_the_results(localedir, locale, na
     assert shown.errors[name] == {"es": spanish, "it": italian}[locale]
     assert [n for n, error in shown.errors.items() if error] == [name]
     assert shown.outputs == {"effective_batch": "", "activation_memory": ""}
-    assert shown.prompt == {
-        "es": "Corrige el valor marcado para ver los resultados.",
-        "it": "Correggi il valore evidenziato per vedere i risultati.",
-    }[locale]
+    assert (
+        shown.prompt
+        == {
+            "es": "Corrige el valor marcado para ver los resultados.",
+            "it": "Correggi il valore evidenziato per vedere i risultati.",
+        }[locale]
+    )
 
 
 def test_several_bad_inputs_are_counted(localedir, locale):
     shown = view(localedir, locale, micro_batch="0", gpus="x")
-    assert shown.prompt == {
-        "es": "Corrige los 2 valores marcados para ver los resultados.",
-        "it": "Correggi i 2 valori evidenziati per vedere i risultati.",
-    }[locale]
+    assert (
+        shown.prompt
+        == {
+            "es": "Corrige los 2 valores marcados para ver los resultados.",
+            "it": "Correggi i 2 valori evidenziati per vedere i risultati.",
+        }[locale]
+    )
 
 
 @pytest.mark.parametrize("blank", ["", "   "])
@@ -110,10 +131,13 @@ def test_an_empty_field_asks_for_a_value_without_an_error(localedir, locale, bla
     shown = view(localedir, locale, accumulation_steps=blank)
     assert set(shown.errors.values()) == {None}
     assert shown.outputs == {"effective_batch": "", "activation_memory": ""}
-    assert shown.prompt == {
-        "es": "Rellena todos los campos para ver los resultados.",
-        "it": "Compila tutti i campi per vedere i risultati.",
-    }[locale]
+    assert (
+        shown.prompt
+        == {
+            "es": "Rellena todos los campos para ver los resultados.",
+            "it": "Compila tutti i campi per vedere i risultati.",
+        }[locale]
+    )
 
 
 def test_an_error_outranks_an_empty_field(localedir):
@@ -133,6 +157,9 @@ def test_the_worker_entry_point_speaks_json(localedir):
 
 
 def test_what_a_screen_reader_hears(localedir):
-    assert view(localedir, "es").announcement == "Tamaño de lote efectivo: 32. Memoria de activaciones máxima por GPU: 2 GB."
+    assert (
+        view(localedir, "es").announcement
+        == "Tamaño de lote efectivo: 32. Memoria de activaciones máxima por GPU: 2 GB."
+    )
     assert view(localedir, "es", gpus="0").announcement == "El valor mínimo es 1."
     assert view(localedir, "it", gpus="").announcement == "Compila tutti i campi per vedere i risultati."

@@ -18,10 +18,7 @@ def sweep() -> list[str]:
     integers = set(range(1, 10_001))
     integers |= {10**k + d for k in range(4, 10) for d in (-1, 0, 1)}
     integers |= {rng.randint(1, 10**9) for _ in range(3000)}
-    decimals = {
-        format(Decimal(rng.randint(1, 10**9)).scaleb(-rng.randint(1, 6)), "f")
-        for _ in range(3000)
-    }
+    decimals = {format(Decimal(rng.randint(1, 10**9)).scaleb(-rng.randint(1, 6)), "f") for _ in range(3000)}
     decimals |= {"0.5", "0.3", "0.000001", "999999.999999", "1000.5", "9999.25", "10000.125"}
     return [str(i) for i in sorted(integers)] + sorted(decimals)
 
@@ -39,8 +36,7 @@ def test_formatting_matches_the_browser(calculator):
     browser = calculator.evaluate(_INTL, [calculator.locale, values])
     locale = Locale.parse(calculator.locale)
     ours = [
-        [format_number(Decimal(v), locale), format_quantity(Decimal(v), "digital-gigabyte", locale)]
-        for v in values
+        [format_number(Decimal(v), locale), format_quantity(Decimal(v), "digital-gigabyte", locale)] for v in values
     ]
-    mismatches = [(v, b, o) for v, b, o in zip(values, browser, ours) if b != o]
+    mismatches = [(v, b, o) for v, b, o in zip(values, browser, ours, strict=True) if b != o]
     assert mismatches == [], f"{len(mismatches)} of {len(values)} differ, e.g. {mismatches[:5]}"

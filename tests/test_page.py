@@ -11,8 +11,14 @@ from tests.test_evaluation import ERRORS
 pytestmark = pytest.mark.browser
 
 PROMPTS = {
-    "empty": {"es": "Rellena todos los campos para ver los resultados.", "it": "Compila tutti i campi per vedere i risultati."},
-    "invalid": {"es": "Corrige el valor marcado para ver los resultados.", "it": "Correggi il valore evidenziato per vedere i risultati."},
+    "empty": {
+        "es": "Rellena todos los campos para ver los resultados.",
+        "it": "Compila tutti i campi per vedere i risultati.",
+    },
+    "invalid": {
+        "es": "Corrige el valor marcado para ver los resultados.",
+        "it": "Correggi il valore evidenziato per vedere i risultati.",
+    },
 }
 
 

@@ -46,7 +46,15 @@ class TestWholeNumbers:
 class TestDecimals:
     @pytest.mark.parametrize(
         ("text", "value"),
-        [("0,5", "0.5"), ("  0,5  ", "0.5"), (",5", "0.5"), ("2", "2"), ("2,", "2"), ("12,125", "12.125"), ("0,000001", "0.000001")],
+        [
+            ("0,5", "0.5"),
+            ("  0,5  ", "0.5"),
+            (",5", "0.5"),
+            ("2", "2"),
+            ("2,", "2"),
+            ("12,125", "12.125"),
+            ("0,000001", "0.000001"),
+        ],
     )
     def test_reads(self, locale, text, value):
         assert parse_number(text, locale, whole=False) == Decimal(value)

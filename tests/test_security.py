@@ -62,7 +62,9 @@ def test_the_policy_is_enforced(browser, base_url):
     context.add_init_script(RECORD_VIOLATIONS)
     page = context.new_page()
     page.goto(f"{base_url}es/")
-    page.evaluate("document.body.append(Object.assign(document.createElement('script'), {textContent: 'window.ran = true'}))")
+    page.evaluate(
+        "document.body.append(Object.assign(document.createElement('script'), {textContent: 'window.ran = true'}))"
+    )
     page.wait_for_timeout(100)
     assert page.evaluate("window.ran") is None
     assert page.evaluate("window.__violations") != []

@@ -18,7 +18,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
-CHROME_FLAGS = "--headless=new --disable-gpu --disable-background-networking --disable-component-update --no-first-run --disable-sync"
+CHROME_FLAGS = " ".join(
+    ["--headless=new", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+    + ["--no-first-run", "--disable-sync"]
+)
 
 
 def free_port() -> int:
@@ -53,7 +56,11 @@ def main() -> None:
     base = f"http://127.0.0.1:{port}/"
     with tempfile.TemporaryDirectory() as folder:
         site = Path(folder) / "site"
-        subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(site)], check=True, env={**os.environ, "SITE_URL": base})
+        subprocess.run(
+            [sys.executable, str(ROOT / "build.py"), "--out", str(site)],
+            check=True,
+            env={**os.environ, "SITE_URL": base},
+        )
         sys.path.insert(0, str(ROOT))
         from sitebuild.config import LOCALES
         from tools.serve import make_server

@@ -27,7 +27,7 @@ def main() -> None:
     if Path(SYSTEM_CHROMIUM).exists():
         return
     if os.geteuid() != 0 or not shutil.which("apt-get"):
-        sys.exit(f"No Chromium for the browser tests: install Playwright's (playwright install chromium) or {SYSTEM_CHROMIUM}")
+        sys.exit(f"No Chromium for the browser tests: run `playwright install chromium` or install {SYSTEM_CHROMIUM}")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
     subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env)

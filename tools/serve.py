@@ -33,7 +33,9 @@ class StaticHandler(SimpleHTTPRequestHandler):
         pass  # quiet: tests and benchmark read the browser, not the log
 
 
-def make_server(directory: Path, port: int = 0, handler_class: type[StaticHandler] = StaticHandler) -> ThreadingHTTPServer:
+def make_server(
+    directory: Path, port: int = 0, handler_class: type[StaticHandler] = StaticHandler
+) -> ThreadingHTTPServer:
     """A server for ``directory`` on 127.0.0.1 (``port=0``: any free port)."""
     handler = functools.partial(handler_class, directory=str(directory))
     return ThreadingHTTPServer(("127.0.0.1", port), handler)
