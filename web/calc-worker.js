@@ -24,17 +24,18 @@ async function timed(name, step) {
   return result;
 }
 
-async function fetchBytes(url) {
+async function fetchOk(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
+  return response;
 }
 
 async function start({ calculator, locale, catalog }) {
-  // Fetched while Pyodide boots.
-  const catalogBytes = fetchBytes(catalog);
-  const wheels = fetchWheels(RUNTIME, "calc");
-  const pyodide = await timed("boot", () => loadPyodide({ indexURL: RUNTIME }));
+  // Fetched while Pyodide boots; the lockfile once, for Pyodide and for us.
+  const catalogBytes = fetchOk(catalog).then(async (response) => new Uint8Array(await response.arrayBuffer()));
+  const lockfile = fetchOk(new URL("pyodide-lock.json", RUNTIME)).then((response) => response.json());
+  const wheels = fetchWheels(RUNTIME, lockfile, "calc");
+  const pyodide = await timed("boot", () => loadPyodide({ indexURL: RUNTIME, lockFileContents: lockfile }));
   await timed("packages", async () => installWheels(pyodide, await wheels));
   const folder = `${LOCALEDIR}/${locale}/LC_MESSAGES`;
   pyodide.FS.mkdirTree(folder);

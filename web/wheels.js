@@ -22,11 +22,12 @@ function withDependencies(lockfile, name, seen = new Map()) {
   return [...seen.values()];
 }
 
-/** Fetch, check and unzip the wheels of `name` and its dependencies; resolves to their files. */
-export async function fetchWheels(runtimeURL, name) {
-  const response = await fetch(new URL("pyodide-lock.json", runtimeURL));
-  if (!response.ok) throw new Error(`pyodide-lock.json: HTTP ${response.status}`);
-  const entries = withDependencies(await response.json(), name);
+/**
+ * Fetch, check and unzip the wheels of `name` and its dependencies, as the
+ * lockfile (a promise of its parsed JSON) names them; resolves to their files.
+ */
+export async function fetchWheels(runtimeURL, lockfile, name) {
+  const entries = withDependencies(await lockfile, name);
   return Promise.all(
     entries.map(async (entry) => {
       const wheel = await fetch(new URL(entry.file_name, runtimeURL));
