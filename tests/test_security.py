@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from sitebuild.config import CONTENT_SECURITY_POLICY
+from sitebuild.config import CONTENT_SECURITY_POLICY, RECOMMENDED_HEADERS, ROOT
 from tests.conftest import LOCALES, wait_until_ready
 from tests.test_build import read
+from tools.serve import sending, serving
 
 pytestmark = pytest.mark.browser
 
@@ -80,20 +81,11 @@ def test_typed_markup_stays_text(calculator, locale):
 
 
 def test_the_headers_the_readme_recommends_keep_everything_working(site, browser):
-    from sitebuild.config import RECOMMENDED_HEADERS, ROOT
-    from tools.serve import StaticHandler, serving
-
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for name, value in RECOMMENDED_HEADERS.items():
         assert f"{name}: {value}" in readme
 
-    class Strict(StaticHandler):
-        def end_headers(self):
-            for name, value in RECOMMENDED_HEADERS.items():
-                self.send_header(name, value)
-            super().end_headers()
-
-    with serving(site, Strict) as url:
+    with serving(site, sending(RECOMMENDED_HEADERS)) as url:
         context = browser.new_context()
         context.add_init_script(RECORD_VIOLATIONS)
         page = context.new_page()

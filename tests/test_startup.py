@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from sitebuild.config import CONTENT_SECURITY_POLICY
 from tests.conftest import LOCALES
+from tools.serve import sending, serving
 
 pytestmark = pytest.mark.browser
 
@@ -75,15 +77,7 @@ def test_values_typed_before_python_is_ready_are_computed_when_it_is(context, ba
 
 def test_a_policy_that_refuses_webassembly_is_reported_at_once(site, browser):
     """Pyodide's loader waits forever then; the worker reports the refusal instead."""
-    from sitebuild.config import CONTENT_SECURITY_POLICY
-    from tools.serve import StaticHandler, serving
-
-    class NoWasm(StaticHandler):
-        def end_headers(self):
-            self.send_header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-            super().end_headers()
-
-    with serving(site, NoWasm) as url:
+    with serving(site, sending({"Content-Security-Policy": CONTENT_SECURITY_POLICY})) as url:
         context = browser.new_context()
         page = context.new_page()
         page.goto(f"{url}es/")

@@ -33,6 +33,18 @@ class StaticHandler(SimpleHTTPRequestHandler):
         pass  # quiet: tests and benchmark read the browser, not the log
 
 
+def sending(headers: dict[str, str]) -> type[StaticHandler]:
+    """A handler that adds ``headers`` to every response, as a configured host would."""
+
+    class WithHeaders(StaticHandler):
+        def end_headers(self) -> None:
+            for name, value in headers.items():
+                self.send_header(name, value)
+            super().end_headers()
+
+    return WithHeaders
+
+
 def make_server(
     directory: Path, port: int = 0, handler_class: type[StaticHandler] = StaticHandler
 ) -> ThreadingHTTPServer:
