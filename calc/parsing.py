@@ -1,8 +1,17 @@
 """Reading a number the way the page's locale writes one.
 
-Only the locale's own notation is accepted. Anything that another
-convention would read differently (``0.5`` on a Spanish page) is refused
-with a :class:`InputProblem` that names a suggestion, never guessed at.
+Only the locale's own notation is accepted, and only where it cannot be
+read another way. Anything that the other great convention would read
+differently is refused with an :class:`InputProblem` that names what the
+visitor may have meant, never guessed at:
+
+- ``0.5`` on a Spanish page (``0,5`` there) is refused with ``0,5``;
+- ``1.500`` in a Spanish decimal field is 1500 by Spanish grouping and 1.5
+  by English notation, so both readings are offered;
+- ``1.250,5`` or ``1.000.000`` can only be Spanish grouping, and are read.
+
+A space (plain, no-break or narrow no-break) groups thousands in any
+locale: it is never a decimal mark, so it is never ambiguous.
 """
 
 from __future__ import annotations
@@ -17,6 +26,9 @@ from babel.numbers import get_decimal_symbol, get_group_symbol
 # Signs people type: ASCII and the Unicode minus; a plus changes nothing.
 _MINUS_SIGNS = frozenset("-\u2212")
 _PLUS_SIGNS = frozenset("+")
+# Spaces that group digits: the plain one people type, the no-break space
+# and the narrow no-break space that CLDR locales such as fr write.
+_SPACES = " \u00a0\u202f"
 
 
 class InputProblem(ValueError):
@@ -24,11 +36,14 @@ class InputProblem(ValueError):
 
     ``code`` names the problem; ``details`` holds what its message needs
     (numbers as :class:`~decimal.Decimal`, formatted only when worded).
+    ``field`` names the input at fault when a calculation, not the reading
+    of one input, finds the problem.
     """
 
-    def __init__(self, code: str, **details: Decimal) -> None:
+    def __init__(self, code: str, *, field: str | None = None, **details: Decimal) -> None:
         super().__init__(code)
         self.code = code
+        self.field = field
         self.details = details
 
 
@@ -37,26 +52,35 @@ class _Notation:
     decimal: str
     group: str
     foreign_decimal: str
+    foreign_group: str
 
     @classmethod
     def of(cls, locale: Locale) -> _Notation:
         decimal = get_decimal_symbol(locale)
-        # The mark the other great convention uses for decimals: what a
-        # visitor used to it will type instead of ours.
+        # The marks of the other great convention: what a visitor used to
+        # it types instead of ours.
         foreign = "." if decimal == "," else ","
-        return cls(decimal, get_group_symbol(locale), foreign)
+        return cls(decimal, get_group_symbol(locale), foreign, decimal)
+
+    def grouped(self, mark: str) -> str:
+        """A pattern for digits grouped in threes by ``mark`` (or by spaces)."""
+        separator = f"[{re.escape(mark)}{_SPACES}]"
+        return rf"[1-9][0-9]{{0,2}}(?:{separator}[0-9]{{3}})+"
+
+
+def _digits(text: str) -> str:
+    return re.sub(r"[^0-9]", "", text)
 
 
 def parse_number(text: str, locale: Locale, *, whole: bool) -> Decimal | None:
     """Read ``text`` as a number in ``locale``; ``None`` when it is blank.
 
-    Whole numbers may be grouped with the locale's separator; decimals may
-    not, so that a mark is never read as the other convention would.
-
-    >>> es = Locale.parse("es")
+    >>> es, en = Locale.parse("es"), Locale.parse("en")
     >>> parse_number(" 0,5 ", es, whole=False)
     Decimal('0.5')
-    >>> parse_number("1.024", es, whole=True)
+    >>> parse_number("1.024", es, whole=True), parse_number("1,024", en, whole=True)
+    (Decimal('1024'), Decimal('1024'))
+    >>> parse_number("1 024", es, whole=True)
     Decimal('1024')
     >>> parse_number("", es, whole=True) is None
     True
@@ -65,8 +89,13 @@ def parse_number(text: str, locale: Locale, *, whole: bool) -> Decimal | None:
     ... except InputProblem as problem:
     ...     print(problem.code, problem.details)
     decimal_mark {'suggestion': Decimal('0.5')}
+    >>> try:
+    ...     parse_number("1,500", en, whole=False)
+    ... except InputProblem as problem:
+    ...     print(problem.code, problem.details)
+    ambiguous {'ours': Decimal('1500'), 'foreign': Decimal('1.500')}
     """
-    stripped = text.strip()
+    stripped = text.strip(_SPACES + "\t\n\r")
     if not stripped:
         return None
     notation = _Notation.of(locale)
@@ -77,16 +106,21 @@ def parse_number(text: str, locale: Locale, *, whole: bool) -> Decimal | None:
 
 def _split_sign(text: str) -> tuple[bool, str]:
     if text[0] in _MINUS_SIGNS:
-        return True, text[1:].lstrip()
+        return True, text[1:].lstrip(_SPACES)
     if text[0] in _PLUS_SIGNS:
-        return False, text[1:].lstrip()
+        return False, text[1:].lstrip(_SPACES)
     return False, text
 
 
 def _read_whole(body: str, notation: _Notation) -> Decimal:
-    group = re.escape(notation.group)
-    if re.fullmatch(r"[0-9]+", body) or re.fullmatch(rf"[0-9]{{1,3}}(?:{group}[0-9]{{3}})+", body):
-        return Decimal(body.replace(notation.group, ""))
+    if re.fullmatch(rf"[0-9]+|{notation.grouped(notation.group)}", body):
+        return Decimal(_digits(body))
+    if re.fullmatch(notation.grouped(notation.foreign_group), body):
+        # The other convention's thousands, which ours may read as a decimal.
+        ours = _decimal_in(body, notation.grouped(notation.group), notation.decimal)
+        if ours is None:
+            raise InputProblem("foreign_grouping", suggestion=Decimal(_digits(body)))
+        raise InputProblem("ambiguous", ours=ours, foreign=Decimal(_digits(body)))
     marks = re.escape(notation.decimal + notation.group + notation.foreign_decimal)
     if re.fullmatch(rf"[0-9{marks}]*[0-9][0-9{marks}]*", body):
         raise InputProblem("not_whole")
@@ -94,18 +128,25 @@ def _read_whole(body: str, notation: _Notation) -> Decimal:
 
 
 def _read_decimal(body: str, notation: _Notation) -> Decimal:
-    decimal, group, foreign = (re.escape(m) for m in (notation.decimal, notation.group, notation.foreign_decimal))
-    match = re.fullmatch(rf"([0-9]*)(?:{decimal}([0-9]*))?", body)
-    if match and (match[1] or match[2]):
-        return Decimal(f"{match[1] or 0}.{match[2] or 0}")
-    # One foreign mark between digits: a decimal written the other way.
-    match = re.fullmatch(rf"([0-9]*){foreign}([0-9]+)", body)
-    if match:
-        raise InputProblem("decimal_mark", suggestion=Decimal(f"{match[1] or 0}.{match[2]}"))
-    # Our own grouping, which a decimal field refuses rather than risk
-    # reading "1.250" as 1250 when 1,25 was meant.
-    match = re.fullmatch(rf"([0-9]{{1,3}}(?:{group}[0-9]{{3}})+)(?:{decimal}([0-9]+))?", body)
-    if match:
-        digits = match[1].replace(notation.group, "")
-        raise InputProblem("grouped_decimal", suggestion=Decimal(f"{digits}.{match[2] or 0}"))
-    raise InputProblem("not_a_number")
+    ours = _decimal_in(body, notation.grouped(notation.group), notation.decimal)
+    # The same text in the other convention: its grouping and its mark.
+    theirs = _decimal_in(body, notation.grouped(notation.foreign_group), notation.foreign_decimal)
+    if ours is not None and theirs is not None and ours != theirs:
+        raise InputProblem("ambiguous", ours=ours, foreign=theirs)
+    if ours is not None:
+        return ours
+    if theirs is None:
+        raise InputProblem("not_a_number")
+    if notation.foreign_decimal in body:
+        raise InputProblem("decimal_mark", suggestion=theirs)
+    raise InputProblem("foreign_grouping", suggestion=theirs)
+
+
+def _decimal_in(body: str, grouped: str, mark: str) -> Decimal | None:
+    """``body`` read with ``mark`` as its decimal mark; ``None`` if it is no such number."""
+    match = re.fullmatch(rf"([0-9]*|{grouped})(?:{re.escape(mark)}([0-9]*))?", body)
+    if not match or not (match[1] or match[2]):
+        return None
+    if match[2] is None:
+        return Decimal(_digits(match[1]))
+    return Decimal(f"{_digits(match[1]) or 0}.{match[2] or 0}")

@@ -1,13 +1,36 @@
-"""Reading typed numbers in Spanish and Italian notation."""
+"""Reading typed numbers in each locale's notation.
+
+Cases are written with placeholders for the marks, so that they hold for
+every locale in the locale list: ``D`` is the locale's decimal mark and
+``G`` its group mark; ``d`` and ``g`` are the other convention's (what a
+visitor used to it types instead).
+"""
 
 from decimal import Decimal
 
 import pytest
 from babel import Locale
+from babel.numbers import get_decimal_symbol, get_group_symbol
 
 from calc.parsing import InputProblem, parse_number
+from sitebuild.config import LOCALES
 
-LOCALES = [pytest.param(Locale.parse("es"), id="es"), pytest.param(Locale.parse("it"), id="it")]
+
+def notation(locale: Locale):
+    marks = {"D": get_decimal_symbol(locale), "G": get_group_symbol(locale)}
+    marks |= {"d": "." if marks["D"] == "," else ",", "g": marks["D"]}
+
+    def written(case: str) -> str:
+        return "".join(marks.get(c, c) for c in case)
+
+    return written
+
+
+@pytest.fixture(params=LOCALES)
+def locale(request):
+    parsed = Locale.parse(request.param)
+    parsed.written = notation(parsed)
+    return parsed
 
 
 def problem(text: str, locale: Locale, *, whole: bool) -> InputProblem:
@@ -16,14 +39,25 @@ def problem(text: str, locale: Locale, *, whole: bool) -> InputProblem:
     return caught.value
 
 
-@pytest.mark.parametrize("locale", LOCALES)
 class TestWholeNumbers:
     @pytest.mark.parametrize(
-        ("text", "value"),
-        [("4", 4), (" 8 ", 8), ("\u00a016\t", 16), ("007", 7), ("1.024", 1024), ("1.000.000", 1000000), ("+3", 3)],
+        ("case", "value"),
+        [
+            ("4", 4),
+            (" 8 ", 8),
+            ("\u00a016\t", 16),
+            ("007", 7),
+            ("1G024", 1024),
+            ("1G000G000", 1000000),
+            ("+3", 3),
+            # A space groups digits in every locale (the RAE recommends it).
+            ("1 024", 1024),
+            ("1\u00a0024", 1024),
+            ("1\u202f000\u202f000", 1000000),
+        ],
     )
-    def test_reads(self, locale, text, value):
-        assert parse_number(text, locale, whole=True) == Decimal(value)
+    def test_reads(self, locale, case, value):
+        assert parse_number(locale.written(case), locale, whole=True) == Decimal(value)
 
     @pytest.mark.parametrize("text", ["-2", "\u22122", "- 2"])
     def test_negative_numbers_are_read_for_the_range_check(self, locale, text):
@@ -33,48 +67,76 @@ class TestWholeNumbers:
     def test_blank_is_no_value(self, locale, text):
         assert parse_number(text, locale, whole=True) is None
 
-    @pytest.mark.parametrize("text", ["4,5", "1.5", "1,000", "12.34", "1.00", "4,"])
-    def test_decimals_are_not_whole(self, locale, text):
-        assert problem(text, locale, whole=True).code == "not_whole"
+    @pytest.mark.parametrize("case", ["4D5", "1d5", "12D34", "1D00", "4D", "1G00"])
+    def test_decimals_are_not_whole(self, locale, case):
+        assert problem(locale.written(case), locale, whole=True).code == "not_whole"
 
-    @pytest.mark.parametrize("text", ["abc", "4a", "1e3", "inf", "nan", "0x10", "4 4", "--4", "½", "٤"])
+    def test_the_other_grouping_reads_as_our_decimal_too_so_both_are_named(self, locale):
+        refused = problem(locale.written("1D000"), locale, whole=True)
+        assert (refused.code, refused.details) == ("ambiguous", {"ours": Decimal(1), "foreign": Decimal(1000)})
+
+    def test_the_other_grouping_alone_is_refused_with_the_plain_number(self, locale):
+        refused = problem(locale.written("1g000g000"), locale, whole=True)
+        assert (refused.code, refused.details) == ("foreign_grouping", {"suggestion": Decimal(1000000)})
+
+    @pytest.mark.parametrize("text", ["abc", "4a", "1e3", "inf", "nan", "0x10", "4 4", "--4", "½", "٤", "1 02"])
     def test_other_text_is_not_a_number(self, locale, text):
         assert problem(text, locale, whole=True).code == "not_a_number"
 
 
-@pytest.mark.parametrize("locale", LOCALES)
 class TestDecimals:
     @pytest.mark.parametrize(
-        ("text", "value"),
+        ("case", "value"),
         [
-            ("0,5", "0.5"),
-            ("  0,5  ", "0.5"),
-            (",5", "0.5"),
+            ("0D5", "0.5"),
+            ("  0D5  ", "0.5"),
+            ("D5", "0.5"),
             ("2", "2"),
-            ("2,", "2"),
-            ("12,125", "12.125"),
-            ("0,000001", "0.000001"),
+            ("2D", "2"),
+            ("12D25", "12.25"),
+            ("0D000001", "0.000001"),
+            ("0D500", "0.5"),
+            # Grouping that the other convention cannot read is unambiguous.
+            ("1G250D5", "1250.5"),
+            ("1G000G000", "1000000"),
+            ("1 500", "1500"),
+            ("1 500D25", "1500.25"),
         ],
     )
-    def test_reads(self, locale, text, value):
-        assert parse_number(text, locale, whole=False) == Decimal(value)
+    def test_reads(self, locale, case, value):
+        assert parse_number(locale.written(case), locale, whole=False) == Decimal(value)
 
     @pytest.mark.parametrize(
-        ("text", "suggestion"),
-        [("0.5", "0.5"), (".5", "0.5"), ("12.75", "12.75"), ("1.250", "1.250")],
+        ("case", "suggestion"),
+        [("0d5", "0.5"), ("d5", "0.5"), ("12d75", "12.75"), ("0d500", "0.5"), ("1g250d5", "1250.5")],
     )
-    def test_a_decimal_point_is_refused_with_the_comma_version(self, locale, text, suggestion):
-        refused = problem(text, locale, whole=False)
+    def test_the_other_decimal_mark_is_refused_with_ours(self, locale, case, suggestion):
+        refused = problem(locale.written(case), locale, whole=False)
         assert (refused.code, refused.details) == ("decimal_mark", {"suggestion": Decimal(suggestion)})
 
-    @pytest.mark.parametrize(("text", "suggestion"), [("1.250,5", "1250.5"), ("1.000.000", "1000000")])
-    def test_thousands_separators_are_refused(self, locale, text, suggestion):
-        refused = problem(text, locale, whole=False)
-        assert (refused.code, refused.details) == ("grouped_decimal", {"suggestion": Decimal(suggestion)})
+    def test_the_other_grouping_is_refused_with_the_plain_number(self, locale):
+        refused = problem(locale.written("1g000g000"), locale, whole=False)
+        assert (refused.code, refused.details) == ("foreign_grouping", {"suggestion": Decimal(1000000)})
 
-    @pytest.mark.parametrize("text", ["0,5,5", "0.5.5", ",", ".", "1,2.5", "abc", "0,5 GB", "5e-1"])
-    def test_other_text_is_not_a_number(self, locale, text):
-        assert problem(text, locale, whole=False).code == "not_a_number"
+    @pytest.mark.parametrize(
+        ("case", "ours", "foreign"),
+        [
+            # Our grouping, or the other convention's decimal: 1000 times apart.
+            ("1G500", "1500", "1.5"),
+            ("10G000", "10000", "10"),
+            # Our decimal, or the other convention's grouping.
+            ("1D500", "1.5", "1500"),
+            ("12D125", "12.125", "12125"),
+        ],
+    )
+    def test_text_with_two_readings_names_both(self, locale, case, ours, foreign):
+        refused = problem(locale.written(case), locale, whole=False)
+        assert refused.code == "ambiguous"
+        assert refused.details == {"ours": Decimal(ours), "foreign": Decimal(foreign)}
+
+    @pytest.mark.parametrize("case", ["0D5D5", "0d5d5", "D", "d", "1D2d5", "abc", "0D5 GB", "5e-1", "1 50"])
+    def test_other_text_is_not_a_number(self, locale, case):
+        assert problem(locale.written(case), locale, whole=False).code == "not_a_number"
 
 
 def test_a_huge_paste_is_read_without_conversion_limits():
