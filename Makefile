@@ -4,6 +4,7 @@
 # make messages  extract the templates' and calc's strings, update the catalogs
 # make bench   measure speed and size (prints a table)
 # make audit   Lighthouse scores for every page, mobile and desktop
+# make validate  check calc's counts against PyTorch, transformers and peft (own virtualenv)
 
 PYTHON ?= python3
 VENV := .venv
@@ -11,7 +12,7 @@ PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 NODE_MODULES := node_modules/.package-lock.json
 
-.PHONY: site serve test messages browser screenshots bench audit clean
+.PHONY: site serve test messages browser screenshots bench audit validate clean
 
 $(INSTALLED): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -38,7 +39,7 @@ messages: $(INSTALLED)
 	$(PY) -m sitebuild.catalogs
 
 clean:
-	rm -rf site build $(VENV) node_modules
+	rm -rf site build $(VENV) .venv-validate node_modules
 
 screenshots: site browser
 	$(PY) tools/screenshots.py
@@ -48,3 +49,6 @@ bench: $(INSTALLED) $(NODE_MODULES) browser
 
 audit: $(INSTALLED) $(NODE_MODULES) browser
 	$(PY) tools/audit.py
+
+validate:
+	$(PYTHON) tools/validate.py
