@@ -1,0 +1,91 @@
+"""Common GPUs and the memory each really has, as ``nvidia-smi`` reports it.
+
+A vendor's "80 GB" is about 80 GiB, and not all of it: the driver keeps
+some back. The total that ``nvidia-smi`` prints (``Memory-Usage`` column,
+or ``--query-gpu=memory.total``) is what a program can ever hold, so each
+card is stored in MiB as printed there, and read in bytes (MiB × 2^20).
+
+The printed total depends on the driver: before the R5xx drivers, A100s and
+V100s showed less (A100-SXM4-40GB: 40536 MiB in
+https://github.com/facebookresearch/vissl/issues/422, 40960 MiB with driver
+580 below). Each value below comes from a printout in a public issue, with
+the driver that printed it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+MIB = 2**20
+
+
+@dataclass(frozen=True)
+class GPU:
+    """A card: a stable id (for HTML option values), its product name as
+    the driver reports it, and its total memory in MiB as ``nvidia-smi``
+    prints it."""
+
+    id: str
+    name: str
+    mib: int
+
+    @property
+    def bytes(self) -> int:
+        """Total memory in bytes.
+
+        >>> GPUS_BY_ID["h100-80gb"].bytes
+        85520809984
+        """
+        return self.mib * MIB
+
+
+# Smallest first, so that the cards a total fits in are listed in this order.
+GPUS: tuple[GPU, ...] = (
+    # driver 535.183.01: https://github.com/robbyant-research/MagicQuill/issues/57
+    GPU("t4", "Tesla T4", 15360),
+    # driver 470.182.03 (shown as "Tesla V100-SXM2..."):
+    # https://github.com/huggingface/text-generation-inference/issues/533;
+    # an older driver's figure: no printout from an R5xx driver was found.
+    GPU("v100-16gb", "Tesla V100-SXM2-16GB", 16160),
+    # driver 535.247.01: https://github.com/NVIDIA/DCGM/issues/232
+    GPU("a10g", "NVIDIA A10G", 23028),
+    # driver 570.133.20: https://github.com/speaches-ai/speaches/pull/438;
+    # driver 550.127.05: https://github.com/NVIDIA/TensorRT-LLM/issues/2398
+    GPU("l4", "NVIDIA L4", 23034),
+    # driver 550.163.01: https://github.com/RLinf/RLinf/issues/255;
+    # driver 535.54.03: https://github.com/vllm-project/vllm/issues/7553
+    GPU("rtx-4090", "NVIDIA GeForce RTX 4090", 24564),
+    # driver 595.84: https://github.com/noonghunna/club-3090/issues/1106;
+    # driver 610.43.03: https://github.com/noonghunna/club-3090/issues/745
+    GPU("rtx-3090", "NVIDIA GeForce RTX 3090", 24576),
+    # driver 525.105.17 (shown as "Tesla V100-SXM2..."): https://github.com/Wan-Video/Wan2.1/issues/5;
+    # the PCIe 32 GB board, --query-gpu memory.total: https://github.com/akash-network/provider-configs/pull/90
+    GPU("v100-32gb", "Tesla V100-SXM2-32GB", 32768),
+    # driver 580.126.09: https://github.com/bottlerocket-os/bottlerocket-core-kit/pull/834
+    GPU("a100-40gb", "NVIDIA A100-SXM4-40GB", 40960),
+    # driver 595.71.05, --query-gpu memory.total: https://github.com/akash-network/provider-configs/pull/99
+    GPU("l40s", "NVIDIA L40S", 46068),
+    # driver 550.54.15: https://github.com/NVIDIA/nccl/issues/1264;
+    # driver 550.90.07: https://github.com/wilicc/gpu-burn/issues/114
+    GPU("h100-80gb", "NVIDIA H100 80GB HBM3", 81559),
+    # https://github.com/NVIDIA/nccl-tests/issues/228 (driver not in the paste)
+    GPU("a100-80gb", "NVIDIA A100-SXM4-80GB", 81920),
+    # driver 550.144.03: https://github.com/sgl-project/sglang/issues/3196
+    GPU("h200", "NVIDIA H200", 143771),
+)
+
+GPUS_BY_ID: dict[str, GPU] = {gpu.id: gpu for gpu in GPUS}
+
+
+def cards_that_fit(total_bytes: int | Decimal | Fraction) -> tuple[GPU, ...]:
+    """The cards whose memory holds ``total_bytes`` (total ≤ capacity), smallest first.
+
+    >>> [gpu.id for gpu in cards_that_fit(80 * 10**9)]
+    ['h100-80gb', 'a100-80gb', 'h200']
+    >>> [gpu.id for gpu in cards_that_fit(GPUS_BY_ID["h100-80gb"].bytes + 1)]
+    ['a100-80gb', 'h200']
+    """
+    total = Fraction(total_bytes)
+    return tuple(gpu for gpu in GPUS if total <= gpu.bytes)
