@@ -59,8 +59,8 @@ def build(out: Path) -> None:
         folder.mkdir()
         # The worker reads the same compiled catalog the pages were made with.
         shutil.copy2(LOCALES_DIR / locale / "LC_MESSAGES" / "messages.mo", folder / CATALOG)
-        for name, (_, path) in PAGES.items():
-            page = folder / path
+        for name, path in PAGES.items():
+            page = folder / path / "index.html"
             page.parent.mkdir(parents=True, exist_ok=True)
             page.write_text(render_calculator(env, translations, name, locale), encoding="utf-8")
     (out / "index.html").write_text(render_chooser(envs), encoding="utf-8")

@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 from build import build  # noqa: E402
+from sitebuild.config import LOCALES  # noqa: E402
 from tests.browser import launch_profile  # noqa: E402
 from tools.serve import StaticHandler, serving  # noqa: E402
 
@@ -195,7 +196,7 @@ def median(runs: list[dict], key: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--locale", default="es")
+    parser.add_argument("--locale", choices=LOCALES, default=LOCALES[0])
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as folder:

@@ -13,31 +13,52 @@ from collections.abc import Mapping
 from decimal import Decimal
 from gettext import NullTranslations
 
-from calc.evaluation import Calculator, Quantity
-from calc.fields import Field
+from calc.evaluation import Calculator, Group
+from calc.i18n import N_
+from calc.inputs import Amount, Count
+from calc.outputs import Figure, Quantity
 
 GIGABYTE = "digital-gigabyte"
 
 # Bounds well past any real training run (the largest clusters have about
 # 10^5 GPUs), yet small enough that every result stays exact and readable.
-FIELDS = (
-    Field("micro_batch", default=Decimal(4), maximum=Decimal(1_000_000)),
-    Field("accumulation_steps", default=Decimal(8), maximum=Decimal(1_000_000)),
-    Field("gpus", default=Decimal(1), maximum=Decimal(1_000_000)),
-    Field(
-        "activation_per_sample",
-        default=Decimal("0.5"),
-        maximum=Decimal(10_000),
-        whole=False,
-        minimum=Decimal(0),
-        max_fraction_digits=6,
-        unit=GIGABYTE,
+MICRO_BATCH = Count(
+    "micro_batch",
+    N_("Micro-batch size"),
+    N_("Samples each GPU runs through one forward and backward pass."),
+    default=Decimal(4),
+    maximum=Decimal(1_000_000),
+)
+ACCUMULATION_STEPS = Count(
+    "accumulation_steps",
+    N_("Accumulation steps"),
+    N_("Micro-batches whose gradients are added up before each optimizer step."),
+    default=Decimal(8),
+    maximum=Decimal(1_000_000),
+)
+GPUS = Count(
+    "gpus",
+    N_("Data-parallel GPUs"),
+    N_(
+        "Model replicas that each process their own micro-batch: your number of GPUs, divided by the "
+        "tensor- and pipeline-parallel degrees if you use them."
     ),
+    default=Decimal(1),
+    maximum=Decimal(1_000_000),
+)
+ACTIVATION_PER_SAMPLE = Amount(
+    "activation_per_sample",
+    N_("Activation memory per sample"),
+    N_("Activations one sample keeps in memory for the backward pass."),
+    default=Decimal("0.5"),
+    maximum=Decimal(10_000),
+    places=6,
+    unit=GIGABYTE,
 )
 
 
 def effective_batch_size(micro_batch: Decimal, accumulation_steps: Decimal, gpus: Decimal) -> Decimal:
-    """Samples behind one optimizer step: E = b · a · g.
+    """Samples per optimizer step: E = b · a · g.
 
     >>> effective_batch_size(Decimal(4), Decimal(8), Decimal(1))
     Decimal('32')
@@ -76,12 +97,24 @@ def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str
     }
 
 
+def links(values: Mapping[str, Decimal], results: Mapping[str, Quantity]) -> dict[str, dict[str, str]]:
+    """The training-VRAM page gets this page's peak activation memory per GPU."""
+    return {"vram": {"activation_memory": format(results["activation_memory"].value.normalize(), "f")}}
+
+
 CALCULATOR = Calculator(
     name="accumulation",
-    fields=FIELDS,
-    outputs=("effective_batch", "activation_memory"),
+    groups=(
+        Group(N_("Batching"), (MICRO_BATCH, ACCUMULATION_STEPS, GPUS)),
+        Group(N_("Memory"), (ACTIVATION_PER_SAMPLE,)),
+    ),
+    outputs=(
+        Figure("effective_batch", N_("Effective batch size"), N_("samples per optimizer step")),
+        Figure("activation_memory", N_("Peak activation memory per GPU"), N_("activations held at once on each GPU")),
+    ),
     compute=compute,
     summarize=summarize,
+    links=links,
     # The page's worked example: the defaults, then the same run on 4 GPUs.
     examples={"single_gpu": {}, "four_gpus": {"gpus": Decimal(4)}},
 )

@@ -1,36 +1,57 @@
 """The entry point the web worker calls; it speaks JSON strings only.
 
 The worker writes the page's compiled catalog into Pyodide's file system,
-then asks :func:`evaluator` for a function that turns the form's texts
-into the view to show.
+then asks :func:`evaluator` for a function that turns a request into the
+view to show. A request is one of
+
+- ``{"values": {name: text or [values]}, "changed": name or null}``: the form as it is;
+- ``{"address": "?name=value…"}``: the page's own address, when it was opened with one.
 """
 
 from __future__ import annotations
 
 import json
+import traceback
 from collections.abc import Callable
 
 from babel import Locale
 
 from calc.calculators import CALCULATORS
-from calc.evaluation import default_texts, evaluate
+from calc.evaluation import default_texts, evaluate, restore, unavailable
 from calc.i18n import load_translations
 
 
 def evaluator(calculator: str, locale: str, localedir: str) -> Callable[[str], str]:
-    """A function from a JSON object of field texts to the JSON of the view."""
+    """A function from a JSON request to the JSON of the view."""
     chosen = CALCULATORS[calculator]
     parsed_locale = Locale.parse(locale)
     translations = load_translations(localedir, locale)
-    names = [f.name for f in chosen.fields]
+    names = [i.name for i in chosen.inputs]
     # Once now, so that the locale's data is loaded before the page says
     # it is ready, not on the reader's first edit.
     evaluate(chosen, default_texts(chosen, parsed_locale), parsed_locale, translations)
 
     def evaluate_json(request: str) -> str:
-        texts = json.loads(request)
-        # Only the known fields, and only as text: the request comes from a page.
-        clean = {name: str(texts.get(name, "")) for name in names}
-        return json.dumps(evaluate(chosen, clean, parsed_locale, translations).as_dict())
+        asked = json.loads(request)
+        try:
+            if "address" in asked:
+                texts = restore(chosen, str(asked["address"]), parsed_locale)
+                view = evaluate(chosen, texts, parsed_locale, translations, restoring=True)
+            else:
+                # Only the known inputs, each as text or a list of texts: the request comes from a page.
+                given = asked.get("values", {})
+                texts = {name: _raw(given.get(name, "")) for name in names}
+                changed = asked.get("changed") if asked.get("changed") in names else None
+                view = evaluate(chosen, texts, parsed_locale, translations, changed=changed)
+        except Exception:
+            # A bug, not the reader's doing: the console gets the traceback, the
+            # page a message, and the calculator keeps answering.
+            traceback.print_exc()
+            view = unavailable(chosen, translations)
+        return json.dumps(view.as_dict())
 
     return evaluate_json
+
+
+def _raw(value: object) -> str | list[str]:
+    return [str(item) for item in value] if isinstance(value, list) else str(value)

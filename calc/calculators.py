@@ -1,6 +1,6 @@
 """Every calculator the site has, by the name its page and worker use."""
 
-from calc import accumulation
+from calc import accumulation, lora, vram
 from calc.evaluation import Calculator
 
-CALCULATORS: dict[str, Calculator] = {c.name: c for c in (accumulation.CALCULATOR,)}
+CALCULATORS: dict[str, Calculator] = {c.name: c for c in (accumulation.CALCULATOR, vram.CALCULATOR, lora.CALCULATOR)}

@@ -1,4 +1,4 @@
-"""From the texts of a calculator's fields to the view a page shows.
+"""From what a calculator's form holds to the view its page shows.
 
 The build calls :func:`evaluate` to pre-render a page's results and the
 web worker calls it on every edit, so both show the same strings.
@@ -10,46 +10,69 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Context, Decimal, Inexact, InvalidOperation, Overflow, Rounded, localcontext
 from gettext import NullTranslations
+from urllib.parse import parse_qsl, urlencode
 
 from babel import Locale
 
-from calc.fields import Field
-from calc.formatting import format_number, format_quantity
+from calc.formatting import format_number
+from calc.inputs import Field, Raw, Value
 from calc.messages import describe
+from calc.outputs import Quantity, Shown
 from calc.parsing import InputProblem
 
 # Results must be exact: any rounding would raise instead of showing a
-# value that differs from the formula's.
+# value that differs from the formula's. (Outputs round only to be shown.)
 _EXACT = Context(prec=100, traps=[Inexact, Rounded, Overflow, InvalidOperation])
 
 
 @dataclass(frozen=True)
-class Quantity:
-    """A computed value and its CLDR unit id (``None`` for a plain count)."""
+class Group:
+    """Inputs shown together under a legend (a message id)."""
 
-    value: Decimal
-    unit: str | None = None
+    legend: str
+    inputs: tuple[Field, ...]
 
 
 @dataclass(frozen=True)
 class Calculator:
-    """A calculator: its fields, the names of its results, and its formulas.
+    """A calculator: its inputs in groups, its outputs, and its formulas.
 
-    ``compute`` receives every field's value by name and returns every
-    output's :class:`Quantity` by name; ``summarize`` words the formatted
-    outputs as one sentence for a screen reader. ``examples`` are named
-    sets of field values (over the defaults) that a page's prose works
-    through.
+    - ``compute`` receives every input's value by name (``None`` for a
+      blank optional one) and returns every output's result by name; it
+      may raise :class:`InputProblem` with a ``field`` for a combination
+      of values that cannot be (heads that do not divide the width).
+    - ``summarize`` words the figures' texts as one sentence for a screen reader.
+    - ``settle`` keeps linked inputs in step: given the values and the
+      input the reader just changed, it returns inputs to set (a preset
+      fills a model's shape; editing the shape makes it custom).
+    - ``links`` gives, for another calculator's page, the values to carry there.
+    - ``examples`` are named sets of values (over the defaults) that the
+      page's prose works through; ``facts`` are named quantities it quotes
+      (a recipe's bytes, a card's memory), so that every number in prose
+      comes from here, formatted for the locale, or literal text that no
+      language changes (a citation such as "§3.1").
     """
 
     name: str
-    fields: tuple[Field, ...]
-    outputs: tuple[str, ...]
-    compute: Callable[[Mapping[str, Decimal]], Mapping[str, Quantity]]
+    groups: tuple[Group, ...]
+    outputs: tuple[Shown, ...]
+    compute: Callable[[Mapping[str, Value | None]], Mapping[str, object]]
     summarize: Callable[[Mapping[str, str], NullTranslations], str]
-    examples: Mapping[str, Mapping[str, Decimal]] = field(default_factory=dict)
+    settle: Callable[[Mapping[str, Value | None], str | None], Mapping[str, Value]] = lambda values, changed: {}
+    links: Callable[[Mapping[str, Value | None], Mapping[str, object]], Mapping[str, Mapping[str, str]]] = (
+        lambda values, results: {}
+    )
+    examples: Mapping[str, Mapping[str, Value]] = field(default_factory=dict)
+    facts: Mapping[str, Quantity | str] = field(default_factory=dict)
 
-    def results(self, values: Mapping[str, Decimal]) -> Mapping[str, Quantity]:
+    @property
+    def inputs(self) -> tuple[Field, ...]:
+        return tuple(i for group in self.groups for i in group.inputs)
+
+    def defaults(self) -> dict[str, Value | None]:
+        return {i.name: i.default for i in self.inputs}
+
+    def results(self, values: Mapping[str, Value | None]) -> Mapping[str, object]:
         """The outputs for ``values``, computed exactly."""
         with localcontext(_EXACT):
             return self.compute(values)
@@ -57,15 +80,24 @@ class Calculator:
 
 @dataclass(frozen=True)
 class View:
-    """What a page shows: each field's error (or ``None``), each output's
-    text (empty while there is no result), the prompt shown instead of the
-    results (``None`` when there are results), and the one sentence a
-    screen reader announces once the reader pauses."""
+    """What a page shows.
+
+    ``errors``: each input's problem, or ``None``. ``outputs``: each
+    output's view (empty while there are no results). ``prompt``: shown
+    instead of the results, or ``None``. ``announcement``: the one sentence
+    a screen reader hears once the reader pauses. ``texts``: inputs whose
+    widget Python sets (from an address, or kept in step by ``settle``).
+    ``address``: the inputs as the page's query string. ``links``: the
+    query string each linked calculator's page gets.
+    """
 
     errors: dict[str, str | None]
-    outputs: dict[str, str]
+    outputs: dict[str, object]
     prompt: str | None
     announcement: str
+    texts: dict[str, Raw]
+    address: str
+    links: dict[str, str]
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -73,21 +105,61 @@ class View:
             "outputs": self.outputs,
             "prompt": self.prompt,
             "announcement": self.announcement,
+            "texts": self.texts,
+            "address": self.address,
+            "links": self.links,
         }
 
 
-def default_texts(calculator: Calculator, locale: Locale) -> dict[str, str]:
-    """Each field's default value as the page pre-fills it."""
-    return {f.name: format_number(f.default, locale) for f in calculator.fields}
+def unavailable(calculator: Calculator, translations: NullTranslations) -> View:
+    """What the page shows when evaluating failed unexpectedly: a message, and the page stays alive."""
+    message = translations.gettext("Something went wrong with these values. Change one of them to try again.")
+    outputs = {o.name: _EMPTY[o.widget] for o in calculator.outputs}
+    return View(dict.fromkeys(i.name for i in calculator.inputs), outputs, message, message, {}, "", {})
+
+
+def default_texts(calculator: Calculator, locale: Locale) -> dict[str, Raw]:
+    """Each input's default as the page pre-fills it."""
+    return {i.name: i.text(i.default, locale) for i in calculator.inputs}
+
+
+def restore(calculator: Calculator, address: str, locale: Locale) -> dict[str, Raw]:
+    """The inputs' texts for a page opened at ``address`` (its query string).
+
+    A value written as addresses write it is shown in the locale's
+    notation; anything else is taken as if the reader had typed it, so an
+    odd address gets a message beside its field, never a guess.
+
+    >>> from calc.accumulation import CALCULATOR
+    >>> restore(CALCULATOR, "?gpus=1024&activation_per_sample=0.25&x=1", Locale.parse("es"))["gpus"]
+    '1024'
+    >>> restore(CALCULATOR, "activation_per_sample=1.500", Locale.parse("es"))["activation_per_sample"]
+    '1.500'
+    """
+    texts = default_texts(calculator, locale)
+    given = dict(parse_qsl(address.removeprefix("?"), keep_blank_values=True))
+    for i in calculator.inputs:
+        if i.name in given:
+            try:
+                texts[i.name] = i.text(i.from_address(given[i.name]), locale)
+            except ValueError:
+                texts[i.name] = given[i.name]
+    return texts
 
 
 def evaluate(
     calculator: Calculator,
-    texts: Mapping[str, str],
+    raw: Mapping[str, Raw],
     locale: Locale,
     translations: NullTranslations,
+    *,
+    changed: str | None = None,
+    restoring: bool = False,
 ) -> View:
-    """Read every field, then compute and format the results if all are valid.
+    """Read every input, keep linked ones in step, then compute and show the results if all are valid.
+
+    ``changed`` names the input the reader just edited; ``restoring`` says
+    the texts come from the page's address, so the page shows them all.
 
     >>> from calc.accumulation import CALCULATOR
     >>> es = Locale.parse("es")
@@ -95,34 +167,78 @@ def evaluate(
     {'effective_batch': '32', 'activation_memory': '2 GB'}
     """
     _, ngettext = translations.gettext, translations.ngettext
-    values: dict[str, Decimal] = {}
-    errors: dict[str, str | None] = {}
-    blank = False
-    for f in calculator.fields:
-        errors[f.name] = None
+    inputs = {i.name: i for i in calculator.inputs}
+    texts = {name: raw.get(name, "") for name in inputs}
+    values: dict[str, Value | None] = {}
+    errors: dict[str, str | None] = dict.fromkeys(inputs)
+    for name, i in inputs.items():
         try:
-            value = f.read(texts.get(f.name, ""), locale)
+            values[name] = i.read(texts[name], locale)
         except InputProblem as problem:
-            errors[f.name] = describe(problem, f, locale, translations)
-            continue
-        if value is None:
-            blank = True
-        else:
-            values[f.name] = value
+            errors[name] = describe(problem, i, locale, translations)
+    blank = any(values.get(name, 0) is None and not getattr(i, "optional", False) for name, i in inputs.items())
 
-    invalid = sum(error is not None for error in errors.values())
+    settled = {name: value for name, value in calculator.settle(values, changed).items() if errors[name] is None}
+    values.update(settled)
+    shown_texts = dict(texts) if restoring else {}
+    for name, value in settled.items():
+        texts[name] = shown_texts[name] = inputs[name].text(value, locale)
+
+    results, unreachable = None, False
+    if not blank and not any(errors.values()):
+        try:
+            results = calculator.results(values)
+        except InputProblem as problem:
+            errors[problem.field] = describe(problem, inputs[problem.field], locale, translations)
+        except (ArithmeticError, ValueError):
+            # A combination no formula takes exactly: say so, and keep the page alive.
+            unreachable = True
+
+    outputs: dict[str, object] = {o.name: _EMPTY[o.widget] for o in calculator.outputs}
+    links: dict[str, str] = {}
+    invalid = [name for name, error in errors.items() if error]
     if invalid:
         prompt = ngettext(
             "Correct the highlighted value to see the results.",
             "Correct the %(count)s highlighted values to see the results.",
-            invalid,
-        ) % {"count": format_number(Decimal(invalid), locale)}
+            len(invalid),
+        ) % {"count": format_number(Decimal(len(invalid)), locale)}
+        # Each problem with the name of its field: a screen reader hears this away from the fields.
+        announcement = " ".join(
+            _("%(field)s: %(problem)s") % {"field": _(inputs[name].label), "problem": errors[name]} for name in invalid
+        )
     elif blank:
-        prompt = _("Enter a value in every field to see the results.")
+        prompt = announcement = _("Enter a value in every field to see the results.")
+    elif unreachable:
+        prompt = announcement = _("These values cannot be computed exactly. Change one of them to see the results.")
     else:
-        results = calculator.results(values)
-        outputs = {name: format_quantity(q.value, q.unit, locale) for name, q in results.items()}
-        return View(errors, outputs, None, calculator.summarize(outputs, translations))
-    # The reader is in the field that went wrong: its message says it all.
-    announcement = " ".join(error for error in errors.values() if error) or prompt
-    return View(errors, {name: "" for name in calculator.outputs}, prompt, announcement)
+        prompt = None
+        outputs = {o.name: o.render(results[o.name], locale, translations) for o in calculator.outputs}
+        announcement = calculator.summarize({n: t for n, t in outputs.items() if isinstance(t, str)}, translations)
+        links = {page: urlencode(carried) for page, carried in calculator.links(values, results).items()}
+    return View(errors, outputs, prompt, announcement, shown_texts, address(calculator, texts, values, errors), links)
+
+
+# What each kind of output shows while there are no results.
+_EMPTY = {"figure": "", "table": {"rows": []}, "bar": {"svg": ""}}
+
+
+def address(
+    calculator: Calculator,
+    texts: Mapping[str, Raw],
+    values: Mapping[str, Value | None],
+    errors: Mapping[str, str | None],
+) -> str:
+    """The query string that reopens the page as it is: each input that differs from its default.
+
+    A valid value is written as addresses write it; an invalid one as it was typed.
+    """
+    pairs = []
+    for i in calculator.inputs:
+        if errors.get(i.name) is None and i.name in values:
+            if values[i.name] != i.default:
+                pairs.append((i.name, i.to_address(values[i.name])))
+        else:
+            raw = texts[i.name]
+            pairs.append((i.name, raw if isinstance(raw, str) else ",".join(raw)))
+    return urlencode(pairs)

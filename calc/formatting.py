@@ -8,6 +8,7 @@ rules it does not apply are applied here (see the comments below).
 from __future__ import annotations
 
 from decimal import Decimal
+from fractions import Fraction
 
 from babel import Locale
 from babel.numbers import format_decimal
@@ -23,6 +24,11 @@ _MINIMUM_GROUPING_DIGITS = {"es": 2, "it": 2}
 # turns 1 GB into "1 Gbyte".
 _FALLBACK_PLURAL = "other"
 
+# Binary units, which CLDR does not have: their IEC 80000-13 symbols are the
+# same in every language. GPU memory is sized in them (an "80 GB" card has
+# about 80 GiB); the ids follow CLDR's.
+_IEC_UNITS = {"digital-gibibyte": "GiB", "digital-mebibyte": "MiB"}
+
 
 def format_number(value: Decimal, locale: Locale, *, grouping: bool = True) -> str:
     """``value`` with every significant digit, in ``locale``'s notation.
@@ -30,7 +36,9 @@ def format_number(value: Decimal, locale: Locale, *, grouping: bool = True) -> s
     ``grouping=False`` leaves out group separators, for text a visitor may
     type back into a field that refuses them.
 
-    >>> es, it = Locale.parse("es"), Locale.parse("it")
+    >>> en, es, it = Locale.parse("en"), Locale.parse("es"), Locale.parse("it")
+    >>> format_number(Decimal(1024), en), format_number(Decimal("0.5"), en)
+    ('1,024', '0.5')
     >>> format_number(Decimal("0.50"), es)
     '0,5'
     >>> format_number(Decimal(1000), es), format_number(Decimal(1000), it)
@@ -57,21 +65,52 @@ def _groups(value: Decimal, locale: Locale) -> bool:
     return integer_digits >= primary + minimum
 
 
-def format_quantity(value: Decimal, unit: str | None, locale: Locale) -> str:
+def rounded(value: Decimal | Fraction, places: int) -> Decimal:
+    """``value`` rounded half up to ``places`` decimal places, to show it.
+
+    Integer arithmetic, so no decimal context can round it twice or refuse it.
+    Half up is how the ZeRO paper prints its Table 1 (41.25 GB reads 41.3).
+
+    >>> rounded(Fraction(4125, 100), 1)
+    Decimal('41.3')
+    >>> rounded(Fraction(1, 3), 4)
+    Decimal('0.3333')
+    >>> rounded(Fraction(120), 0)
+    Decimal('120')
+    """
+    if value < 0 or places < 0:
+        raise ValueError("rounded takes a non-negative value and number of places")
+    scaled = Fraction(value) * 10**places
+    whole, rest = divmod(scaled.numerator, scaled.denominator)
+    if 2 * rest >= scaled.denominator:
+        whole += 1
+    return Decimal(f"{whole}E-{places}") if places else Decimal(whole)
+
+
+def format_quantity(value: Decimal, unit: str | None, locale: Locale, *, breakable: bool = True) -> str:
     """``value`` followed by ``unit`` (a CLDR unit id) in its short form.
+
+    ``breakable=False`` joins number and unit with a no-break space, for
+    prose, where a line must not end between them.
 
     >>> format_quantity(Decimal(1), "digital-gigabyte", Locale.parse("it"))
     '1 GB'
     >>> format_quantity(Decimal("0.3"), "digital-gigabyte", Locale.parse("es"))
     '0,3 GB'
+    >>> format_quantity(Decimal(10000), "digital-gigabyte", Locale.parse("en"), breakable=False)
+    '10,000\xa0GB'
     >>> format_quantity(Decimal(32), None, Locale.parse("es"))
     '32'
+    >>> format_quantity(Decimal("79.65"), "digital-gibibyte", Locale.parse("it"))
+    '79,65 GiB'
     """
     number = format_number(value, locale)
     if unit is None:
         return number
     patterns = _unit_patterns(unit, locale)
     pattern = patterns.get(locale.plural_form(value)) or patterns[_FALLBACK_PLURAL]
+    if not breakable:
+        pattern = pattern.replace(" ", "\u00a0")
     return pattern.format(number)
 
 
@@ -85,5 +124,7 @@ def unit_symbol(unit: str, locale: Locale) -> str:
 
 
 def _unit_patterns(unit: str, locale: Locale) -> dict[str, str]:
+    if unit in _IEC_UNITS:
+        return {_FALLBACK_PLURAL: "{0} " + _IEC_UNITS[unit]}
     # Babel has no public accessor for a unit's patterns by plural category.
     return locale._data["unit_patterns"][unit]["short"]

@@ -8,6 +8,14 @@ from pathlib import Path
 DOMAIN = "messages"
 
 
+def N_(message: str) -> str:
+    """Mark ``message`` for the catalog; it is translated where it is shown.
+
+    Babel's extractor collects ``N_`` calls by default.
+    """
+    return message
+
+
 def load_translations(localedir: str | Path, locale: str) -> gettext.GNUTranslations:
     """The compiled catalog ``<localedir>/<locale>/LC_MESSAGES/messages.mo``.
 

@@ -1,4 +1,4 @@
-"""The words for each input problem, through the locale's gettext catalog."""
+"""The words for what is wrong with an input's value, through the locale's gettext catalog."""
 
 from __future__ import annotations
 
@@ -7,16 +7,18 @@ from gettext import NullTranslations
 from babel import Locale
 from babel.numbers import get_decimal_symbol
 
-from calc.fields import Field
-from calc.formatting import format_number, format_quantity
+from calc.formatting import format_number, format_quantity, unit_symbol
 from calc.parsing import InputProblem
 
 
-def describe(problem: InputProblem, field: Field, locale: Locale, translations: NullTranslations) -> str:
+def describe(problem: InputProblem, field, locale: Locale, translations: NullTranslations) -> str:
     """One sentence telling what is wrong with the field and what it takes.
 
+    ``field`` is the input (a kind from :mod:`calc.inputs`) the problem is in.
+
     >>> from decimal import Decimal
-    >>> steps = Field("steps", default=Decimal(8), maximum=Decimal(1000))
+    >>> from calc.inputs import Count
+    >>> steps = Count("steps", "Steps", "", default=Decimal(8), maximum=Decimal(1000))
     >>> describe(InputProblem("too_large", maximum=Decimal(1000)), steps, Locale.parse("en"), NullTranslations())
     'Enter at most 1,000.'
     """
@@ -26,33 +28,49 @@ def describe(problem: InputProblem, field: Field, locale: Locale, translations: 
     def number(name: str) -> str:
         return format_number(details[name], locale)
 
-    def suggestion() -> str:
-        # Ungrouped: the suggestion is meant to be typed back in as it reads.
-        return format_number(details["suggestion"], locale, grouping=False)
+    def typed(name: str) -> str:
+        # Ungrouped: a suggestion is meant to be typed back in as it reads.
+        return format_number(details[name], locale, grouping=False)
 
     def quantity(name: str) -> str:
-        return format_quantity(details[name], field.unit, locale)
+        return format_quantity(details[name], field.unit, locale, breakable=False)
 
-    example = format_number(field.default, locale)
     match problem.code:
         case "not_a_number" if field.whole:
-            return _("Enter a whole number, such as %(example)s.") % {"example": example}
+            return _("Enter a whole number, such as %(example)s.") % {"example": field.sample(locale)}
         case "not_a_number":
-            return _("Enter a number, such as %(example)s.") % {"example": example}
+            return _("Enter a number, such as %(example)s.") % {"example": field.sample(locale)}
         case "not_whole":
             return _("Enter a whole number, without decimals.")
+        case "number_only" if field.unit:
+            return _("Type the number only, in %(unit)s.") % {"unit": unit_symbol(field.unit, locale)}
+        case "number_only":
+            return _("Type the number only.")
         case "decimal_mark" if get_decimal_symbol(locale) == ",":
-            return _("Use a decimal comma: %(suggestion)s.") % {"suggestion": suggestion()}
+            return _("Use a decimal comma: %(suggestion)s.") % {"suggestion": typed("suggestion")}
         case "decimal_mark":
-            return _("Use a decimal point: %(suggestion)s.") % {"suggestion": suggestion()}
-        case "grouped_decimal":
-            return _("Leave out the thousands separators: %(suggestion)s.") % {"suggestion": suggestion()}
+            return _("Use a decimal point: %(suggestion)s.") % {"suggestion": typed("suggestion")}
+        case "foreign_grouping":
+            return _("Leave out the thousands separators: %(suggestion)s.") % {"suggestion": typed("suggestion")}
+        case "ambiguous":
+            return _("Did you mean %(ours)s or %(foreign)s? Type the one you mean as shown.") % {
+                "ours": typed("ours"),
+                "foreign": typed("foreign"),
+            }
         case "too_small":
             return _("Enter at least %(minimum)s.") % {"minimum": quantity("minimum")}
         case "not_positive":
             return _("Enter a value greater than %(minimum)s.") % {"minimum": quantity("minimum")}
         case "too_large":
             return _("Enter at most %(maximum)s.") % {"maximum": quantity("maximum")}
+        case "not_an_option":
+            return _("Choose one of the listed options.")
+        case "none_chosen":
+            return _("Choose at least one.")
+        case "heads_do_not_divide":
+            return _("The hidden size must be divisible by the number of attention heads.")
+        case "kv_heads_do_not_divide":
+            return _("The attention heads must be divisible by the number of key and value heads.")
         case "too_many_decimals":
             count = int(details["count"])
             return ngettext(

@@ -1,7 +1,8 @@
 """Where things are, and what the site is made of.
 
 Adding a locale: its catalog in ``locales/`` and its code in ``LOCALES``.
-Adding a calculator: its module in ``calc/``, its template, and a line in ``PAGES``.
+Adding a calculator: its module in ``calc/`` (listed in ``calc/calculators.py``),
+its template of prose in ``templates/``, and a line in ``PAGES``.
 """
 
 import os
@@ -14,11 +15,13 @@ WEB = ROOT / "web"
 PYODIDE_PACKAGE = ROOT / "node_modules" / "pyodide"
 WORK = ROOT / "build"
 
-# The first locale is the one the language chooser lists first.
-LOCALES = ("es", "it")
+# The first locale is the one the language chooser lists first, and where the
+# site's root sends a visitor whose languages the site does not have.
+LOCALES = ("en", "es", "it")
 
-# Calculator name -> (template, path of its page inside a locale's folder).
-PAGES = {"accumulation": ("accumulation.html", "index.html")}
+# Calculator name (its module in calc/, its template in templates/) -> its
+# page's folder inside a locale's, "" for the locale's home page.
+PAGES = {"accumulation": "", "vram": "vram/", "lora": "lora/"}
 
 # Site layout, relative to the output folder.
 ASSETS = "assets"
@@ -26,9 +29,8 @@ RUNTIME = "pyodide"
 CATALOG = "messages.mo"
 
 # Where the site is deployed, ending in "/" (say https://calc.example/): the
-# canonical and alternate links and the social tags need absolute URLs.
-# Without it those links are relative, which browsers follow but search
-# engines read less well.
+# canonical and alternate links and the social tags need absolute URLs, so
+# without it the pages leave them out.
 BASE_URL = os.environ.get("SITE_URL", "")
 
 # The pages' Content-Security-Policy, as a <meta> so it holds on any static

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
 from gettext import GNUTranslations
 from pathlib import Path
 
@@ -14,7 +13,10 @@ from markupsafe import Markup
 from calc.calculators import CALCULATORS
 from calc.evaluation import Calculator, default_texts, evaluate
 from calc.formatting import format_number, format_quantity, unit_symbol
+from calc.inputs import Amount, Count, Value
+from calc.outputs import Quantity
 from sitebuild.config import ASSETS, BASE_URL, CATALOG, CONTENT_SECURITY_POLICY, LOCALES, PAGES
+from sitebuild.validation import validation_facts
 
 
 def environment(templates: Path, translations: GNUTranslations) -> Environment:
@@ -47,27 +49,33 @@ def math_symbol(symbol: str) -> Markup:
     return Markup("<math><mi>{}</mi></math>").format(symbol)
 
 
-def unbroken(text: str) -> Markup:
-    """A number with its unit, kept on one line wherever prose wraps."""
-    return Markup('<span class="nowrap">{}</span>').format(text)
+def worked_example(calculator: Calculator, overrides: dict[str, Value], locale: Locale) -> dict[str, dict[str, str]]:
+    """An example's inputs and results, formatted for prose and formulas.
 
-
-def worked_example(calculator: Calculator, overrides: dict[str, Decimal], locale: Locale) -> dict[str, dict[str, str]]:
-    """An example's inputs and results, formatted for prose and formulas."""
-    values = {f.name: overrides.get(f.name, f.default) for f in calculator.fields}
-    units = {f.name: f.unit for f in calculator.fields}
+    ``inputs`` and ``numbers`` are bare numbers (for formulas); ``quantities``
+    and ``outputs`` carry their unit, kept on one line (for prose).
+    """
+    values = {**calculator.defaults(), **overrides}
     results = calculator.results(values)
+    numbers = {i.name: i for i in calculator.inputs if isinstance(i, Count | Amount)}
+    shown = {name: q for name, q in results.items() if isinstance(q, Quantity)}
     return {
-        "inputs": {name: format_number(value, locale) for name, value in values.items()},
-        "quantities": {name: unbroken(format_quantity(value, units[name], locale)) for name, value in values.items()},
-        "numbers": {name: format_number(q.value, locale) for name, q in results.items()},
-        "outputs": {name: unbroken(format_quantity(q.value, q.unit, locale)) for name, q in results.items()},
+        "inputs": {name: i.text(values[name], locale) for name, i in numbers.items()},
+        "quantities": {
+            name: format_quantity(values[name], i.unit, locale, breakable=False) for name, i in numbers.items()
+        },
+        "numbers": {name: format_number(q.shown(), locale) for name, q in shown.items()},
+        "outputs": {name: q.text(locale, breakable=False) for name, q in shown.items()},
     }
 
 
-def page_url(path: str, up: str) -> str:
-    """A page's address: absolute under ``BASE_URL`` if set, else relative."""
-    return f"{BASE_URL}{path}" if BASE_URL else f"{up}{path}" or "./"
+def page_url(path: str) -> str | None:
+    """A page's address under ``BASE_URL``; ``None`` when the site's address is unknown.
+
+    Canonical and alternate links must be absolute: search engines ignore
+    relative ones, so without the address the pages leave them out.
+    """
+    return f"{BASE_URL}{path}" if BASE_URL else None
 
 
 def open_graph_locale(locale: str) -> str:
@@ -80,47 +88,90 @@ def open_graph_locale(locale: str) -> str:
     return f"{language}_{territory}"
 
 
-def page_links(locale: str, up: str, path: str) -> dict[str, object]:
-    """What every page's head and language switcher need; ``path`` is the page's own."""
+def page_links(locale: str, path: str) -> dict[str, object]:
+    """What every page's head and language switcher need; ``path`` is the page's own inside its locale."""
+    up = "../" * (1 + path.count("/"))
     return {
         "lang": locale,
         "csp": CONTENT_SECURITY_POLICY,
         "assets": f"{up}{ASSETS}/",
-        "canonical": page_url(path, up),
+        "canonical": page_url(f"{locale}/{path}"),
         "og_locale": open_graph_locale(locale),
         "og_alternates": [open_graph_locale(code) for code in LOCALES if code != locale],
+        # The same page in each language.
         "alternates": [
-            {"lang": code, "name": autonym(code), "href": f"{up}{code}/", "url": page_url(f"{code}/", up)}
+            {"lang": code, "name": autonym(code), "href": f"{up}{code}/{path}", "url": page_url(f"{code}/{path}")}
             for code in LOCALES
         ],
-        "default_url": page_url("", up),
+        # The root page, which sends each visitor to their language.
+        "default_url": page_url(""),
     }
+
+
+def relative(path: str, target: str) -> str:
+    """The link from the page at ``path`` to the page at ``target``, both inside one locale.
+
+    >>> relative("vram/", ""), relative("", "lora/"), relative("vram/", "lora/")
+    ('../', 'lora/', '../lora/')
+    """
+    return "../" * path.count("/") + target or "./"
+
+
+def prose_context(name: str, locale: Locale) -> dict[str, object]:
+    """What a calculator's prose quotes: its worked examples and facts, formatted for ``locale``."""
+    calculator = CALCULATORS[name]
+    return {
+        "examples": {key: worked_example(calculator, dict(over), locale) for key, over in calculator.examples.items()},
+        "facts": {
+            key: fact.text(locale, breakable=False) if isinstance(fact, Quantity) else fact
+            for key, fact in calculator.facts.items()
+        },
+        "validation": validation_facts(locale),
+        "math": math_symbol,
+    }
+
+
+def prose(env: Environment, name: str, locale: Locale):
+    """A calculator's words: the module its template makes (title, description, FAQ…)."""
+    return env.get_template(f"{name}.html").make_module(prose_context(name, locale))
 
 
 def render_calculator(env: Environment, translations: GNUTranslations, name: str, locale: str) -> str:
     """A calculator's page, its results pre-rendered for the default values."""
     calculator = CALCULATORS[name]
-    template, path = PAGES[name]
+    path = PAGES[name]
     parsed = Locale.parse(locale)
     texts = default_texts(calculator, parsed)
-    up = "../" * (path.count("/") + 1)
-    return env.get_template(template).render(
-        **page_links(locale, up, f"{locale}/{path.removesuffix('index.html')}"),
-        calculator=name,
-        catalog=CATALOG,
-        fields={f.name: f for f in calculator.fields},
-        bounds={
-            f.name: {
-                "minimum": unbroken(format_quantity(f.minimum, f.unit, parsed)),
-                "maximum": unbroken(format_quantity(f.maximum, f.unit, parsed)),
-            }
-            for f in calculator.fields
+    view = evaluate(calculator, texts, parsed, translations)
+    words = prose(env, name, parsed)
+    links = [
+        {
+            "page": page,
+            "text": text,
+            "path": relative(path, PAGES[page]),
+            "href": relative(path, PAGES[page]) + (f"?{view.links[page]}" if view.links.get(page) else ""),
+        }
+        for page, text in words.links.items()
+    ]
+    related = [
+        {"href": relative(path, PAGES[other]), "title": words.title, "description": words.description}
+        for other, words in ((other, prose(env, other, parsed)) for other in PAGES if other != name)
+    ]
+    return env.get_template("calculator.html").render(
+        **page_links(locale, path),
+        prose_template=f"{name}.html",
+        calculator=calculator,
+        catalog="../" * path.count("/") + CATALOG,
+        hints={
+            i.name: " ".join(filter(None, [translations.gettext(i.description), i.accepts(parsed, translations)]))
+            for i in calculator.inputs
         },
-        units={f.name: unit_symbol(f.unit, parsed) for f in calculator.fields if f.unit},
+        units={i.name: unit_symbol(i.unit, parsed) for i in calculator.inputs if getattr(i, "unit", None)},
         texts=texts,
-        view=evaluate(calculator, texts, parsed, translations),
-        examples={key: worked_example(calculator, dict(over), parsed) for key, over in calculator.examples.items()},
-        math=math_symbol,
+        view=view,
+        links=links,
+        related=related,
+        **prose_context(name, parsed),
     )
 
 
@@ -130,9 +181,13 @@ def render_chooser(envs: dict[str, Environment]) -> str:
     Each locale's title and description come from its own catalog, so
     each reads in its own language.
     """
-    links = page_links(LOCALES[0], "", "")
+    # The root is no locale's page: its own address, and assets beside it.
+    links = {**page_links(LOCALES[0], ""), "canonical": page_url(""), "assets": f"{ASSETS}/"}
+    home = next(name for name, path in PAGES.items() if path == "")
     entries = []
     for alternate in links["alternates"]:
-        words = envs[alternate["lang"]].get_template("site-words.html").make_module()
-        entries.append({**alternate, "title": words.title, "description": words.description})
+        words = prose(envs[alternate["lang"]], home, Locale.parse(alternate["lang"]))
+        entries.append(
+            {**alternate, "href": f"{alternate['lang']}/", "title": words.title, "description": words.description}
+        )
     return envs[LOCALES[0]].get_template("chooser.html").render(entries=entries, **links)

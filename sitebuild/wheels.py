@@ -6,6 +6,7 @@ import base64
 import hashlib
 import json
 import pickle
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -19,6 +20,9 @@ def build_calc_wheel(project: Path, out: Path) -> Path:
     """Build ``calc``'s wheel with pip, as any pure-Python package is built."""
     for old in out.glob("calc-*.whl"):
         old.unlink()
+    # setuptools copies the package into build/lib and never removes a file
+    # from there: a module deleted from calc/ would still ship.
+    shutil.rmtree(project / "build" / "lib", ignore_errors=True)
     subprocess.run(
         [
             sys.executable,

@@ -43,23 +43,23 @@ def test_a_new_build_replaces_the_cache_whole(browser, site, tmp_path):
     shutil.copytree(site, copy)
     with serving(copy) as url:
         context = browser.new_context()
-        first = visit(context, f"{url}es/")
+        first = visit(context, f"{url}{LOCALES[0]}/")
         (old,) = first.evaluate(ACTIVE_CACHE)
         first.close()
 
         # A new build: one page changes, and with it the version.
-        page = copy / "es" / "index.html"
+        page = copy / LOCALES[0] / "index.html"
         page.write_text(page.read_text(encoding="utf-8").replace("<h1>", '<h1 data-build="2">'), encoding="utf-8")
         new = f"calc-{write_service_worker(copy)}"
         assert new != old
 
         # The open page keeps the old build; the new one waits for it to close.
-        second = visit(context, f"{url}es/")
+        second = visit(context, f"{url}{LOCALES[0]}/")
         expect(second.locator("h1")).not_to_have_attribute("data-build", "2")
         second.evaluate("navigator.serviceWorker.ready.then((r) => r.update())")
         second.close()
 
-        third = visit(context, f"{url}es/")
+        third = visit(context, f"{url}{LOCALES[0]}/")
         third.evaluate(
             """async ([added, gone]) => {
                 for (;;) {

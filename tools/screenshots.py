@@ -1,11 +1,13 @@
 """Screenshots of each locale's page for the README: `make screenshots`.
 
 Builds nothing itself: run after `make site`. Each picture shows the page
-with Python ready, at a laptop's width.
+with Python ready, at a laptop's width; the README's table of them is
+rewritten from the locale list.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -15,19 +17,32 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 from sitebuild.config import LOCALES  # noqa: E402
+from sitebuild.pages import autonym  # noqa: E402
 from tests.browser import launch  # noqa: E402
 from tools.serve import serving  # noqa: E402
+
+README = ROOT / "README.md"
+TABLE = re.compile(r"(<!-- screenshots -->\n).*?(<!-- /screenshots -->)", re.S)
+
+
+def screenshot_table() -> str:
+    """The README's table: one column per locale, each with its page's picture."""
+    names = [autonym(code) for code in LOCALES]
+    pictures = [f"![The {code} page](docs/screenshot-{code}.png)" for code in LOCALES]
+    return "\n".join(f"| {' | '.join(row)} |" for row in (names, ["---"] * len(LOCALES), pictures)) + "\n"
 
 
 def main() -> None:
     with serving(ROOT / "site") as base, sync_playwright() as playwright:
         browser = launch(playwright)
-        page = browser.new_page(viewport={"width": 1000, "height": 1250})
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
         for locale in LOCALES:
             page.goto(f"{base}{locale}/")
-            expect(page.locator("html")).to_have_attribute("data-calc", "ready", timeout=60_000)
+            expect(page.locator("html")).to_have_attribute("data-calc", "ready", timeout=120_000)
             page.screenshot(path=ROOT / "docs" / f"screenshot-{locale}.png")
         browser.close()
+    readme = README.read_text(encoding="utf-8")
+    README.write_text(TABLE.sub(lambda m: m[1] + screenshot_table() + m[2], readme), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,12 @@
-// Browser glue for a calculator page. It moves the form's texts to the
-// Python worker and the worker's strings back into the page; every number
-// and every word it shows comes from Python and the gettext catalogs.
+// Browser glue for every calculator page. It moves the form's raw values
+// to the Python worker and applies the views the worker sends back; every
+// number and every word it shows comes from Python and the gettext catalogs.
+//
+// What it applies, by element:
+//   an input or select [name]: its error, and its text when Python sets it;
+//   output[name]: a figure's text;
+//   [data-output][data-kind=table]: a table's rows; [data-kind=svg]: a chart;
+//   a[data-link]: the address of a linked calculator, with the values it carries.
 
 // How long the reader must pause before the results are announced.
 const ANNOUNCE_AFTER_MS = 700;
@@ -13,10 +19,13 @@ const root = document.documentElement;
 const form = document.querySelector("form[data-calculator]");
 const results = form.querySelector(".results");
 const placeholder = form.querySelector('[data-role="placeholder"]');
-const figures = form.querySelector(".figures");
+const outcome = form.querySelector('[data-role="outcome"]');
 const announcer = form.querySelector('[data-role="announcement"]');
-const inputs = [...form.querySelectorAll("input[name]")];
+const controls = [...form.querySelectorAll("input[name], select[name]")];
+const names = [...new Set(controls.map((control) => control.name))];
 const outputs = [...form.querySelectorAll("output[name]")];
+const parts = [...form.querySelectorAll("[data-output]")];
+const links = [...document.querySelectorAll("a[data-link]")];
 
 const worker = new Worker(new URL("./calc-worker.js", import.meta.url), { type: "module" });
 const pending = new Map();
@@ -70,54 +79,114 @@ worker.postMessage({
   catalog: new URL(form.dataset.catalog, document.baseURI).href,
 });
 
-function evaluate(values) {
+function evaluate(request) {
   return new Promise((resolve, reject) => {
     const id = ++lastId;
     pending.set(id, { resolve, reject });
-    worker.postMessage({ id, type: "evaluate", values });
+    worker.postMessage({ id, type: "evaluate", request });
   });
 }
 
+// What the form holds: a text or an option's value, or the checked values of a group of boxes.
 function readForm() {
-  return Object.fromEntries(inputs.map((input) => [input.name, input.value]));
+  const values = {};
+  for (const name of names) {
+    const group = controls.filter((control) => control.name === name);
+    values[name] =
+      group[0].type === "checkbox" ? group.filter((box) => box.checked).map((box) => box.value) : group[0].value;
+  }
+  return values;
 }
 
-// The view as the server rendered it, for the default values.
-function readView() {
-  const errors = {};
-  for (const input of inputs) {
-    const error = document.getElementById(`${input.name}-error`);
-    errors[input.name] = error.hidden ? null : error.textContent;
+// The view as the server rendered it, for the default values, to return to if Python fails.
+const initialView = {
+  errors: Object.fromEntries(names.map((name) => [name, errorOf(name).hidden ? null : errorOf(name).textContent])),
+  outputs: Object.fromEntries([
+    ...outputs.map((output) => [output.name, output.value]),
+    ...parts.map((part) => [part.dataset.output, part.cloneNode(true)]),
+  ]),
+  prompt: placeholder.hidden ? null : placeholder.textContent,
+};
+
+function errorOf(name) {
+  return document.getElementById(`${name}-error`);
+}
+
+function setTexts(texts) {
+  for (const [name, text] of Object.entries(texts)) {
+    for (const control of controls.filter((c) => c.name === name)) {
+      if (control.type === "checkbox") control.checked = text.includes(control.value);
+      else control.value = text;
+    }
   }
-  return {
-    errors,
-    outputs: Object.fromEntries(outputs.map((output) => [output.name, output.value])),
-    prompt: placeholder.hidden ? null : placeholder.textContent,
-  };
+}
+
+function showErrors(errors) {
+  for (const name of names) {
+    const message = errors[name];
+    const error = errorOf(name);
+    error.textContent = message ?? "";
+    error.hidden = !message;
+    // A text field or a select describes itself; a group of boxes is described by its fieldset.
+    const described = document.getElementById(name);
+    const hint = `${name}-hint`;
+    described.setAttribute("aria-describedby", message ? `${hint} ${error.id}` : hint);
+    for (const control of controls.filter((c) => c.name === name)) {
+      if (message) control.setAttribute("aria-invalid", "true");
+      else control.removeAttribute("aria-invalid");
+    }
+  }
+}
+
+function showTable(table, rows) {
+  const body = table.tBodies[0];
+  body.replaceChildren(
+    ...rows.map((cells, index) => {
+      const row = document.createElement("tr");
+      row.dataset.part = String(index + 1);
+      cells.forEach((text, column) => {
+        const cell = document.createElement(column === 0 ? "th" : "td");
+        if (column === 0) cell.scope = "row";
+        cell.textContent = text;
+        row.append(cell);
+      });
+      return row;
+    }),
+  );
+}
+
+// Charts are SVG markup made by calc.charts from escaped text; parsed as
+// SVG (no script runs in a parsed document) and moved into the page.
+function showChart(container, markup) {
+  const parsed = new DOMParser().parseFromString(markup || "<svg xmlns='http://www.w3.org/2000/svg'/>", "image/svg+xml");
+  const svg = document.importNode(parsed.documentElement, true);
+  container.replaceChildren(...(markup ? [svg] : []));
 }
 
 function show(view) {
-  for (const input of inputs) {
-    const message = view.errors[input.name];
-    const error = document.getElementById(`${input.name}-error`);
-    const hint = `${input.name}-hint`;
-    error.textContent = message ?? "";
-    error.hidden = !message;
-    if (message) {
-      input.setAttribute("aria-invalid", "true");
-      input.setAttribute("aria-describedby", `${hint} ${error.id}`);
-    } else {
-      input.removeAttribute("aria-invalid");
-      input.setAttribute("aria-describedby", hint);
-    }
-  }
+  showErrors(view.errors);
   for (const output of outputs) output.value = view.outputs[output.name];
+  for (const part of parts) {
+    const shown = view.outputs[part.dataset.output];
+    if (shown instanceof Node) part.replaceChildren(...shown.cloneNode(true).childNodes);
+    else if (part.dataset.kind === "table") showTable(part, shown.rows);
+    else showChart(part, shown.svg);
+  }
   placeholder.textContent = view.prompt ?? "";
   placeholder.hidden = !view.prompt;
-  figures.hidden = Boolean(view.prompt);
+  outcome.hidden = Boolean(view.prompt);
 }
 
-const initialView = readView();
+function follow(view) {
+  setTexts(view.texts);
+  show(view);
+  for (const link of links) {
+    const carried = view.links[link.dataset.link];
+    link.href = carried ? `${link.dataset.path}?${carried}` : link.dataset.path;
+  }
+  // The address holds the inputs, so that it can be shared or bookmarked.
+  history.replaceState(history.state, "", view.address ? `?${view.address}` : location.pathname);
+}
 
 let announceTimer;
 function announceLater(text) {
@@ -139,21 +208,39 @@ function fail(error) {
   for (const fieldset of form.querySelectorAll("fieldset")) fieldset.disabled = true;
 }
 
-async function update() {
+async function update(request) {
   const edit = ++latestEdit;
   results.setAttribute("aria-busy", "true");
   await ready;
   if (edit !== latestEdit) return; // a newer edit supersedes this one
-  const view = await evaluate(readForm());
+  const view = await evaluate(request());
   if (edit !== latestEdit || root.dataset.calc === "error") return;
-  show(view);
+  follow(view);
   announceLater(view.announcement);
   results.removeAttribute("aria-busy");
 }
 
-form.addEventListener("input", () => update().catch(fail));
+form.addEventListener("input", (event) => {
+  update(() => ({ values: readForm(), changed: event.target.name || null })).catch(fail);
+});
 // There is nothing to submit: results follow the inputs, and Enter must not reload.
 form.addEventListener("submit", (event) => event.preventDefault());
+
+// Opened with values in its address: the pre-rendered defaults are not
+// their results, so the page waits for Python, which reads the address.
+if (location.search) update(() => ({ address: location.search })).catch(fail);
+
+const copy = form.querySelector('[data-role="copy-link"]');
+const copied = form.querySelector('[data-role="copied"]');
+copy.addEventListener("click", () => {
+  navigator.clipboard.writeText(location.href).then(
+    () => {
+      copied.hidden = false;
+      setTimeout(() => (copied.hidden = true), 3000);
+    },
+    (error) => console.warn("The link could not be copied:", error),
+  );
+});
 
 ready.then(() => {
   root.dataset.calc = "ready";

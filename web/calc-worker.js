@@ -1,6 +1,7 @@
 // Runs the calc package in Pyodide, off the page's main thread.
 // Messages carry plain data only:
-//   in:  {type: "start", calculator, locale, catalog}, then {id, type: "evaluate", values}
+//   in:  {type: "start", calculator, locale, catalog}, then {id, type: "evaluate", request}
+//        (request: {values, changed} or {address}, as calc.browser reads it)
 //   out: {type: "ready", phases} or {type: "error", message} once, then
 //        {id, type: "result", view} or {id, type: "error", message} per request
 import { loadPyodide } from "../pyodide/pyodide.mjs";
@@ -64,7 +65,7 @@ self.addEventListener("message", async ({ data }) => {
   } else if (data.type === "evaluate") {
     try {
       const evaluate = await evaluator;
-      const view = JSON.parse(evaluate(JSON.stringify(data.values)));
+      const view = JSON.parse(evaluate(JSON.stringify(data.request)));
       self.postMessage({ id: data.id, type: "result", view });
     } catch (error) {
       self.postMessage({ id: data.id, type: "error", message: describe(error) });

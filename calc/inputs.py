@@ -1,0 +1,293 @@
+"""The kinds of input a calculator has: counts, amounts, a choice, a set of choices.
+
+Each kind owns what is particular to it:
+
+- ``read``: the value in what the page sends (a field's text, a chosen
+  option's value, the checked boxes' values), or an :class:`InputProblem`;
+- ``accepts``: what its hint says it takes, after the field's description;
+- ``text``: a value written back into its widget, in the page's locale;
+- ``to_address`` and ``from_address``: the value in the page's address,
+  in one form for every locale (``?parameters=7.5&target_modules=q_proj,v_proj``);
+- ``widget``: the name of the template macro that draws it.
+
+A number field may be ``optional``: left blank, its value is ``None``
+rather than a reason to withhold the results.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from gettext import NullTranslations
+from typing import ClassVar
+
+from babel import Locale
+
+from calc.formatting import format_number, format_quantity, unit_symbol
+from calc.parsing import InputProblem, parse_number
+
+# What the page sends: a text, an option's value, or the checked boxes' values.
+Raw = str | list[str]
+Value = Decimal | str | frozenset[str]
+
+# Problems whose suggestion is a rewrite of the same number in our notation.
+_REWRITES = frozenset({"decimal_mark", "foreign_grouping"})
+
+# A number followed by a word, as in "0,5 GB" or "4 samples".
+_NUMBER_AND_WORD = re.compile(r"(.*[0-9][.,]?)[\s\u00a0\u202f]*([^\W\d_]+)")
+
+# A number as addresses write it: plain digits, a point, no sign or exponent,
+# no zero that changes nothing. Anything else in an address is read as if typed.
+_ADDRESS_NUMBER = re.compile(r"(?:0|[1-9][0-9]*)(?:\.[0-9]*[1-9])?")
+
+
+@dataclass(frozen=True)
+class Input:
+    """What every kind has: the name the page and the address use, and its words.
+
+    ``label`` and ``description`` are catalog message ids: the field's name,
+    and what it stands for (its hint adds what it accepts).
+    """
+
+    name: str
+    label: str
+    description: str
+
+    widget: ClassVar[str]
+
+    def accepts(self, locale: Locale, translations: NullTranslations) -> str:
+        """The hint's second sentence: what the input takes ("" when the widget shows it)."""
+        return ""
+
+
+@dataclass(frozen=True)
+class _Number(Input):
+    default: Decimal | None
+    maximum: Decimal
+    optional: bool = False
+    # What "such as …" suggests when the field has no default.
+    example: Decimal | None = None
+
+    widget: ClassVar[str] = "number"
+    whole: ClassVar[bool]
+    unit: str | None = None
+
+    def read(self, raw: Raw, locale: Locale) -> Decimal | None:
+        """The number typed in ``raw``; ``None`` while the field is blank."""
+        text = self._without_unit(_text(raw).strip(), locale)
+        try:
+            value = parse_number(text, locale, whole=self.whole)
+        except InputProblem as problem:
+            if problem.code in _REWRITES:
+                # A suggestion that would itself be refused is no help: say
+                # what is wrong with it instead.
+                self.check(problem.details["suggestion"])
+            raise
+        if value is not None:
+            self.check(value)
+        return value
+
+    def _without_unit(self, text: str, locale: Locale) -> str:
+        """``text`` without the field's own unit after the number; any other word is refused."""
+        match = _NUMBER_AND_WORD.fullmatch(text)
+        if not match:
+            return text
+        number, word = match.groups()
+        if self.unit and word.casefold() == unit_symbol(self.unit, locale).casefold():
+            return number
+        raise InputProblem("number_only")
+
+    def check(self, value: Decimal) -> None:
+        raise NotImplementedError
+
+    def text(self, value: Decimal | None, locale: Locale) -> str:
+        """``value`` as the field shows it.
+
+        >>> Count("gpus", "", "", default=Decimal(1), maximum=Decimal(10**6)).text(Decimal(16384), Locale.parse("en"))
+        '16,384'
+        """
+        return "" if value is None else format_number(value, locale)
+
+    def sample(self, locale: Locale) -> str:
+        """A value to suggest, as the field would show it."""
+        return self.text(self.default if self.default is not None else self.example, locale)
+
+    def to_address(self, value: Decimal | None) -> str:
+        return "" if value is None else format(value.normalize(), "f")
+
+    def from_address(self, text: str) -> Decimal | None:
+        """The number an address holds, or ``ValueError`` if it is not written as addresses write numbers.
+
+        >>> amount = Amount("a", "", "", default=Decimal(1), maximum=Decimal(9), places=3)
+        >>> amount.from_address("7.5"), amount.from_address("")
+        (Decimal('7.5'), None)
+        >>> amount.from_address("1.500")
+        Traceback (most recent call last):
+        ...
+        ValueError: not an address number: '1.500'
+        """
+        if not text:
+            return None
+        if not _ADDRESS_NUMBER.fullmatch(text):
+            raise ValueError(f"not an address number: {text!r}")
+        return Decimal(text)
+
+    def bounds(self, locale: Locale) -> dict[str, str]:
+        return {
+            "minimum": format_quantity(self.minimum, self.unit, locale, breakable=False),
+            "maximum": format_quantity(self.maximum, self.unit, locale, breakable=False),
+        }
+
+
+@dataclass(frozen=True)
+class Count(_Number):
+    """A whole number from ``minimum`` to ``maximum``, both included.
+
+    >>> steps = Count("steps", "Steps", "", default=Decimal(8), maximum=Decimal(1000))
+    >>> steps.read("16", Locale.parse("it"))
+    Decimal('16')
+    >>> try:
+    ...     steps.read("0", Locale.parse("it"))
+    ... except InputProblem as problem:
+    ...     print(problem.code, problem.details)
+    too_small {'minimum': Decimal('1')}
+    >>> steps.accepts(Locale.parse("en"), NullTranslations())
+    'A whole number from 1 to 1,000.'
+    """
+
+    minimum: Decimal = Decimal(1)
+
+    whole: ClassVar[bool] = True
+
+    def check(self, value: Decimal) -> None:
+        if value < self.minimum:
+            raise InputProblem("too_small", minimum=self.minimum)
+        if value > self.maximum:
+            raise InputProblem("too_large", maximum=self.maximum)
+
+    def accepts(self, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext("A whole number from %(minimum)s to %(maximum)s.") % self.bounds(locale)
+
+
+@dataclass(frozen=True)
+class Amount(_Number):
+    """A decimal up to ``maximum``, with at most ``places`` decimal places.
+
+    It must be greater than ``minimum``, or equal to it too when
+    ``minimum_included`` (an activation memory of 0 GB per GPU is a real
+    case; per sample it is no measurement).
+
+    >>> memory = Amount("memory", "Memory", "", default=Decimal(1), maximum=Decimal(10), places=1,
+    ...                 unit="digital-gigabyte")
+    >>> memory.read("0,5GB", Locale.parse("es"))
+    Decimal('0.5')
+    >>> memory.accepts(Locale.parse("en"), NullTranslations())
+    'More than 0\\xa0GB and at most 10\\xa0GB.'
+    """
+
+    places: int = 0
+    minimum: Decimal = Decimal(0)
+    minimum_included: bool = False
+
+    whole: ClassVar[bool] = False
+
+    def check(self, value: Decimal) -> None:
+        if value < self.minimum or (value == self.minimum and not self.minimum_included):
+            raise InputProblem("too_small" if self.minimum_included else "not_positive", minimum=self.minimum)
+        if value > self.maximum:
+            raise InputProblem("too_large", maximum=self.maximum)
+        if -value.normalize().as_tuple().exponent > self.places:
+            raise InputProblem("too_many_decimals", count=Decimal(self.places))
+
+    def accepts(self, locale: Locale, translations: NullTranslations) -> str:
+        _ = translations.gettext
+        if self.minimum_included:
+            return _("A number from %(minimum)s to %(maximum)s.") % self.bounds(locale)
+        return _("More than %(minimum)s and at most %(maximum)s.") % self.bounds(locale)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One of a choice's options: its value (in the page and the address) and its label's message id."""
+
+    value: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Choice(Input):
+    """One option among ``options``: a ``<select>``.
+
+    >>> zero = Choice("zero_stage", "", "", options=(Option("0", ""), Option("1", "")), default="0")
+    >>> zero.read("1", Locale.parse("en"))
+    '1'
+    >>> zero.read("4", Locale.parse("en"))
+    Traceback (most recent call last):
+    ...
+    calc.parsing.InputProblem: not_an_option
+    """
+
+    options: tuple[Option, ...]
+    default: str
+
+    widget: ClassVar[str] = "choice"
+
+    def read(self, raw: Raw, locale: Locale) -> str:
+        value = _text(raw)
+        if value not in {option.value for option in self.options}:
+            raise InputProblem("not_an_option")
+        return value
+
+    def text(self, value: str, locale: Locale) -> str:
+        return value
+
+    def to_address(self, value: str) -> str:
+        return value
+
+    def from_address(self, text: str) -> str:
+        return text
+
+
+@dataclass(frozen=True)
+class ChoiceSet(Input):
+    """Any of ``options``, at least one: a group of checkboxes.
+
+    >>> targets = ChoiceSet("t", "", "", options=(Option("q", ""), Option("v", "")), default=frozenset({"q"}))
+    >>> sorted(targets.read(["v", "q"], Locale.parse("en"))), targets.to_address(frozenset({"v", "q"}))
+    (['q', 'v'], 'q,v')
+    """
+
+    options: tuple[Option, ...]
+    default: frozenset[str]
+
+    widget: ClassVar[str] = "choices"
+
+    def read(self, raw: Raw, locale: Locale) -> frozenset[str]:
+        chosen = frozenset([raw] if isinstance(raw, str) else raw) - {""}
+        if not chosen <= {option.value for option in self.options}:
+            raise InputProblem("not_an_option")
+        if not chosen:
+            raise InputProblem("none_chosen")
+        return chosen
+
+    def text(self, value: frozenset[str], locale: Locale) -> list[str]:
+        return self._in_order(value)
+
+    def to_address(self, value: frozenset[str]) -> str:
+        return ",".join(self._in_order(value))
+
+    def _in_order(self, value: frozenset[str]) -> list[str]:
+        return [option.value for option in self.options if option.value in value]
+
+    def from_address(self, text: str) -> list[str]:
+        return text.split(",") if text else []
+
+
+def _text(raw: Raw) -> str:
+    # A list where one value was expected is not something this page sends.
+    return raw if isinstance(raw, str) else ""
+
+
+# Every kind a calculator may use.
+Field = Count | Amount | Choice | ChoiceSet

@@ -1,0 +1,130 @@
+"""The kinds of result a calculator shows: a figure, a table, a bar.
+
+A calculator's ``compute`` gives each output its result (a
+:class:`Quantity`, rows, segments); the output's kind turns it into what
+the page shows, in the page's locale. The view carries, per output:
+
+- a figure: its text;
+- a table: ``{"rows": [[cell, …], …]}``, every cell a text;
+- a bar: ``{"svg": markup}``, drawn by :mod:`calc.charts`.
+
+The page's template draws each kind with the macro named by ``widget``,
+and the browser glue applies each kind's view to that element.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from gettext import NullTranslations
+from typing import ClassVar
+
+from babel import Locale
+
+from calc.charts import stacked_bar
+from calc.formatting import format_quantity, rounded
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A computed value, its CLDR unit id (``None`` for a plain count) and how it is shown.
+
+    ``places`` rounds the shown value to that many decimal places (half
+    up); ``None`` shows every digit, so the value must then be an exact
+    :class:`~decimal.Decimal`.
+    """
+
+    value: Decimal | Fraction | int
+    unit: str | None = None
+    places: int | None = None
+
+    def shown(self) -> Decimal:
+        if self.places is not None:
+            return rounded(self.value, self.places)
+        if isinstance(self.value, Fraction):
+            raise ValueError("a fraction is shown rounded: give it places")
+        return Decimal(self.value)
+
+    def text(self, locale: Locale, *, breakable: bool = True) -> str:
+        return format_quantity(self.shown(), self.unit, locale, breakable=breakable)
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A message id whose ``%(name)s`` placeholders are quantities, for a table's cell."""
+
+    message: str
+    quantities: dict[str, Quantity]
+
+    def text(self, locale: Locale, translations: NullTranslations) -> str:
+        filled = {name: q.text(locale, breakable=False) for name, q in self.quantities.items()}
+        return translations.gettext(self.message) % filled
+
+
+# A table's cell: a quantity, a phrase, or text: a catalog message id, or a
+# name that no catalog translates (a model's, a GPU's), which gettext leaves as it is.
+Cell = Quantity | Phrase | str
+
+
+@dataclass(frozen=True)
+class Output:
+    """What every kind has: the name the page uses, and its label's message id."""
+
+    name: str
+    label: str
+
+    widget: ClassVar[str]
+
+
+@dataclass(frozen=True)
+class Figure(Output):
+    """One number, large, with a short note under it (a message id, or "")."""
+
+    note: str = ""
+
+    widget: ClassVar[str] = "figure"
+
+    def render(self, result: Quantity, locale: Locale, translations: NullTranslations) -> str:
+        return result.text(locale)
+
+
+@dataclass(frozen=True)
+class Table(Output):
+    """Rows under column headings (message ids); the first cell of a row is its heading."""
+
+    columns: tuple[str, ...] = ()
+
+    widget: ClassVar[str] = "table"
+
+    def render(self, result: list[tuple[Cell, ...]], locale: Locale, translations: NullTranslations) -> dict:
+        return {"rows": [[_cell(cell, locale, translations) for cell in row] for row in result]}
+
+
+@dataclass(frozen=True)
+class Bar(Output):
+    """A bar split into its parts, in proportion: the result is ``(label, quantity)`` pairs.
+
+    The label is the chart's accessible name; a table beside it gives the
+    same numbers as text.
+    """
+
+    widget: ClassVar[str] = "bar"
+
+    def render(self, result: list[tuple[str, Quantity]], locale: Locale, translations: NullTranslations) -> dict:
+        parts = [(translations.gettext(label), Fraction(quantity.value)) for label, quantity in result]
+        return {"svg": stacked_bar(translations.gettext(self.label), parts)}
+
+
+def _cell(cell: Cell, locale: Locale, translations: NullTranslations) -> str:
+    if isinstance(cell, Quantity):
+        # A narrow column may wrap, but never between a number and its unit.
+        return cell.text(locale, breakable=False)
+    if isinstance(cell, Phrase):
+        return cell.text(locale, translations)
+    # gettext("") is the catalog's header, not an empty cell.
+    return translations.gettext(cell) if cell else ""
+
+
+# Every kind a calculator may show.
+Shown = Figure | Table | Bar

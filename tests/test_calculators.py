@@ -1,0 +1,182 @@
+"""Every calculator page as a reader uses it: presets, shared addresses, links between pages, layout.
+
+Pages are loaded once per module and started over between tests (each
+load starts Python); only the tests of addresses load pages of their own.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+import pytest
+from babel import Locale
+from playwright.sync_api import expect
+
+from calc.formatting import format_number, format_quantity
+from sitebuild.config import LOCALES, PAGES
+from tests.conftest import start_over, wait_until_ready
+from tests.test_startup import held_route
+
+pytestmark = pytest.mark.browser
+
+MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+def gigabytes(value: str, locale: str) -> str:
+    return format_quantity(Decimal(value), "digital-gigabyte", Locale.parse(locale))
+
+
+def number(value: str, locale: str) -> str:
+    return format_number(Decimal(value), Locale.parse(locale))
+
+
+def open_page(context, url: str):
+    page = context.new_page()
+    page.goto(url)
+    wait_until_ready(page)
+    return page
+
+
+def shown(page) -> list[str]:
+    """Every result the page shows, as text: figures, then table cells."""
+    return page.locator("[data-role=outcome] output, [data-role=outcome] td").all_inner_texts()
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_zero_papers_table_through_the_vram_page(ready_pages, locale):
+    """ZeRO (Rajbhandari et al. 2019), 7.5B parameters on 64 GPUs: 120, 31.4, 16.6 and 1.88 GB per GPU."""
+    page = start_over(ready_pages, locale, "vram")
+    page.select_option("[name=model]", "custom")
+    page.fill("[name=parameters]", number("7.5", locale))
+    page.fill("[name=gpus]", "64")
+    page.fill("[name=activation_memory]", "0")
+    for stage, total in [("0", "120"), ("1", "31.41"), ("2", "16.64"), ("3", "1.88")]:
+        page.select_option("[name=zero_stage]", stage)
+        expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes(total, locale))
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_preset_fills_the_count_and_typing_one_makes_it_custom(ready_pages, locale):
+    page = start_over(ready_pages, locale, "vram")
+    page.select_option("[name=model]", "meta-llama/Llama-2-7b-hf")
+    expect(page.locator("[name=parameters]")).to_have_value(number("6.738415616", locale))
+    page.fill("[name=parameters]", "7")
+    expect(page.locator("[name=model]")).to_have_value("custom")
+    # 7B at 16 bytes each, stage 2 over 8 GPUs: 2·7 + 14·7/8 = 26.25 GB, and 2 GB of activations.
+    expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes("28.25", locale))
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_lora_counts_what_peft_prints(ready_pages, locale):
+    """peft's printout for Llama-2-7b, r = 8 on q_proj and v_proj: 4,194,304 trainable parameters."""
+    page = start_over(ready_pages, locale, "lora")
+    page.select_option("[name=model]", "meta-llama/Llama-2-7b-hf")
+    page.fill("[name=rank]", "8")
+    for module in ("k_proj", "o_proj", "gate_proj", "up_proj", "down_proj"):
+        page.uncheck(f"[name=target_modules][value={module}]")
+    expect(page.locator("output[name=trainable_parameters]")).to_have_text(number("4194304", locale))
+    page.fill("[name=layers]", "16")
+    expect(page.locator("[name=model]")).to_have_value("custom")
+    expect(page.locator("output[name=trainable_parameters]")).to_have_text(number("2097152", locale))
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_lora_explains_a_shape_or_a_choice_that_cannot_be(ready_pages, locale):
+    page = start_over(ready_pages, locale, "lora")
+    page.fill("[name=attention_heads]", "33")
+    expect(page.locator("#attention_heads-error")).to_be_visible()
+    expect(page.locator("[name=attention_heads]")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("[data-role=outcome]")).to_be_hidden()
+    for module in MODULES:
+        page.uncheck(f"[name=target_modules][value={module}]")
+    expect(page.locator("#target_modules-error")).to_be_visible()
+    page.fill("[name=attention_heads]", "32")
+    page.check("[name=target_modules][value=q_proj]")
+    expect(page.locator("[data-role=outcome]")).to_be_visible()
+    expect(page.locator("[aria-invalid]")).to_have_count(0)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_a_shared_address_reproduces_what_its_sender_saw(ready_pages, browser, name):
+    page = start_over(ready_pages, LOCALES[-1], name)
+    first = page.locator("input[type=text]").first
+    first.fill("3")
+    expect(page).to_have_url(re.compile(r"\?"))
+    expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")
+    texts = page.locator("input[type=text]").evaluate_all("(inputs) => inputs.map((i) => i.value)")
+    results = shown(page)
+    receiver = browser.new_context()
+    shared = open_page(receiver, page.url)
+    expect(shared.locator("[data-role=outcome] output").first).to_have_text(results[0])
+    assert shown(shared) == results
+    assert shared.locator("input[type=text]").evaluate_all("(inputs) => inputs.map((i) => i.value)") == texts
+    receiver.close()
+
+
+def test_until_python_reads_the_address_the_defaults_do_not_pass_as_its_results(context, base_url):
+    held = []
+    context.route("**/pyodide.asm.wasm", lambda route: held.append(route))
+    page = context.new_page()
+    page.goto(f"{base_url}{LOCALES[0]}/?gpus=4")
+    expect(page.locator(".status[data-status=busy]")).to_be_visible()
+    expect(page.locator(".results")).to_have_attribute("aria-busy", "true")
+    expect(page.locator("output[name=effective_batch]")).to_have_text("32")  # the defaults', shown as stale
+    held_route(page, held).continue_()
+    expect(page.locator("output[name=effective_batch]")).to_have_text("128")
+    expect(page.locator("[name=gpus]")).to_have_value("4")
+    expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")
+
+
+def test_an_odd_address_is_plain_bad_input(context, base_url):
+    page = open_page(context, f'{base_url}{LOCALES[0]}/?gpus=<img src=x onerror="window.owned=1">&micro_batch=-')
+    expect(page.locator("#gpus-error")).to_be_visible()
+    expect(page.locator("#micro_batch-error")).to_be_visible()
+    assert page.locator("img").count() == 0
+    assert page.evaluate("window.owned") is None
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_accumulation_page_carries_its_memory_to_the_vram_page(ready_pages, locale):
+    page = start_over(ready_pages, locale)
+    page.fill("[name=micro_batch]", "6")
+    expect(page.locator("output[name=activation_memory]")).to_have_text(gigabytes("3", locale))
+    expect(page.locator("a[data-link=vram]")).to_have_attribute("href", "vram/?activation_memory=3")
+
+
+def test_following_a_link_fills_the_next_page(context, base_url):
+    page = open_page(context, f"{base_url}{LOCALES[0]}/?micro_batch=6")
+    page.locator("a[data-link=vram]").click()
+    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/vram/?activation_memory=3")
+    wait_until_ready(page)
+    expect(page.locator("[name=activation_memory]")).to_have_value("3")
+
+
+def test_the_copy_button_copies_the_address(browser, base_url):
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = open_page(context, f"{base_url}{LOCALES[0]}/lora/?rank=4")
+    page.locator("[data-role=copy-link]").click()
+    expect(page.locator("[data-role=copied]")).to_be_visible()
+    assert page.evaluate("navigator.clipboard.readText()") == page.url
+    context.close()
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_on_a_laptop_the_results_sit_beside_the_inputs_without_scrolling(ready_pages, name):
+    page = start_over(ready_pages, LOCALES[0], name)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.evaluate("window.scrollTo(0, 0)")
+    inputs = page.locator(".inputs").bounding_box()
+    figure = page.locator(".figure output").first.bounding_box()
+    assert figure["x"] > inputs["x"] + inputs["width"] / 2, "the results are not beside the inputs"
+    assert figure["y"] + figure["height"] <= 800, "the main result is below the fold"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_on_a_phone_the_results_follow_the_inputs(ready_pages, name):
+    page = start_over(ready_pages, LOCALES[0], name)
+    page.set_viewport_size({"width": 390, "height": 844})
+    inputs = page.locator(".inputs").bounding_box()
+    results = page.locator(".results").bounding_box()
+    assert 0 <= results["y"] - (inputs["y"] + inputs["height"]) <= 48
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390

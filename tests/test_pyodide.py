@@ -1,0 +1,66 @@
+"""The browser's Python gives the views CPython gives: same calc, and the Babel the site ships.
+
+The site ships a Babel cut to the modules and data calc uses (measured by
+``sitebuild.babel_usage``); a formatting path that the cut left out would
+pass every CPython test and fail in the page. So every calculator, in every
+locale, answers the same requests in the site's own Pyodide under Node, and
+the answers must be those of CPython with the full Babel.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from babel import Locale
+
+from calc.browser import evaluator
+from calc.calculators import CALCULATORS
+from calc.evaluation import default_texts
+from sitebuild.config import LOCALES, ROOT
+from tests.expectations import expected
+
+# Texts that exercise each problem's wording and number formatting.
+ODD = ("", "x", "0", "-1", "1,5", "0.5", "1.500", "1.250,5", "0,5 GB", "7 MB", "1" * 40, "99999999")
+
+
+def requests_for(name: str, locale: str) -> list[dict]:
+    """Defaults, each input given each odd text (and its last options), the locale's table, an odd address."""
+    calculator = CALCULATORS[name]
+    defaults = default_texts(calculator, Locale.parse(locale))
+    asked = [{"values": defaults, "changed": None}]
+    for field in calculator.inputs:
+        options = [option.value for option in getattr(field, "options", ())]
+        for odd in (*ODD, *options[-2:]):
+            asked.append({"values": {**defaults, field.name: odd}, "changed": field.name})
+    if name == "accumulation":
+        table = expected(locale)
+        asked += [{"values": {**defaults, **texts}, "changed": None} for texts, _, _ in table.results]
+        asked += [{"values": {**defaults, name: text}, "changed": name} for name, text, _ in table.errors]
+    asked.append({"address": "?gpus=3&parameters=7.5&model=custom&rank=0&target_modules=q_proj,x"})
+    return asked
+
+
+def test_pyodide_and_cpython_give_the_same_views(site, localedir, tmp_path):
+    asked = [
+        {"calculator": name, "locale": locale, "request": request}
+        for name in CALCULATORS
+        for locale in LOCALES
+        for request in requests_for(name, locale)
+    ]
+    requests = tmp_path / "requests.json"
+    requests.write_text(json.dumps(asked), encoding="utf-8")
+    run = subprocess.run(
+        ["node", str(ROOT / "tests" / "pyodide_views.mjs"), str(site), str(requests)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stderr
+    in_pyodide = json.loads(run.stdout)
+    evaluators = {}
+    for item, view in zip(asked, in_pyodide, strict=True):
+        key = (item["calculator"], item["locale"])
+        if key not in evaluators:
+            evaluators[key] = evaluator(*key, str(localedir))
+        assert view == json.loads(evaluators[key](json.dumps(item["request"]))), item

@@ -1,0 +1,12 @@
+"""The README shows what the build makes: a picture of every locale's page."""
+
+from sitebuild.config import LOCALES, ROOT
+from tools.screenshots import README, TABLE, screenshot_table
+
+
+def test_the_readme_pictures_every_locale():
+    table = TABLE.search(README.read_text(encoding="utf-8"))
+    assert table, "the README lost its <!-- screenshots --> markers"
+    assert table[0] == table[1] + screenshot_table() + table[2], "run `make screenshots`"
+    for code in LOCALES:
+        assert (ROOT / "docs" / f"screenshot-{code}.png").is_file(), "run `make screenshots`"
