@@ -1,0 +1,47 @@
+"""What a reader sees in each locale: one table per locale, in a module named by its code.
+
+Every test that checks wording or notation reads the locale list
+(``sitebuild.config.LOCALES``) and takes each locale's table from here, so
+adding a locale to the tests is adding its module, with an
+``EXPECTED = Expectations(...)`` written in that language.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+# Field texts, as typed into the accumulation page.
+Texts = dict[str, str]
+
+
+@dataclass(frozen=True)
+class Expectations:
+    # The accumulation page's title, as its <h1> reads.
+    title: str
+    # The sentence of the worked example that scales to four GPUs (an excerpt).
+    example: str
+    # The worked example's formulas, as MathML text (symbols joined by spaces).
+    formulas: tuple[str, ...]
+    # The status line once Python is ready, and when it failed to start.
+    ready: str
+    failed: str
+    # What replaces the results: a blank field, one invalid field, two.
+    prompt_empty: str
+    prompt_invalid: str
+    prompt_two_invalid: str
+    # The fields' default texts.
+    defaults: Texts
+    # Field texts (over the defaults) and the effective batch and memory they give.
+    results: tuple[tuple[Texts, str, str], ...]
+    # A field, a text typed into it, and the message shown beside it.
+    errors: tuple[tuple[str, str, str], ...]
+    # Field texts (over the defaults) and what the live region announces.
+    announcements: tuple[tuple[Texts, str], ...]
+    # Numbers as the locale writes them: (value, plain, in gigabytes).
+    numbers: tuple[tuple[str, str, str], ...]
+
+
+def expected(locale: str) -> Expectations:
+    """The table of ``locale``; a locale without one fails the tests that need it."""
+    return importlib.import_module(f"{__name__}.{locale}").EXPECTED

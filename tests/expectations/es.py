@@ -1,0 +1,99 @@
+"""What a reader of the Spanish pages sees."""
+
+from tests.expectations import Expectations
+
+EXPECTED = Expectations(
+    title="Calculadora de memoria para la acumulación de gradientes",
+    example=(
+        "el tamaño de lote efectivo sube a 128"
+        ", mientras que la memoria máxima de activaciones por GPU se mantiene en 2 GB"
+    ),
+    formulas=("E = b ⋅ a ⋅ g", "M = b ⋅ A", "E = 4 ⋅ 8 ⋅ 1 = 32", "M = 4 ⋅ 0,5 = 2\u00a0GB"),
+    ready="Los resultados se actualizan mientras escribes.",
+    failed="No se pudo iniciar la calculadora interactiva en este navegador.",
+    prompt_empty="Completa todos los campos para ver los resultados.",
+    prompt_invalid="Corrige el valor marcado para ver los resultados.",
+    prompt_two_invalid="Corrige los 2 valores marcados para ver los resultados.",
+    defaults={"micro_batch": "4", "accumulation_steps": "8", "gpus": "1", "activation_per_sample": "0,5"},
+    results=(
+        ({}, "32", "2 GB"),
+        ({"micro_batch": "8"}, "64", "4 GB"),
+        ({"accumulation_steps": "16"}, "64", "2 GB"),
+        ({"gpus": "4"}, "128", "2 GB"),
+        ({"gpus": "1.024"}, "32.768", "2 GB"),
+        ({"gpus": "1 024"}, "32.768", "2 GB"),
+        # CLDR: Spanish groups only from five digits on.
+        ({"micro_batch": "10", "accumulation_steps": "100"}, "1000", "5 GB"),
+        ({"activation_per_sample": "1,25"}, "32", "5 GB"),
+        ({"micro_batch": "3", "activation_per_sample": "0,1"}, "24", "0,3 GB"),
+        ({"activation_per_sample": "0,5 GB"}, "32", "2 GB"),
+        ({"activation_per_sample": "0,5gb"}, "32", "2 GB"),
+        ({"activation_per_sample": "1.250,5"}, "32", "5002 GB"),
+        ({"micro_batch": "999999", "activation_per_sample": "0,999999"}, "7.999.992", "999.998,000001 GB"),
+        (
+            {"micro_batch": "1.000.000", "accumulation_steps": "1.000.000", "gpus": "1.000.000"},
+            "1.000.000.000.000.000.000",
+            "500.000 GB",
+        ),
+    ),
+    errors=(
+        ("micro_batch", "abc", "Introduce un número entero, como 4."),
+        ("micro_batch", "4,5", "Introduce un número entero, sin decimales."),
+        ("accumulation_steps", "1.5", "Introduce un número entero, sin decimales."),
+        ("gpus", "4 GPU", "Escribe solo el número."),
+        ("micro_batch", "0", "El valor mínimo es 1."),
+        ("gpus", "-3", "El valor mínimo es 1."),
+        ("gpus", "2000000", "El valor máximo es 1.000.000."),
+        ("gpus", "9" * 5000, "El valor máximo es 1.000.000."),
+        ("activation_per_sample", "x", "Introduce un número, como 0,5."),
+        ("activation_per_sample", "0.5", "Separa los decimales con coma: 0,5."),
+        ("activation_per_sample", "1,250.5", "Separa los decimales con coma: 1250,5."),
+        ("activation_per_sample", "1,000,000", "El valor máximo es 10.000\u00a0GB."),
+        (
+            "activation_per_sample",
+            "1.500",
+            "¿Te refieres a 1500 o a 1,5? Escribe el que quieras tal como aparece aquí.",
+        ),
+        (
+            "activation_per_sample",
+            "10.000",
+            "¿Te refieres a 10000 o a 10? Escribe el que quieras tal como aparece aquí.",
+        ),
+        ("activation_per_sample", "0,5 MB", "Escribe solo el número, en GB."),
+        ("activation_per_sample", "0", "Introduce un valor mayor que 0\u00a0GB."),
+        ("activation_per_sample", "-0,5", "Introduce un valor mayor que 0\u00a0GB."),
+        ("activation_per_sample", "20000", "El valor máximo es 10.000\u00a0GB."),
+        ("activation_per_sample", "0,0000001", "Usa como máximo 6 decimales."),
+        # The other decimal mark, whose rewrite would be refused too: say why.
+        ("activation_per_sample", "0.0000001", "Usa como máximo 6 decimales."),
+        ("activation_per_sample", "0." + "5" * 5000, "Usa como máximo 6 decimales."),
+    ),
+    announcements=(
+        ({}, "Tamaño de lote efectivo: 32. Memoria máxima de activaciones por GPU: 2 GB."),
+        ({"micro_batch": "128"}, "Tamaño de lote efectivo: 1024. Memoria máxima de activaciones por GPU: 64 GB."),
+        ({"gpus": "0"}, "GPU en paralelismo de datos. El valor mínimo es 1."),
+        (
+            {"micro_batch": "0", "activation_per_sample": "0.5"},
+            "Tamaño de microlote. El valor mínimo es 1. "
+            "Memoria de activaciones por muestra. Separa los decimales con coma: 0,5.",
+        ),
+        ({"gpus": ""}, "Completa todos los campos para ver los resultados."),
+    ),
+    numbers=(
+        ("0", "0", "0 GB"),
+        ("1", "1", "1 GB"),
+        ("999", "999", "999 GB"),
+        # CLDR's minimumGroupingDigits is 2 for Spanish: four digits stay ungrouped.
+        ("1000", "1000", "1000 GB"),
+        ("9999", "9999", "9999 GB"),
+        ("10000", "10.000", "10.000 GB"),
+        ("1234567", "1.234.567", "1.234.567 GB"),
+        ("0.5", "0,5", "0,5 GB"),
+        ("0.50", "0,5", "0,5 GB"),
+        ("2.0", "2", "2 GB"),
+        ("0.3", "0,3", "0,3 GB"),
+        ("0.000001", "0,000001", "0,000001 GB"),
+        ("1234.125", "1234,125", "1234,125 GB"),
+        ("12345.678901", "12.345,678901", "12.345,678901 GB"),
+    ),
+)

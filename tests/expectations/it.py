@@ -1,0 +1,94 @@
+"""What a reader of the Italian pages sees."""
+
+from tests.expectations import Expectations
+
+EXPECTED = Expectations(
+    title="Calcolatore di memoria per l’accumulo del gradiente",
+    example=(
+        "la dimensione effettiva del batch sale a 128"
+        " e il picco di memoria delle attivazioni per GPU resta fermo a 2 GB"
+    ),
+    formulas=("E = b ⋅ a ⋅ g", "M = b ⋅ A", "E = 4 ⋅ 8 ⋅ 1 = 32", "M = 4 ⋅ 0,5 = 2\u00a0GB"),
+    ready="I risultati si aggiornano mentre scrivi.",
+    failed="Non è stato possibile avviare il calcolatore interattivo in questo browser.",
+    prompt_empty="Compila tutti i campi per vedere i risultati.",
+    prompt_invalid="Correggi il valore evidenziato per vedere i risultati.",
+    prompt_two_invalid="Correggi i 2 valori evidenziati per vedere i risultati.",
+    defaults={"micro_batch": "4", "accumulation_steps": "8", "gpus": "1", "activation_per_sample": "0,5"},
+    results=(
+        ({}, "32", "2 GB"),
+        ({"micro_batch": "8"}, "64", "4 GB"),
+        ({"accumulation_steps": "16"}, "64", "2 GB"),
+        ({"gpus": "4"}, "128", "2 GB"),
+        ({"gpus": "1.024"}, "32.768", "2 GB"),
+        ({"gpus": "1 024"}, "32.768", "2 GB"),
+        # CLDR: Italian groups (since CLDR 46) only from five digits on.
+        ({"micro_batch": "10", "accumulation_steps": "100"}, "1000", "5 GB"),
+        ({"activation_per_sample": "1,25"}, "32", "5 GB"),
+        ({"micro_batch": "3", "activation_per_sample": "0,1"}, "24", "0,3 GB"),
+        ({"activation_per_sample": "0,5 GB"}, "32", "2 GB"),
+        ({"activation_per_sample": "0,5gb"}, "32", "2 GB"),
+        ({"activation_per_sample": "1.250,5"}, "32", "5002 GB"),
+        ({"micro_batch": "999999", "activation_per_sample": "0,999999"}, "7.999.992", "999.998,000001 GB"),
+        (
+            {"micro_batch": "1.000.000", "accumulation_steps": "1.000.000", "gpus": "1.000.000"},
+            "1.000.000.000.000.000.000",
+            "500.000 GB",
+        ),
+    ),
+    errors=(
+        ("micro_batch", "abc", "Inserisci un numero intero, per esempio 4."),
+        ("micro_batch", "4,5", "Inserisci un numero intero, senza decimali."),
+        ("accumulation_steps", "1.5", "Inserisci un numero intero, senza decimali."),
+        ("gpus", "4 GPU", "Scrivi solo il numero."),
+        ("micro_batch", "0", "Il valore minimo è 1."),
+        ("gpus", "-3", "Il valore minimo è 1."),
+        ("gpus", "2000000", "Il valore massimo è 1.000.000."),
+        ("gpus", "9" * 5000, "Il valore massimo è 1.000.000."),
+        ("activation_per_sample", "x", "Inserisci un numero, per esempio 0,5."),
+        ("activation_per_sample", "0.5", "I decimali si separano con la virgola: scrivi 0,5."),
+        ("activation_per_sample", "1,250.5", "I decimali si separano con la virgola: scrivi 1250,5."),
+        ("activation_per_sample", "1,000,000", "Il valore massimo è 10.000\u00a0GB."),
+        ("activation_per_sample", "1.500", "Intendevi 1500 o 1,5? Scrivi quello giusto così come appare qui."),
+        ("activation_per_sample", "10.000", "Intendevi 10000 o 10? Scrivi quello giusto così come appare qui."),
+        ("activation_per_sample", "0,5 MB", "Scrivi solo il numero, espresso in GB."),
+        ("activation_per_sample", "0", "Inserisci un valore maggiore di 0\u00a0GB."),
+        ("activation_per_sample", "-0,5", "Inserisci un valore maggiore di 0\u00a0GB."),
+        ("activation_per_sample", "20000", "Il valore massimo è 10.000\u00a0GB."),
+        ("activation_per_sample", "0,0000001", "Usa al massimo 6 cifre decimali."),
+        # The other decimal mark, whose rewrite would be refused too: say why.
+        ("activation_per_sample", "0.0000001", "Usa al massimo 6 cifre decimali."),
+        ("activation_per_sample", "0." + "5" * 5000, "Usa al massimo 6 cifre decimali."),
+    ),
+    announcements=(
+        ({}, "Dimensione effettiva del batch: 32. Picco di memoria delle attivazioni per GPU: 2 GB."),
+        (
+            {"micro_batch": "128"},
+            "Dimensione effettiva del batch: 1024. Picco di memoria delle attivazioni per GPU: 64 GB.",
+        ),
+        ({"gpus": "0"}, "GPU in parallelismo dei dati. Il valore minimo è 1."),
+        (
+            {"micro_batch": "0", "activation_per_sample": "0.5"},
+            "Dimensione del micro-batch. Il valore minimo è 1. "
+            "Memoria delle attivazioni per campione. I decimali si separano con la virgola: scrivi 0,5.",
+        ),
+        ({"gpus": ""}, "Compila tutti i campi per vedere i risultati."),
+    ),
+    numbers=(
+        ("0", "0", "0 GB"),
+        ("1", "1", "1 GB"),
+        ("999", "999", "999 GB"),
+        # CLDR's minimumGroupingDigits is 2 for Italian: four digits stay ungrouped.
+        ("1000", "1000", "1000 GB"),
+        ("9999", "9999", "9999 GB"),
+        ("10000", "10.000", "10.000 GB"),
+        ("1234567", "1.234.567", "1.234.567 GB"),
+        ("0.5", "0,5", "0,5 GB"),
+        ("0.50", "0,5", "0,5 GB"),
+        ("2.0", "2", "2 GB"),
+        ("0.3", "0,3", "0,3 GB"),
+        ("0.000001", "0,000001", "0,000001 GB"),
+        ("1234.125", "1234,125", "1234,125 GB"),
+        ("12345.678901", "12.345,678901", "12.345,678901 GB"),
+    ),
+)
