@@ -17,6 +17,7 @@ from calc.evaluation import Calculator, Group
 from calc.i18n import N_
 from calc.inputs import Amount, Count
 from calc.outputs import Figure, Quantity
+from calc.snippets import SNIPPETS, snippets
 
 GIGABYTE = "digital-gigabyte"
 
@@ -36,13 +37,14 @@ ACCUMULATION_STEPS = Count(
     default=Decimal(8),
     maximum=Decimal(1_000_000),
 )
+GPUS_DESCRIPTION = N_(
+    "Model replicas that each process their own micro-batch: your number of GPUs, divided by the "
+    "tensor- and pipeline-parallel degrees if you use them."
+)
 GPUS = Count(
     "gpus",
     N_("Data-parallel GPUs"),
-    N_(
-        "Model replicas that each process their own micro-batch: your number of GPUs, divided by the "
-        "tensor- and pipeline-parallel degrees if you use them."
-    ),
+    GPUS_DESCRIPTION,
     default=Decimal(1),
     maximum=Decimal(1_000_000),
 )
@@ -77,11 +79,12 @@ def peak_activation_memory(micro_batch: Decimal, activation_per_sample: Decimal)
     return micro_batch * activation_per_sample
 
 
-def compute(values: Mapping[str, Decimal]) -> dict[str, Quantity]:
-    b = values["micro_batch"]
+def compute(values: Mapping[str, Decimal]) -> dict[str, object]:
+    b, a, g = values["micro_batch"], values["accumulation_steps"], values["gpus"]
     return {
-        "effective_batch": Quantity(effective_batch_size(b, values["accumulation_steps"], values["gpus"])),
+        "effective_batch": Quantity(effective_batch_size(b, a, g)),
         "activation_memory": Quantity(peak_activation_memory(b, values["activation_per_sample"]), GIGABYTE),
+        **snippets(int(b), int(a), int(g)),
     }
 
 
@@ -111,6 +114,7 @@ CALCULATOR = Calculator(
     outputs=(
         Figure("effective_batch", N_("Effective batch size"), N_("samples per optimizer step")),
         Figure("activation_memory", N_("Peak activation memory per GPU"), N_("activations held at once on each GPU")),
+        *SNIPPETS,
     ),
     compute=compute,
     summarize=summarize,

@@ -163,8 +163,9 @@ def evaluate(
 
     >>> from calc.accumulation import CALCULATOR
     >>> es = Locale.parse("es")
-    >>> evaluate(CALCULATOR, default_texts(CALCULATOR, es), es, NullTranslations()).outputs
-    {'effective_batch': '32', 'activation_memory': '2 GB'}
+    >>> outputs = evaluate(CALCULATOR, default_texts(CALCULATOR, es), es, NullTranslations()).outputs
+    >>> outputs["effective_batch"], outputs["activation_memory"]
+    ('32', '2 GB')
     """
     _, ngettext = translations.gettext, translations.ngettext
     inputs = {i.name: i for i in calculator.inputs}
@@ -220,7 +221,7 @@ def evaluate(
 
 
 # What each kind of output shows while there are no results.
-_EMPTY = {"figure": "", "table": {"rows": []}, "bar": {"svg": ""}}
+_EMPTY = {"figure": "", "table": {"rows": []}, "bar": {"svg": ""}, "text": "", "code": ""}
 
 
 def address(

@@ -21,10 +21,10 @@ from gettext import NullTranslations
 
 from calc.evaluation import Calculator, Group
 from calc.i18n import N_
-from calc.inputs import Choice, ChoiceSet, Count, Option
-from calc.models import CUSTOM, PRESETS, ModelShape, settle_preset
+from calc.inputs import ChoiceSet, Count, Option
+from calc.model_inputs import MODEL, SHAPE, settle_shape, shape_of, shape_values
+from calc.models import PRESETS, ModelShape
 from calc.outputs import Figure, Quantity, Table
-from calc.parsing import InputProblem
 
 ATTENTION_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj")
 MLP_MODULES = ("gate_proj", "up_proj", "down_proj")
@@ -235,40 +235,8 @@ def _exact_decimal(value: Fraction) -> Decimal:
 GIGABYTE = "digital-gigabyte"
 MEGABYTE = "digital-megabyte"
 PERCENT = "concentr-percent"
-DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 
 
-def _shape_input(name: str, label: str, description: str, maximum: int) -> Count:
-    return Count(
-        name, label, description, default=Decimal(getattr(PRESETS[DEFAULT_MODEL], name)), maximum=Decimal(maximum)
-    )
-
-
-MODEL = Choice(
-    "model",
-    N_("Model"),
-    N_("A model whose shape is filled in for you, or a shape of your own."),
-    options=(*(Option(repo, repo) for repo in PRESETS), Option(CUSTOM, N_("Another model: type its shape"))),
-    default=DEFAULT_MODEL,
-)
-SHAPE = (
-    _shape_input("layers", N_("Layers"), N_("Decoder layers (num_hidden_layers)."), 1_000),
-    _shape_input("hidden_size", N_("Hidden size"), N_("Width of the residual stream (hidden_size)."), 1_000_000),
-    _shape_input("attention_heads", N_("Attention heads"), N_("Query heads per layer (num_attention_heads)."), 10_000),
-    _shape_input(
-        "kv_heads",
-        N_("Key and value heads"),
-        N_("As many as the attention heads, or fewer with grouped-query attention (num_key_value_heads)."),
-        10_000,
-    ),
-    _shape_input(
-        "intermediate_size",
-        N_("Intermediate size"),
-        N_("Width of the MLP's gate and up projections (intermediate_size)."),
-        10_000_000,
-    ),
-    _shape_input("vocab_size", N_("Vocabulary"), N_("Tokens in the vocabulary (vocab_size)."), 10_000_000),
-)
 RANK = Count("rank", N_("Rank"), N_("The adapter's rank r."), default=Decimal(16), maximum=Decimal(65_536))
 TARGETS = ChoiceSet(
     "target_modules",
@@ -279,47 +247,9 @@ TARGETS = ChoiceSet(
 )
 
 
-def _shape_values(shape: ModelShape) -> dict[str, Decimal]:
-    return {i.name: Decimal(getattr(shape, i.name)) for i in SHAPE}
-
-
-def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
-    """A preset fills the shape; editing the shape makes the model custom."""
-    return settle_preset(values, changed, _shape_values)
-
-
-def typed_shape(values: Mapping[str, object]) -> ModelShape:
-    """The shape typed in the form, as a Llama-like decoder: untied, no biases, two norms a layer.
-
-    Raises :class:`InputProblem` on the field at fault when the heads do
-    not divide the width, or the key and value heads the heads.
-    """
-    hidden, heads, kv_heads = (int(values[name]) for name in ("hidden_size", "attention_heads", "kv_heads"))
-    if hidden % heads:
-        raise InputProblem("heads_do_not_divide", field="attention_heads")
-    if heads % kv_heads:
-        raise InputProblem("kv_heads_do_not_divide", field="kv_heads")
-    return ModelShape(
-        model_type="llama",
-        layers=int(values["layers"]),
-        hidden_size=hidden,
-        attention_heads=heads,
-        kv_heads=kv_heads,
-        head_dim=hidden // heads,  # LlamaConfig's default head_dim
-        intermediate_size=int(values["intermediate_size"]),
-        vocab_size=int(values["vocab_size"]),
-        tie_word_embeddings=False,
-        qkv_bias=False,
-        o_bias=False,
-        mlp_bias=False,
-        norms_per_layer=2,
-        source="",
-    )
-
-
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     # A preset's own shape: it knows what the form does not (Gemma-2's head_dim, tied embeddings, biases).
-    shape = PRESETS.get(values["model"]) or typed_shape(values)
+    shape = shape_of(values)
     trainable = lora_parameters(shape, int(values["rank"]), values["target_modules"])
     base = base_parameters(shape)
 
@@ -332,8 +262,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "base_parameters": Quantity(base),
         "sizes": [
             (N_("Adapter file, 16-bit"), size(adapter_bytes(trainable, 16), MEGABYTE)),
-            (N_("Adapter file, 32-bit"), size(adapter_bytes(trainable, 32), MEGABYTE)),
-            (N_("Training the adapter: weights, gradients and Adam state"), size(adapter_training_bytes(trainable))),
+            (N_("Adapter file, 32-bit (peft's default)"), size(adapter_bytes(trainable, 32), MEGABYTE)),
+            (
+                N_("Training the adapter: weights, gradients and optimizer state"),
+                size(adapter_training_bytes(trainable)),
+            ),
             (N_("Base model weights, 16-bit"), size(base_bytes_16bit(shape))),
             (N_("Base model weights, 4-bit NF4 (QLoRA)"), size(base_bytes_qlora(shape))),
         ],
@@ -361,18 +294,18 @@ CALCULATOR = Calculator(
     ),
     outputs=(
         Figure("trainable_parameters", N_("Trainable parameters"), N_("in the adapter's A and B matrices")),
-        Figure("share", N_("Share of the base model"), N_("trainable parameters over the base model's")),
-        Figure("base_parameters", N_("Base model parameters"), N_("frozen while the adapter trains")),
+        Figure("share", N_("Share of the base model"), N_("trainable parameters as a share of the base model's")),
+        Figure("base_parameters", N_("Base model parameters"), N_("frozen while the adapter is trained")),
         Table("sizes", N_("Sizes"), (N_("Item"), N_("Size"))),
     ),
     compute=compute,
     summarize=summarize,
-    settle=settle,
+    settle=settle_shape,
     # The worked example: peft's own printout for Llama-2-7b with r = 8 on q and v.
     examples={
         "llama2": {
             "model": "meta-llama/Llama-2-7b-hf",
-            **_shape_values(PRESETS["meta-llama/Llama-2-7b-hf"]),
+            **shape_values(PRESETS["meta-llama/Llama-2-7b-hf"]),
             "rank": Decimal(8),
             "target_modules": frozenset({"q_proj", "v_proj"}),
         }

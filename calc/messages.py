@@ -66,7 +66,12 @@ def describe(problem: InputProblem, field, locale: Locale, translations: NullTra
         case "not_an_option":
             return _("Choose one of the listed options.")
         case "none_chosen":
-            return _("Choose at least one.")
+            return _("Choose at least one option.")
+        case "sample_exceeds_budget":
+            return _(
+                "One sample alone needs %(needed)s, more than this budget. Lower the activation memory per sample: "
+                "recompute activations, shorten the sequences, or estimate it again for your setup."
+            ) % {"needed": quantity("needed")}
         case "heads_do_not_divide":
             return _("The hidden size must be divisible by the number of attention heads.")
         case "kv_heads_do_not_divide":

@@ -1,4 +1,4 @@
-"""The kinds of result a calculator shows: a figure, a table, a bar.
+"""The kinds of result a calculator shows: a figure, a table, a bar, a sentence, code.
 
 A calculator's ``compute`` gives each output its result (a
 :class:`Quantity`, rows, segments); the output's kind turns it into what
@@ -6,7 +6,8 @@ the page shows, in the page's locale. The view carries, per output:
 
 - a figure: its text;
 - a table: ``{"rows": [[cell, …], …]}``, every cell a text;
-- a bar: ``{"svg": markup}``, drawn by :mod:`calc.charts`.
+- a bar: ``{"svg": markup}``, drawn by :mod:`calc.charts`;
+- a sentence or a snippet of code: its text.
 
 The page's template draws each kind with the macro named by ``widget``,
 and the browser glue applies each kind's view to that element.
@@ -79,14 +80,41 @@ class Output:
 
 @dataclass(frozen=True)
 class Figure(Output):
-    """One number, large, with a short note under it (a message id, or "")."""
+    """One number, large, with a short note under it (a message id, or "").
+
+    A result of ``None`` shows ``missing`` (a message id) instead: an
+    optional input left blank.
+    """
 
     note: str = ""
+    missing: str = ""
 
     widget: ClassVar[str] = "figure"
 
-    def render(self, result: Quantity, locale: Locale, translations: NullTranslations) -> str:
-        return result.text(locale)
+    def render(self, result: Quantity | None, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext(self.missing) if result is None else result.text(locale)
+
+
+@dataclass(frozen=True)
+class Text(Output):
+    """A sentence, or nothing: the result is a :class:`Phrase` or ``None``."""
+
+    widget: ClassVar[str] = "text"
+
+    def render(self, result: Phrase | None, locale: Locale, translations: NullTranslations) -> str:
+        return "" if result is None else result.text(locale, translations)
+
+
+@dataclass(frozen=True)
+class Code(Output):
+    """A snippet of code in ``language`` (the result, as it is: code is not translated)."""
+
+    language: str = ""
+
+    widget: ClassVar[str] = "code"
+
+    def render(self, result: str, locale: Locale, translations: NullTranslations) -> str:
+        return result
 
 
 @dataclass(frozen=True)
@@ -127,4 +155,4 @@ def _cell(cell: Cell, locale: Locale, translations: NullTranslations) -> str:
 
 
 # Every kind a calculator may show.
-Shown = Figure | Table | Bar
+Shown = Figure | Table | Bar | Text | Code

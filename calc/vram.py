@@ -32,6 +32,7 @@ from fractions import Fraction
 from gettext import NullTranslations
 
 from calc import gpus
+from calc.accumulation import GPUS_DESCRIPTION
 from calc.evaluation import Calculator, Group
 from calc.gpus import cards_that_fit
 from calc.i18n import N_
@@ -180,7 +181,7 @@ MODEL = Choice(
 PARAMETERS = Amount(
     "parameters",
     N_("Parameters, in billions"),
-    N_("Every weight of the model, trainable or not, counted in billions."),
+    N_("The model's parameter count, in billions. Every parameter is counted as trained."),
     default=Decimal(base_parameters(PRESETS["meta-llama/Llama-3.1-8B"])).scaleb(-9),
     maximum=Decimal(100_000),
     # A billionth of a billion: a single parameter.
@@ -203,7 +204,10 @@ OPTIMIZER = Choice(
 ZERO_STAGE = Choice(
     "zero_stage",
     N_("ZeRO stage"),
-    N_("What DeepSpeed ZeRO, or PyTorch FSDP, splits across the GPUs instead of copying to each."),
+    N_(
+        "What DeepSpeed ZeRO splits across the GPUs instead of copying to each. PyTorch FSDP's "
+        "SHARD_GRAD_OP and FULL_SHARD match stages two and three."
+    ),
     options=(
         Option("0", N_("None: every GPU holds everything")),
         Option("1", N_("Stage one: optimizer state split")),
@@ -215,17 +219,14 @@ ZERO_STAGE = Choice(
 GPUS = Count(
     "gpus",
     N_("Data-parallel GPUs"),
-    N_(
-        "GPUs that the ZeRO stage splits the model's state across: your number of GPUs, divided by the "
-        "tensor- and pipeline-parallel degrees if you use them."
-    ),
+    GPUS_DESCRIPTION,
     default=Decimal(8),
     maximum=Decimal(1_000_000),
 )
 ACTIVATION_MEMORY = Amount(
     "activation_memory",
-    N_("Activation memory per GPU"),
-    N_("What one micro-batch's activations take on each GPU: the peak the accumulation calculator gives."),
+    N_("Peak activation memory per GPU"),
+    N_("The activations of one micro-batch at their peak, as the gradient accumulation calculator gives them."),
     default=Decimal(2),
     maximum=Decimal(100_000),
     places=6,

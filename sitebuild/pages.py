@@ -57,7 +57,7 @@ def worked_example(calculator: Calculator, overrides: dict[str, Value], locale: 
     """
     values = {**calculator.defaults(), **overrides}
     results = calculator.results(values)
-    numbers = {i.name: i for i in calculator.inputs if isinstance(i, Count | Amount)}
+    numbers = {i.name: i for i in calculator.inputs if isinstance(i, Count | Amount) and values[i.name] is not None}
     shown = {name: q for name, q in results.items() if isinstance(q, Quantity)}
     return {
         "inputs": {name: i.text(values[name], locale) for name, i in numbers.items()},
@@ -144,14 +144,15 @@ def render_calculator(env: Environment, translations: GNUTranslations, name: str
     texts = default_texts(calculator, parsed)
     view = evaluate(calculator, texts, parsed, translations)
     words = prose(env, name, parsed)
+    # Links that carry this page's values to another: their address follows the results.
     links = [
         {
-            "page": page,
-            "text": text,
-            "path": relative(path, PAGES[page]),
-            "href": relative(path, PAGES[page]) + (f"?{view.links[page]}" if view.links.get(page) else ""),
+            **link,
+            "path": relative(path, PAGES[link["page"]]),
+            "href": relative(path, PAGES[link["page"]])
+            + (f"?{carried}" if (carried := view.links.get(link["page"])) else ""),
         }
-        for page, text in words.links.items()
+        for link in words.links
     ]
     related = [
         {"href": relative(path, PAGES[other]), "title": words.title, "description": words.description}

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import zipfile
+from html import unescape as html_unescape
 from html.parser import HTMLParser
 
 import pytest
@@ -127,7 +128,34 @@ CONTRACTS = {
         },
         "outputs": {"trainable_parameters"},
     },
+    "plan": {
+        "fields": {
+            "target_batch": None,
+            "gpus": None,
+            "memory_budget": None,
+            "activation_per_sample": None,
+            "sequence_length": None,
+        },
+        "outputs": {"micro_batch", "accumulation_steps", "effective_batch", "activation_memory", "tokens_per_step"},
+    },
 }
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize("name", ["plan", "accumulation"])
+def test_framework_snippets_are_on_the_page_with_their_code(site, locale, name):
+    page = read(site, f"{locale}/{PAGES[name]}index.html")
+    assert {a["data-snippet"] for a in page.find("code") if a.get("data-snippet")} == {
+        "transformers",
+        "deepspeed",
+        "lightning",
+        "accelerate",
+        "axolotl",
+    }
+    html = (site / locale / PAGES[name] / "index.html").read_text(encoding="utf-8")
+    (deepspeed,) = re.findall(r'data-snippet="deepspeed">(.*?)</code>', html, flags=re.S)
+    # The defaults: 256 samples planned on 8 GPUs; 4 × 8 × 1 on the accumulation page.
+    assert json.loads(html_unescape(deepspeed))["train_batch_size"] == {"plan": 256, "accumulation": 32}[name]
 
 
 @pytest.mark.parametrize("locale", LOCALES)

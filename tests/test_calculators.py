@@ -180,3 +180,30 @@ def test_on_a_phone_the_results_follow_the_inputs(ready_pages, name):
     results = page.locator(".results").bounding_box()
     assert 0 <= results["y"] - (inputs["y"] + inputs["height"]) <= 48
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_planner_plans_says_when_it_cannot_and_hands_over(ready_pages, locale):
+    page = start_over(ready_pages, locale, "plan")
+    expect(page.locator("output[name=micro_batch]")).to_have_text("8")
+    expect(page.locator("output[name=accumulation_steps]")).to_have_text("4")
+    expect(page.locator("a[data-link=accumulation]")).to_have_attribute(
+        "href", "../?micro_batch=8&accumulation_steps=4&gpus=8&activation_per_sample=2"
+    )
+    page.fill("[name=target_batch]", "250")
+    expect(page.locator("output[name=effective_batch]")).to_have_text("248")
+    expect(page.locator("[data-output=adjustment]")).to_be_visible()
+    expect(page.locator("[data-snippet=deepspeed]")).to_contain_text('"train_batch_size": 248')
+    page.fill("[name=activation_per_sample]", "20")
+    expect(page.locator("#memory_budget-error")).to_be_visible()
+    expect(page.locator("[data-role=outcome]")).to_be_hidden()
+
+
+def test_a_snippet_is_copied_as_it_reads(browser, base_url):
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = open_page(context, f"{base_url}{LOCALES[0]}/plan/?target_batch=512")
+    page.locator(".snippets summary").click()
+    page.locator("[data-copy=axolotl-snippet]").click()
+    expect(page.locator("[data-role=copied]")).to_be_visible()
+    assert page.evaluate("navigator.clipboard.readText()") == page.locator("[data-snippet=axolotl]").text_content()
+    context.close()

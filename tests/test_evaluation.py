@@ -24,6 +24,11 @@ def cases(attribute: str) -> list:
     ]
 
 
+def figures(outputs: dict) -> dict:
+    """The accumulation page's two figures, out of all its outputs."""
+    return {name: outputs[name] for name in ("effective_batch", "activation_memory")}
+
+
 def view(localedir, locale, **texts):
     table = expected(locale)
     return evaluate(CALCULATOR, {**table.defaults, **texts}, Locale.parse(locale), load_translations(localedir, locale))
@@ -42,7 +47,7 @@ def test_default_texts_are_the_seeded_values(locale):
 @pytest.mark.parametrize(("locale", "texts", "effective", "memory"), cases("results"))
 def test_results(localedir, locale, texts, effective, memory):
     shown = view(localedir, locale, **texts)
-    assert shown.outputs == {"effective_batch": effective, "activation_memory": memory}
+    assert figures(shown.outputs) == {"effective_batch": effective, "activation_memory": memory}
     assert shown.prompt is None
     assert set(shown.errors.values()) == {None}
 
@@ -52,7 +57,7 @@ def test_each_bad_input_is_explained_and_hides_the_results(localedir, locale, na
     shown = view(localedir, locale, **{name: text})
     assert shown.errors[name] == message
     assert [n for n, error in shown.errors.items() if error] == [name]
-    assert shown.outputs == {"effective_batch": "", "activation_memory": ""}
+    assert set(shown.outputs.values()) == {""}
     assert shown.prompt == expected(locale).prompt_invalid
 
 
@@ -66,7 +71,7 @@ def test_several_bad_inputs_are_counted(localedir, locale):
 def test_an_empty_field_asks_for_a_value_without_an_error(localedir, locale, blank):
     shown = view(localedir, locale, accumulation_steps=blank)
     assert set(shown.errors.values()) == {None}
-    assert shown.outputs == {"effective_batch": "", "activation_memory": ""}
+    assert set(shown.outputs.values()) == {""}
     assert shown.prompt == expected(locale).prompt_empty
 
 
@@ -85,6 +90,7 @@ def test_the_worker_entry_point_speaks_json(localedir, locale):
     table = expected(locale)
     evaluate_json = evaluator("accumulation", locale, str(localedir))
     answer = json.loads(evaluate_json(json.dumps({"values": {**table.defaults, "unknown": "<b>"}})))
+    answer["outputs"] = figures(answer["outputs"])
     (texts, announcement) = table.announcements[0]
     assert texts == {}
     assert answer == {
@@ -113,7 +119,7 @@ def test_a_calculation_that_fails_is_a_message_not_a_dead_page(localedir, locale
     broken = replace(CALCULATOR, compute=inexact)
     shown = evaluate(broken, expected(locale).defaults, Locale.parse(locale), load_translations(localedir, locale))
     assert shown.prompt and shown.prompt == shown.announcement
-    assert shown.outputs == {"effective_batch": "", "activation_memory": ""}
+    assert set(shown.outputs.values()) == {""}
     assert set(shown.errors.values()) == {None}
 
 
@@ -122,4 +128,4 @@ def test_an_unexpected_failure_in_python_is_a_message_too(localedir, locale, mon
     evaluate_json = evaluator("accumulation", locale, str(localedir))
     monkeypatch.setattr("calc.browser.evaluate", lambda *args, **kwargs: 1 / 0)
     answer = json.loads(evaluate_json(json.dumps({"values": expected(locale).defaults})))
-    assert answer["prompt"] and answer["outputs"] == {"effective_batch": "", "activation_memory": ""}
+    assert answer["prompt"] and set(answer["outputs"].values()) == {""}

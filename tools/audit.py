@@ -62,7 +62,7 @@ def main() -> None:
             env={**os.environ, "SITE_URL": base},
         )
         sys.path.insert(0, str(ROOT))
-        from sitebuild.config import LOCALES
+        from sitebuild.config import LOCALES, PAGES
         from tools.serve import make_server
 
         server = make_server(site, port)
@@ -70,7 +70,7 @@ def main() -> None:
         chrome = chrome_path()
         rows = []
         try:
-            for path in ("", *(f"{code}/" for code in LOCALES)):
+            for path in ("", *(f"{code}/{page}" for code in LOCALES for page in PAGES.values())):
                 for form_factor in ("mobile", "desktop"):
                     scores = lighthouse(base + path, form_factor, Path(folder) / "report.json", chrome)
                     rows.append((f"/{path}", form_factor, scores))

@@ -6,6 +6,7 @@
 //   an input or select [name]: its error, and its text when Python sets it;
 //   output[name]: a figure's text;
 //   [data-output][data-kind=table]: a table's rows; [data-kind=svg]: a chart;
+//   [data-kind=text]: a sentence or a snippet of code;
 //   a[data-link]: the address of a linked calculator, with the values it carries.
 
 // How long the reader must pause before the results are announced.
@@ -170,6 +171,7 @@ function show(view) {
     const shown = view.outputs[part.dataset.output];
     if (shown instanceof Node) part.replaceChildren(...shown.cloneNode(true).childNodes);
     else if (part.dataset.kind === "table") showTable(part, shown.rows);
+    else if (part.dataset.kind === "text") part.textContent = shown;
     else showChart(part, shown.svg);
   }
   placeholder.textContent = view.prompt ?? "";
@@ -230,17 +232,20 @@ form.addEventListener("submit", (event) => event.preventDefault());
 // their results, so the page waits for Python, which reads the address.
 if (location.search) update(() => ({ address: location.search })).catch(fail);
 
-const copy = form.querySelector('[data-role="copy-link"]');
 const copied = form.querySelector('[data-role="copied"]');
-copy.addEventListener("click", () => {
-  navigator.clipboard.writeText(location.href).then(
+function copy(text) {
+  navigator.clipboard.writeText(text).then(
     () => {
       copied.hidden = false;
       setTimeout(() => (copied.hidden = true), 3000);
     },
-    (error) => console.warn("The link could not be copied:", error),
+    (error) => console.warn("Nothing was copied:", error),
   );
-});
+}
+form.querySelector('[data-role="copy-link"]').addEventListener("click", () => copy(location.href));
+for (const button of form.querySelectorAll("[data-copy]")) {
+  button.addEventListener("click", () => copy(document.getElementById(button.dataset.copy).textContent));
+}
 
 ready.then(() => {
   root.dataset.calc = "ready";

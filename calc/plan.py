@@ -1,0 +1,179 @@
+"""The planner: from a target effective batch and a memory budget to the micro-batch and steps that reach it.
+
+With ``g`` data-parallel GPUs, a target batch ``T`` is reachable only as a
+multiple of ``g``: each GPU takes ``T / g`` samples per optimizer step, as
+``b`` samples per micro-batch over ``a = (T / g) / b`` accumulation steps.
+The plan takes the largest ``b`` that divides ``T / g`` and whose peak
+activation memory ``b · A`` fits the budget (``M = b · A``, as on the
+accumulation page): the fewest, largest micro-batches, which use a GPU best.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from decimal import Decimal
+from gettext import NullTranslations
+from math import isqrt
+
+from calc import accumulation
+from calc.evaluation import Calculator, Group
+from calc.i18n import N_
+from calc.inputs import Amount, Count
+from calc.outputs import Figure, Phrase, Quantity, Table, Text
+from calc.parsing import InputProblem
+from calc.snippets import SNIPPETS, snippets
+
+GIGABYTE = accumulation.GIGABYTE
+
+TARGET_BATCH = Count(
+    "target_batch",
+    N_("Target effective batch size"),
+    N_("The batch size your learning rate was tuned for: samples per optimizer step."),
+    default=Decimal(256),
+    maximum=Decimal(1_000_000_000),
+)
+GPUS = replace(accumulation.GPUS, default=Decimal(8))
+MEMORY_BUDGET = Amount(
+    "memory_budget",
+    N_("Activation memory budget per GPU"),
+    N_("What each GPU has left for activations once the weights, gradients and optimizer state are in."),
+    default=Decimal(16),
+    maximum=Decimal(100_000),
+    places=6,
+    unit=GIGABYTE,
+)
+ACTIVATION_PER_SAMPLE = replace(accumulation.ACTIVATION_PER_SAMPLE, default=Decimal(2))
+SEQUENCE_LENGTH = Count(
+    "sequence_length",
+    N_("Sequence length"),
+    N_("Tokens per sample, for the tokens per optimizer step; leave it blank if you don't need them."),
+    default=Decimal(4096),
+    optional=True,
+    maximum=Decimal(100_000_000),
+)
+
+
+def reachable(target: int, gpus: int) -> int:
+    """The batch nearest ``target`` that ``gpus`` can reach: a multiple of them, at least one sample each.
+
+    Halfway between two multiples, the larger one: a learning rate tuned for
+    a batch is usually safer with a slightly larger one than a smaller one.
+
+    >>> reachable(256, 8), reachable(250, 8), reachable(252, 8), reachable(3, 8)
+    (256, 248, 256, 8)
+    """
+    below = target // gpus * gpus
+    above = below + gpus
+    if below == 0:
+        return gpus
+    return below if target - below < above - target else above
+
+
+def divisors(n: int) -> list[int]:
+    """Every divisor of ``n``, smallest first.
+
+    >>> divisors(32)
+    [1, 2, 4, 8, 16, 32]
+    """
+    small = [d for d in range(1, isqrt(n) + 1) if n % d == 0]
+    return sorted({*small, *(n // d for d in small)})
+
+
+def plans(share: int, budget: Decimal, per_sample: Decimal) -> list[tuple[int, int]]:
+    """Every (micro-batch, steps) pair that gives ``share`` samples per GPU within ``budget``, largest first.
+
+    >>> plans(32, Decimal(16), Decimal(2))
+    [(8, 4), (4, 8), (2, 16), (1, 32)]
+    """
+    return [(b, share // b) for b in reversed(divisors(share)) if b * per_sample <= budget]
+
+
+def compute(values: Mapping[str, object]) -> dict[str, object]:
+    target, gpus = int(values["target_batch"]), int(values["gpus"])
+    budget, per_sample = values["memory_budget"], values["activation_per_sample"]
+    if per_sample > budget:
+        raise InputProblem("sample_exceeds_budget", field="memory_budget", needed=per_sample)
+    reached = reachable(target, gpus)
+    options = plans(reached // gpus, budget, per_sample)
+    micro_batch, steps = options[0]
+    sequence = values["sequence_length"]
+    return {
+        "micro_batch": Quantity(micro_batch),
+        "accumulation_steps": Quantity(steps),
+        "effective_batch": Quantity(reached),
+        "per_gpu": Quantity(reached // gpus),
+        "activation_memory": Quantity(micro_batch * per_sample, GIGABYTE),
+        "tokens_per_step": None if sequence is None else Quantity(reached * sequence),
+        "adjustment": None
+        if reached == target
+        else Phrase(
+            N_(
+                "The target of %(target)s is not a multiple of the %(gpus)s GPUs: this plan reaches %(reached)s, "
+                "the nearest batch they can share evenly."
+            ),
+            {"target": Quantity(target), "gpus": Quantity(gpus), "reached": Quantity(reached)},
+        ),
+        "plans": [(Quantity(b), Quantity(a), Quantity(b * per_sample, GIGABYTE)) for b, a in options],
+        **snippets(micro_batch, steps, gpus),
+    }
+
+
+def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str:
+    """The plan as one sentence, for the page's live region.
+
+    >>> summarize({"micro_batch": "8", "accumulation_steps": "4", "effective_batch": "256"}, NullTranslations())
+    'Micro-batch size: 8. Accumulation steps: 4. Effective batch size: 256.'
+    """
+    return translations.gettext(
+        "Micro-batch size: %(micro_batch)s. Accumulation steps: %(steps)s. Effective batch size: %(effective)s."
+    ) % {
+        "micro_batch": outputs["micro_batch"],
+        "steps": outputs["accumulation_steps"],
+        "effective": outputs["effective_batch"],
+    }
+
+
+def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
+    """The accumulation page gets the plan, to check it or change it there."""
+    return {
+        "accumulation": {
+            "micro_batch": str(results["micro_batch"].value),
+            "accumulation_steps": str(results["accumulation_steps"].value),
+            "gpus": str(values["gpus"]),
+            "activation_per_sample": format(values["activation_per_sample"].normalize(), "f"),
+        }
+    }
+
+
+CALCULATOR = Calculator(
+    name="plan",
+    groups=(
+        Group(N_("Batching"), (TARGET_BATCH, GPUS)),
+        Group(N_("Memory"), (MEMORY_BUDGET, ACTIVATION_PER_SAMPLE)),
+        Group(N_("Tokens"), (SEQUENCE_LENGTH,)),
+    ),
+    outputs=(
+        Figure("micro_batch", N_("Micro-batch size"), N_("samples per GPU in each forward and backward pass")),
+        Figure("accumulation_steps", N_("Accumulation steps"), N_("micro-batches per optimizer step")),
+        Figure("effective_batch", N_("Effective batch size"), N_("samples per optimizer step")),
+        Figure("activation_memory", N_("Peak activation memory per GPU"), N_("within the budget")),
+        Figure(
+            "tokens_per_step",
+            N_("Tokens per optimizer step"),
+            N_("effective batch size times sequence length"),
+            missing=N_("no sequence length"),
+        ),
+        Text("adjustment", N_("Adjustment")),
+        Table(
+            "plans",
+            N_("Every plan within the budget"),
+            (N_("Micro-batch size"), N_("Accumulation steps"), N_("Peak activation memory per GPU")),
+        ),
+        *SNIPPETS,
+    ),
+    compute=compute,
+    summarize=summarize,
+    links=links,
+    examples={"default": {}, "uneven": {"target_batch": Decimal(250)}},
+)

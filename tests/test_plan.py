@@ -1,0 +1,89 @@
+"""The planner: exact plans whenever one exists, the nearest reachable batch otherwise, and configs that parse."""
+
+from __future__ import annotations
+
+import ast
+import json
+from decimal import Decimal
+
+import pytest
+import yaml
+from babel import Locale
+
+from calc.evaluation import default_texts, evaluate
+from calc.i18n import load_translations
+from calc.plan import CALCULATOR, compute, divisors
+from calc.snippets import FRAMEWORKS, snippets
+from sitebuild.config import LOCALES
+
+
+def plan(target, gpus, budget, per_sample, sequence=None):
+    return compute(
+        {
+            "target_batch": Decimal(target),
+            "gpus": Decimal(gpus),
+            "memory_budget": Decimal(budget),
+            "activation_per_sample": Decimal(per_sample),
+            "sequence_length": None if sequence is None else Decimal(sequence),
+        }
+    )
+
+
+@pytest.mark.parametrize("target", [1, 7, 64, 250, 256, 1000, 1024, 4096, 12_000])
+@pytest.mark.parametrize("gpus", [1, 3, 8, 64])
+@pytest.mark.parametrize(("budget", "per_sample"), [("16", "2"), ("80", "0.75"), ("1", "1"), ("40", "0.3")])
+def test_the_plan_is_exact_fits_and_uses_the_largest_micro_batch(target, gpus, budget, per_sample):
+    result = plan(target, gpus, budget, per_sample)
+    b, a, e = (int(result[name].value) for name in ("micro_batch", "accumulation_steps", "effective_batch"))
+    assert b * a * gpus == e
+    assert b * Decimal(per_sample) <= Decimal(budget)
+    # The nearest multiple of the GPUs, and the target itself whenever it is one.
+    assert e % gpus == 0 and (2 * abs(e - target) <= gpus or e == gpus > target)
+    assert (e == target) == (result["adjustment"] is None)
+    # No larger micro-batch divides the share and fits.
+    share = e // gpus
+    assert not [d for d in divisors(share) if d > b and d * Decimal(per_sample) <= Decimal(budget)]
+    # Every plan in the table is exact and fits.
+    for row in result["plans"]:
+        micro, steps, memory = (cell.value for cell in row)
+        assert micro * steps * gpus == e and memory <= Decimal(budget)
+
+
+def test_tokens_per_step_are_the_effective_batch_times_the_sequence():
+    assert plan(256, 8, 16, 2, sequence=4096)["tokens_per_step"].value == 256 * 4096
+    assert plan(256, 8, 16, 2)["tokens_per_step"] is None
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_one_sample_over_the_budget_is_said_on_the_budget(localedir, locale):
+    parsed = Locale.parse(locale)
+    texts = {**default_texts(CALCULATOR, parsed), "activation_per_sample": "20"}
+    shown = evaluate(CALCULATOR, texts, parsed, load_translations(localedir, locale))
+    assert shown.errors["memory_budget"] and shown.prompt
+    assert [name for name, error in shown.errors.items() if error] == ["memory_budget"]
+
+
+@pytest.mark.parametrize(("b", "a", "g"), [(1, 1, 1), (4, 8, 2), (8, 4, 8), (3, 1000, 1024)])
+def test_every_snippet_parses_and_carries_the_plan(b, a, g):
+    code = snippets(b, a, g)
+    assert set(code) == set(FRAMEWORKS)
+    assert json.loads(code["deepspeed"]) == {
+        "train_batch_size": b * a * g,
+        "train_micro_batch_size_per_gpu": b,
+        "gradient_accumulation_steps": a,
+    }
+    assert yaml.safe_load(code["axolotl"]) == {"micro_batch_size": b, "gradient_accumulation_steps": a}
+    expected = {
+        "transformers": {"per_device_train_batch_size": b, "gradient_accumulation_steps": a},
+        "lightning": {"batch_size": b, "devices": g, "accumulate_grad_batches": a},
+        "accelerate": {"gradient_accumulation_steps": a, "batch_size": b},
+    }
+    for framework, keywords in expected.items():
+        given = {
+            node.arg: node.value.value
+            for node in ast.walk(ast.parse(code[framework]))
+            if isinstance(node, ast.keyword) and isinstance(node.value, ast.Constant)
+        }
+        assert {name: given.get(name) for name in keywords} == keywords, framework
+    # Plain ASCII digits, whatever the locale.
+    assert all(text.isascii() for text in code.values())
