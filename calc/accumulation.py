@@ -56,6 +56,7 @@ ACTIVATION_PER_SAMPLE = Amount(
     maximum=Decimal(10_000),
     places=6,
     unit=GIGABYTE,
+    see=("activations", N_("Don't know it? Estimate it from the model.")),
 )
 
 

@@ -16,14 +16,14 @@ from collections.abc import Callable
 
 from babel import Locale
 
-from calc.calculators import CALCULATORS
+from calc.calculators import load
 from calc.evaluation import default_texts, evaluate, restore, unavailable
 from calc.i18n import load_translations
 
 
 def evaluator(calculator: str, locale: str, localedir: str) -> Callable[[str], str]:
     """A function from a JSON request to the JSON of the view."""
-    chosen = CALCULATORS[calculator]
+    chosen = load(calculator)
     parsed_locale = Locale.parse(locale)
     translations = load_translations(localedir, locale)
     names = [i.name for i in chosen.inputs]

@@ -2,13 +2,15 @@
 
 The markup uses no inline style (the pages' Content-Security-Policy
 forbids it): each part carries a class, ``part-1``, ``part-2``…, that the
-stylesheet colours for light, dark and print. Text is escaped.
+stylesheet colours for light, dark and print. Text is escaped (``html.escape``:
+``xml.sax.saxutils`` would import ``urllib.request`` and the e-mail package into
+the page's start).
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
-from xml.sax.saxutils import escape, quoteattr
+from html import escape
 
 
 def stacked_bar(title: str, parts: list[tuple[str, Fraction]]) -> str:
@@ -30,11 +32,11 @@ focusable="false"><rect class="part-1" x="0.000" y="0" width="25.000" height="8"
         width = 100 * size / total
         rects.append(
             f'<rect class="part-{index}" x="{_coordinate(start)}" y="0" width="{_coordinate(width)}" height="8">'
-            f"<title>{escape(label)}</title></rect>"
+            f"<title>{escape(label, quote=False)}</title></rect>"
         )
         start += width
     return (
-        f'<svg class="bar" role="img" aria-label={quoteattr(title)} viewBox="0 0 100 8" '
+        f'<svg class="bar" role="img" aria-label="{escape(title)}" viewBox="0 0 100 8" '
         f'preserveAspectRatio="none" focusable="false">{"".join(rects)}</svg>'
     )
 

@@ -17,7 +17,7 @@ rather than a reason to withhold the results.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from gettext import NullTranslations
 from typing import ClassVar
@@ -53,6 +53,9 @@ class Input:
     name: str
     label: str
     description: str
+
+    # Another calculator's page that helps fill this input in: (page name, link text's message id).
+    see: tuple[str, str] | None = field(default=None, kw_only=True)
 
     widget: ClassVar[str]
 

@@ -109,8 +109,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         if reached == target
         else Phrase(
             N_(
-                "The target of %(target)s is not a multiple of the %(gpus)s GPUs: this plan reaches %(reached)s, "
-                "the nearest batch they can share evenly."
+                "The target of %(target)s is not a multiple of the number of GPUs, %(gpus)s: this plan reaches "
+                "%(reached)s, the nearest batch they can share evenly."
             ),
             {"target": Quantity(target), "gpus": Quantity(gpus), "reached": Quantity(reached)},
         ),

@@ -21,7 +21,7 @@ LOCALES = ("en", "es", "it")
 
 # Calculator name (its module in calc/, its template in templates/) -> its
 # page's folder inside a locale's, "" for the locale's home page.
-PAGES = {"accumulation": "", "vram": "vram/", "lora": "lora/", "plan": "plan/"}
+PAGES = {"accumulation": "", "vram": "vram/", "lora": "lora/", "activations": "activations/", "plan": "plan/"}
 
 # Site layout, relative to the output folder.
 ASSETS = "assets"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gettext import GNUTranslations
+from gettext import GNUTranslations, NullTranslations
 from pathlib import Path
 
 from babel import Locale
@@ -117,7 +117,7 @@ def relative(path: str, target: str) -> str:
     return "../" * path.count("/") + target or "./"
 
 
-def prose_context(name: str, locale: Locale) -> dict[str, object]:
+def prose_context(name: str, locale: Locale, translations: NullTranslations) -> dict[str, object]:
     """What a calculator's prose quotes: its worked examples and facts, formatted for ``locale``."""
     calculator = CALCULATORS[name]
     return {
@@ -126,14 +126,14 @@ def prose_context(name: str, locale: Locale) -> dict[str, object]:
             key: fact.text(locale, breakable=False) if isinstance(fact, Quantity) else fact
             for key, fact in calculator.facts.items()
         },
-        "validation": validation_facts(locale),
+        "validation": validation_facts(locale, translations),
         "math": math_symbol,
     }
 
 
-def prose(env: Environment, name: str, locale: Locale):
+def prose(env: Environment, name: str, locale: Locale, translations: NullTranslations):
     """A calculator's words: the module its template makes (title, description, FAQ…)."""
-    return env.get_template(f"{name}.html").make_module(prose_context(name, locale))
+    return env.get_template(f"{name}.html").make_module(prose_context(name, locale, translations))
 
 
 def render_calculator(env: Environment, translations: GNUTranslations, name: str, locale: str) -> str:
@@ -143,7 +143,7 @@ def render_calculator(env: Environment, translations: GNUTranslations, name: str
     parsed = Locale.parse(locale)
     texts = default_texts(calculator, parsed)
     view = evaluate(calculator, texts, parsed, translations)
-    words = prose(env, name, parsed)
+    words = prose(env, name, parsed, translations)
     # Links that carry this page's values to another: their address follows the results.
     links = [
         {
@@ -156,7 +156,7 @@ def render_calculator(env: Environment, translations: GNUTranslations, name: str
     ]
     related = [
         {"href": relative(path, PAGES[other]), "title": words.title, "description": words.description}
-        for other, words in ((other, prose(env, other, parsed)) for other in PAGES if other != name)
+        for other, words in ((other, prose(env, other, parsed, translations)) for other in PAGES if other != name)
     ]
     return env.get_template("calculator.html").render(
         **page_links(locale, path),
@@ -171,12 +171,13 @@ def render_calculator(env: Environment, translations: GNUTranslations, name: str
         texts=texts,
         view=view,
         links=links,
+        page_hrefs={other: relative(path, other_path) for other, other_path in PAGES.items()},
         related=related,
-        **prose_context(name, parsed),
+        **prose_context(name, parsed, translations),
     )
 
 
-def render_chooser(envs: dict[str, Environment]) -> str:
+def render_chooser(envs: dict[str, Environment], catalogs: dict[str, GNUTranslations]) -> str:
     """The site's root: a link to each locale, and a script that picks one.
 
     Each locale's title and description come from its own catalog, so
@@ -187,7 +188,8 @@ def render_chooser(envs: dict[str, Environment]) -> str:
     home = next(name for name, path in PAGES.items() if path == "")
     entries = []
     for alternate in links["alternates"]:
-        words = prose(envs[alternate["lang"]], home, Locale.parse(alternate["lang"]))
+        code = alternate["lang"]
+        words = prose(envs[code], home, Locale.parse(code), catalogs[code])
         entries.append(
             {**alternate, "href": f"{alternate['lang']}/", "title": words.title, "description": words.description}
         )

@@ -1,4 +1,4 @@
-"""What `make validate` checked, as the pages quote it: library versions and how many configurations.
+"""What `make validate` checked, as the pages quote it: library versions, counts, and every measured point.
 
 The results are committed under ``validation/``; the tests hold calc to
 them, and the pages say what they were checked against.
@@ -8,21 +8,72 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from fractions import Fraction
+from gettext import NullTranslations
 
 from babel import Locale
 
-from calc.formatting import format_number
+from calc.formatting import format_number, format_quantity, rounded
+from calc.i18n import N_
 from sitebuild.config import ROOT
 
 VALIDATION = ROOT / "validation"
 
+# How the activation measurements name their settings, as the page words them.
+_ATTENTION = {"eager": N_("eager"), "flash": N_("fused")}
+_RECOMPUTATION = {"none": N_("no recomputation"), "selective": N_("selective"), "full": N_("full")}
 
-def validation_facts(locale: Locale) -> dict[str, str]:
-    """The versions and counts of ``validation/parameters.json``, written for ``locale``."""
-    parameters = json.loads((VALIDATION / "parameters.json").read_text(encoding="utf-8"))
+
+def _read(name: str) -> dict:
+    return json.loads((VALIDATION / name).read_text(encoding="utf-8"))
+
+
+def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str, object]:
+    """The versions, counts and measured points of ``validation/``, written for ``locale``."""
+    # Not "_": the extractor would take the keys below for messages.
+    translated = translations.gettext
+    parameters, activations = _read("parameters.json"), _read("activations.json")
+    points = activations["points"]
+
+    def percent(error: float | Decimal) -> str:
+        return format_quantity(rounded(abs(Fraction(Decimal(str(error)))) * 100, 2), "concentr-percent", locale)
+
+    cycles = activations["accumulation"]["cycles"]
+    steps = sorted({cycle["accumulation_steps"] for cycle in cycles})
+    peaks = {(cycle["micro_batch"], cycle["accumulation_steps"]): cycle["peak_saved_bytes"] for cycle in cycles}
     return {
+        # The peak of saved bytes over accumulation cycles: a row per micro-batch, a column per number of steps.
+        "accumulation_steps": [{"count": a, "text": format_number(Decimal(a), locale)} for a in steps],
+        "accumulation_rows": [
+            {
+                "micro_batch": format_number(Decimal(b), locale),
+                "peaks": [format_number(Decimal(peaks[b, a]), locale) for a in steps],
+            }
+            for b in sorted({cycle["micro_batch"] for cycle in cycles})
+        ],
+        "accumulation_tokens": format_number(Decimal(activations["accumulation"]["sequence_length"]), locale),
         "peft": parameters["versions"]["peft"],
         "transformers": parameters["versions"]["transformers"],
+        "torch": activations["versions"]["torch"],
         "lora_configurations": format_number(Decimal(parameters["configurations"]["lora"]), locale),
         "models": format_number(Decimal(parameters["configurations"]["models"]), locale),
+        "activation_points": format_number(Decimal(len(points)), locale),
+        "activation_worst": percent(max(abs(point["relative_error"]) for point in points)),
+        "activation_rows": [
+            {
+                "configuration": ", ".join(
+                    [
+                        point["model"].removeprefix("test/"),
+                        format_number(Decimal(point["sequence_length"]), locale),
+                        point["precision"],
+                        translated(_ATTENTION[point["attention"]]),
+                        translated(_RECOMPUTATION[point["recomputation"]]),
+                    ]
+                ),
+                "measured": format_number(Decimal(point["measured_bytes_per_sample"]), locale),
+                "estimated": format_number(Decimal(point["estimated_bytes_per_sample"]), locale),
+                "error": percent(point["relative_error"]),
+            }
+            for point in points
+        ],
     }

@@ -128,6 +128,22 @@ CONTRACTS = {
         },
         "outputs": {"trainable_parameters"},
     },
+    "activations": {
+        "fields": {
+            "model": {"custom", "meta-llama/Llama-3.1-8B", "Qwen/Qwen2.5-7B"},
+            "layers": None,
+            "hidden_size": None,
+            "attention_heads": None,
+            "kv_heads": None,
+            "intermediate_size": None,
+            "vocab_size": None,
+            "sequence_length": None,
+            "precision": {"bf16", "fp16", "fp32"},
+            "attention": {"eager", "flash"},
+            "recomputation": {"none", "selective", "full"},
+        },
+        "outputs": {"activation_per_sample"},
+    },
     "plan": {
         "fields": {
             "target_batch": None,
@@ -287,7 +303,8 @@ def test_structured_data_repeats_the_page(site, locale, name):
     page = read(site, f"{locale}/{PAGES[name]}index.html")
     assert app["@type"] == "WebApplication" and app["inLanguage"] == locale
     assert app["name"] in page.words and app["description"] == page.find("meta", name="description")[0]["content"]
-    assert faq["@type"] == "FAQPage" and len(faq["mainEntity"]) == 3
+    asked = html[html.index('<section class="faq"') :].split("</section>")[0].count("<h3>")
+    assert faq["@type"] == "FAQPage" and len(faq["mainEntity"]) == asked >= 2
     for question in faq["mainEntity"]:
         assert question["name"] in page.words
         for sentence in question["acceptedAnswer"]["text"].split(". "):
@@ -316,3 +333,18 @@ def test_with_a_deployed_address_the_links_are_absolute(tmp_path):
     }
     assert page.find("meta", property="og:url")[0]["content"] == f"{base}{locale}/"
     assert dead_links(out, base) == []
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_estimator_shows_its_measurements_and_hands_its_estimate_on(site, locale):
+    page = read(site, f"{locale}/activations/index.html")
+    (use,) = page.find("a", **{"data-role": "use-estimate"})
+    assert use["href"].startswith("../?activation_per_sample=")
+    assert page.find("section", **{"data-role": "validation"})
+    measured = json.loads((ROOT / "validation" / "activations.json").read_text(encoding="utf-8"))["points"]
+    html = (site / locale / "activations" / "index.html").read_text(encoding="utf-8")
+    validation = html[html.index('data-role="validation"') :]
+    assert validation.count('<tr><th scope="row">') == len(measured)
+    # The accumulation page's activation field points here.
+    home = read(site, f"{locale}/index.html")
+    assert {"href": "activations/"} in [{"href": a["href"]} for a in home.find("a")]

@@ -13,7 +13,7 @@ import pytest
 from babel import Locale
 from playwright.sync_api import expect
 
-from calc.formatting import format_number, format_quantity
+from calc.formatting import format_number, format_quantity, rounded
 from sitebuild.config import LOCALES, PAGES
 from tests.conftest import start_over, wait_until_ready
 from tests.test_startup import held_route
@@ -207,3 +207,26 @@ def test_a_snippet_is_copied_as_it_reads(browser, base_url):
     expect(page.locator("[data-role=copied]")).to_be_visible()
     assert page.evaluate("navigator.clipboard.readText()") == page.locator("[data-snippet=axolotl]").text_content()
     context.close()
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready_pages, locale):
+    """Llama-3.1-8B at 4096 tokens in bf16: the estimate, then E and M on the accumulation page."""
+    from calc.activations import activation_bytes
+    from calc.models import PRESETS
+
+    page = start_over(ready_pages, locale, "activations")
+    page.select_option("[name=attention]", "flash")
+    page.select_option("[name=precision]", "bf16")
+    estimate = activation_bytes(PRESETS["meta-llama/Llama-3.1-8B"], 4096, "bf16", "flash", "none") / 10**9
+    shown = format_quantity(rounded(estimate, 3), "digital-gigabyte", Locale.parse(locale))
+    expect(page.locator("output[name=activation_per_sample]")).to_have_text(shown)
+    href = page.locator("a[data-role=use-estimate]").get_attribute("href")
+    accumulation = page.context.new_page()
+    accumulation.goto(page.url.split("activations/")[0] + href.removeprefix("../"))
+    wait_until_ready(accumulation)
+    a = rounded(estimate, 6)
+    expect(accumulation.locator("[name=activation_per_sample]")).to_have_value(number(str(a), locale))
+    expect(accumulation.locator("output[name=effective_batch]")).to_have_text("32")
+    expect(accumulation.locator("output[name=activation_memory]")).to_have_text(gigabytes(str(4 * a), locale))
+    accumulation.close()

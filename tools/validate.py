@@ -1,4 +1,4 @@
-"""``make validate``: check calc.lora's counts against transformers' and peft's own.
+"""``make validate``: check calc.lora's counts and calc.activations' bytes against PyTorch's own.
 
 1. Makes the virtual environment ``.venv-validate`` with this Python's
    ``venv`` and installs ``validation/requirements.txt`` into it (again
@@ -7,10 +7,19 @@
    (and a few small test shapes) on the meta device and writes
    ``validation/parameters.json``.
 3. Compares every count in that file with :mod:`calc.lora`'s and prints a
-   summary; exits with 1 if any differs, or if a preset was not measured.
+   summary.
+4. Runs ``tools/measure_activations.py`` inside it, which trains small random
+   models for a step on the CPU, counts the bytes autograd saves, and writes
+   ``validation/activations.json``.
+5. Compares every point in that file with :mod:`calc.activations`' estimate
+   and prints them; checks the accumulation cycles.
 
-The tests (``tests/test_lora_counts.py``) make the same comparisons against
-the committed file, without torch.
+Exits with 1 if any count differs, if a preset was not measured, if an
+estimate is off by more than ``TOLERANCE``, or if the accumulation peak is
+not flat in the accumulation steps and linear in the micro-batch.
+
+The tests (``tests/test_lora_counts.py``, ``tests/test_activations.py``)
+make the same comparisons against the committed files, without torch.
 """
 
 from __future__ import annotations
@@ -19,11 +28,13 @@ import json
 import subprocess
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from calc.activations import activation_bytes  # noqa: E402
 from calc.lora import base_parameters, lora_parameters, quantized_weights  # noqa: E402
 from calc.models import PRESETS, ModelShape  # noqa: E402
 
@@ -31,6 +42,10 @@ VENV = ROOT / ".venv-validate"
 REQUIREMENTS = ROOT / "validation" / "requirements.txt"
 OUTPUT = ROOT / "validation" / "parameters.json"
 MEASURE = ROOT / "tools" / "measure_parameters.py"
+ACTIVATIONS = ROOT / "validation" / "activations.json"
+MEASURE_ACTIVATIONS = ROOT / "tools" / "measure_activations.py"
+# How far calc.activations' estimate may be from a measured point, relatively.
+TOLERANCE = Fraction(1, 10)
 # The requirements the environment was last installed from.
 STAMP = VENV / ".installed"
 
@@ -93,6 +108,66 @@ def summary(report: dict) -> str:
     return "\n".join(lines)
 
 
+def activation_error(point: dict, models: dict) -> Fraction:
+    """calc.activations' estimate for a measured point, as it stands now, less the measurement, relatively."""
+    settings = {key: point[key] for key in ("sequence_length", "precision", "attention", "recomputation")}
+    measured = Fraction(point["measured_bytes_per_sample"])
+    return (activation_bytes(ModelShape(**models[point["model"]]), **settings) - measured) / measured
+
+
+def compare_activations(report: dict) -> list[str]:
+    """Every point off by more than TOLERANCE, and any accumulation peak out of line, as sentences."""
+    problems = []
+    for point in report["points"]:
+        error = activation_error(point, report["models"])
+        if abs(error) > TOLERANCE:
+            problems.append(
+                f"{point['model']} s={point['sequence_length']} {point['precision']} {point['attention']}"
+                f" {point['recomputation']}: estimate off by {float(error):+.1%}"
+            )
+    peaks = {
+        (c["micro_batch"], c["accumulation_steps"]): c["peak_saved_bytes"] for c in report["accumulation"]["cycles"]
+    }
+    for (b, a), peak in peaks.items():
+        if peak != peaks[b, 1]:
+            problems.append(f"accumulation: {a} steps of {b} samples peak at {peak} bytes, one step at {peaks[b, 1]}")
+    # Linear in b: from the smallest micro-batch on, the same bytes per added sample, within 0.1%.
+    smallest, *larger = sorted({b for b, _ in peaks})
+    slopes = [Fraction(peaks[b, 1] - peaks[smallest, 1], b - smallest) for b in larger]
+    if max(slopes) - min(slopes) > min(slopes) / 1000:
+        problems.append(f"accumulation: the peak is not linear in the micro-batch ({slopes} bytes per sample)")
+    return problems
+
+
+def activation_summary(report: dict) -> str:
+    """The points as a table: bytes per sample measured, and the estimate's error, by sequence length."""
+    lengths = sorted({point["sequence_length"] for point in report["points"]})
+    rows: dict[tuple, dict[int, str]] = {}
+    for point in report["points"]:
+        row = (point["model"], point["precision"], point["attention"], point["recomputation"])
+        error = activation_error(point, report["models"])
+        cell = f"{int(Fraction(point['measured_bytes_per_sample'])):>11,} {float(error):+7.2%}"
+        rows.setdefault(row, {})[point["sequence_length"]] = cell
+    width = max(len(row[0]) for row in rows)
+    lines = [
+        f"{'model':<{width}}  prec  attn   recompute" + "".join(f"  {f's={n}: bytes, error':>19}" for n in lengths)
+    ]
+    for (model, precision, attention, recomputation), cells in rows.items():
+        lines.append(
+            f"{model:<{width}}  {precision:<4}  {attention:<5}  {recomputation:<9}"
+            + "".join(f"  {cells[n]}" for n in lengths)
+        )
+    largest = max(abs(activation_error(point, report["models"])) for point in report["points"])
+    cycles = ", ".join(
+        f"{c['micro_batch']}×{c['accumulation_steps']}: {c['peak_saved_bytes']:,}"
+        for c in report["accumulation"]["cycles"]
+    )
+    lines.append(f"{len(report['points'])} points, largest error {float(largest):.2%}")
+    lines.append(f"accumulation peaks, bytes (micro-batch × steps): {cycles}")
+    lines.append(f"transformers {report['versions']['transformers']}, torch {report['versions']['torch']}")
+    return "\n".join(lines)
+
+
 def main() -> int:
     start = time.monotonic()
     python = ensure_environment()
@@ -107,9 +182,21 @@ def main() -> int:
         print(f"DIFFERS: {problem}")
     if problems:
         print(f"{len(problems)} counts differ from calc.lora's")
-        return 1
-    print(f"every count equals calc.lora's; wrote {OUTPUT.relative_to(ROOT)}")
-    return 0
+    else:
+        print(f"every count equals calc.lora's; wrote {OUTPUT.relative_to(ROOT)}")
+    started = time.monotonic()
+    subprocess.run([str(python), str(MEASURE_ACTIVATIONS), str(ACTIVATIONS)], check=True)
+    activations = json.loads(ACTIVATIONS.read_text(encoding="utf-8"))
+    print(activation_summary(activations))
+    print(f"activation measurement {time.monotonic() - started:.0f} s")
+    off = compare_activations(activations)
+    for problem in off:
+        print(f"OFF: {problem}")
+    if off:
+        print(f"{len(off)} activation points are off calc.activations' estimate by more than {float(TOLERANCE):.0%}")
+    else:
+        print(f"every activation estimate within {float(TOLERANCE):.0%}; wrote {ACTIVATIONS.relative_to(ROOT)}")
+    return 1 if problems or off else 0
 
 
 if __name__ == "__main__":

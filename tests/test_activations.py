@@ -1,0 +1,288 @@
+"""calc.activations against PyTorch's own saved tensors, as `make validate` measured them.
+
+``validation/activations.json`` is written by ``tools/validate.py``
+(``tools/measure_activations.py`` runs small random models through transformers
+and counts what autograd saves); these tests need neither library, only that
+file.
+"""
+
+import dataclasses
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from calc.activations import (
+    ATTENTIONS,
+    PARTS,
+    PRECISION_BYTES,
+    RECOMPUTATIONS,
+    activation_breakdown,
+    activation_bytes,
+    forward_breakdown,
+    recomputation_breakdown,
+)
+from calc.models import PRESETS, ModelShape
+
+REPORT = json.loads((Path(__file__).parent.parent / "validation" / "activations.json").read_text(encoding="utf-8"))
+POINTS = REPORT["points"]
+SHAPES = {key: ModelShape(**shape) for key, shape in REPORT["models"].items()}
+TOLERANCE = Fraction(1, 10)
+MOMENTS = {"": activation_breakdown, "forward_": forward_breakdown, "recomputation_": recomputation_breakdown}
+
+
+def arguments(point: dict) -> tuple:
+    return (
+        SHAPES[point["model"]],
+        point["sequence_length"],
+        point["precision"],
+        point["attention"],
+        point["recomputation"],
+    )
+
+
+def point_id(point: dict) -> str:
+    setting = (point["sequence_length"], point["precision"], point["attention"], point["recomputation"])
+    return "-".join(map(str, (point["model"], *setting)))
+
+
+def measured(point: dict, moment: str = "") -> Fraction:
+    return Fraction(point[f"measured_{moment}bytes_per_sample"])
+
+
+def test_the_grid_is_whole():
+    # Llama with and without grouped-query attention, Mistral, Qwen2 and a family of other habits (Gemma-2).
+    configs = [point["config"] for point in POINTS]
+    assert {config["family"] for config in configs} == {"llama", "mistral", "qwen2", "gemma2"}
+    llama = [config for config in configs if config["family"] == "llama"]
+    assert {config["kv_heads"] == config["heads"] for config in llama} == {True, False}
+    assert any(config["head_dim"] * config["heads"] != config["hidden"] for config in configs)
+    settings = {(p["model"], p["sequence_length"], p["precision"], p["attention"], p["recomputation"]) for p in POINTS}
+    assert len(settings) == len(POINTS)
+    for key, shape in SHAPES.items():
+        attentions = ("eager",) if shape.model_type == "gemma2" else ATTENTIONS  # Gemma-2 refuses SDPA
+        for length in (64, 128, 256):
+            for precision in ("fp32", "bf16"):
+                for attention in attentions:
+                    for recomputation in RECOMPUTATIONS:
+                        assert (key, length, precision, attention, recomputation) in settings
+    assert set(REPORT["versions"]) == {"torch", "transformers"}
+
+
+@pytest.mark.parametrize("point", POINTS, ids=point_id)
+def test_point_describes_its_model(point):
+    shape = SHAPES[point["model"]]
+    assert point["config"] == {
+        "family": shape.model_type,
+        "layers": shape.layers,
+        "hidden": shape.hidden_size,
+        "heads": shape.attention_heads,
+        "kv_heads": shape.kv_heads,
+        "intermediate": shape.intermediate_size,
+        "vocab": shape.vocab_size,
+        "head_dim": shape.head_dim,
+    }
+    assert point["gradient_checkpointing"] == (point["recomputation"] == "full")
+    assert point["attn_implementation"] == {"eager": "eager", "flash": "sdpa"}[point["attention"]]
+    # Per sample is the slope between the two micro-batches.
+    small, large = REPORT["batches"]
+    peaks = point["measured_peak_bytes"]
+    assert measured(point) == Fraction(peaks[str(large)] - peaks[str(small)], large - small)
+
+
+@pytest.mark.parametrize("point", POINTS, ids=point_id)
+def test_estimate_within_ten_percent(point):
+    # The peak, and each of the two moments that can hold it.
+    for moment, breakdown in MOMENTS.items():
+        estimate = sum(breakdown(*arguments(point)).values())
+        if measured(point, moment) == 0:
+            assert estimate == 0, moment  # no recomputation: backward only releases
+        else:
+            assert abs(estimate - measured(point, moment)) <= TOLERANCE * measured(point, moment), moment
+
+
+@pytest.mark.parametrize("point", POINTS, ids=point_id)
+def test_recorded_estimate_is_the_current_one(point):
+    # Changing calc.activations without running `make validate` again fails here.
+    breakdown = activation_breakdown(*arguments(point))
+    assert point["estimated_parts"] == {part: int(value) for part, value in breakdown.items()}
+    assert Fraction(point["estimated_bytes_per_sample"]) == activation_bytes(*arguments(point))
+    for moment, function in MOMENTS.items():
+        assert Fraction(point[f"estimated_{moment}bytes_per_sample"]) == sum(function(*arguments(point)).values())
+    error = (activation_bytes(*arguments(point)) - measured(point)) / measured(point)
+    assert point["relative_error"] == pytest.approx(float(error), abs=1e-6)
+
+
+@pytest.mark.parametrize("point", POINTS, ids=point_id)
+def test_parts_are_where_they_were_measured(point):
+    # Each part's estimate against the bytes saved while that part's modules ran, within a tenth of the whole.
+    assert set(point["measured_parts"]) == set(PARTS)
+    assert sum(Fraction(value) for value in point["measured_parts"].values()) == measured(point)
+    for part, value in activation_breakdown(*arguments(point)).items():
+        assert abs(value - Fraction(point["measured_parts"][part])) <= TOLERANCE * measured(point), part
+
+
+def by_length(**setting) -> dict[int, Fraction]:
+    return {p["sequence_length"]: measured(p) for p in POINTS if all(p[k] == v for k, v in setting.items())}
+
+
+@pytest.mark.parametrize("key", SHAPES)
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_measured_scaling_in_sequence_length(key, precision):
+    for recomputation in RECOMPUTATIONS:
+        flash = by_length(model=key, precision=precision, attention="flash", recomputation=recomputation)
+        for length, value in flash.items():  # linear: the same bytes per token at every length
+            assert value / length == flash[64] / 64
+        eager = by_length(model=key, precision=precision, attention="eager", recomputation=recomputation)
+        # Faster than linear: the s² scores. With recomputation they are kept only while backward reruns a layer,
+        # which may hold less than the forward's end (then the peak is linear).
+        assert eager[128] >= 2 * eager[64] and eager[256] >= 2 * eager[128]
+        if recomputation == "none":
+            assert eager[128] > 2 * eager[64] and eager[256] > 2 * eager[128]
+
+
+@pytest.mark.parametrize("point", [p for p in POINTS if p["recomputation"] == "none"], ids=point_id)
+def test_measured_recomputation_saves(point):
+    def twin(recomputation: str) -> Fraction:
+        (other,) = [p for p in POINTS if point_id(p) == point_id({**point, "recomputation": recomputation})]
+        return measured(other)
+
+    assert twin("full") < twin("selective") <= measured(point)
+
+
+SHAPES_TO_SCALE = {**PRESETS, **SHAPES}
+
+
+@pytest.mark.parametrize("key", SHAPES_TO_SCALE)
+@pytest.mark.parametrize("precision", list(PRECISION_BYTES))
+def test_estimated_scaling_laws(key, precision):
+    shape = SHAPES_TO_SCALE[key]
+    for length in (512, 4096):
+        for recomputation in RECOMPUTATIONS:
+            flash = [activation_bytes(shape, n, precision, "flash", recomputation) for n in (length, 2 * length)]
+            eager = [activation_bytes(shape, n, precision, "eager", recomputation) for n in (length, 2 * length)]
+            assert flash[1] == 2 * flash[0]  # every term is linear in s
+            assert eager[1] >= 2 * eager[0]  # eager keeps s² per head (with recomputation, only while it reruns)
+            if recomputation == "none":
+                assert eager[1] > 2 * eager[0]
+        for attention in ATTENTIONS:
+            none, selective, full = (activation_bytes(shape, length, precision, attention, r) for r in RECOMPUTATIONS)
+            assert selective <= none
+            if key in PRESETS:
+                assert full * 5 < none  # keeping one tensor per layer
+            else:
+                assert full < none
+
+
+def test_precision():
+    shape = PRESETS["meta-llama/Llama-3.1-8B"]
+    for attention in ATTENTIONS:
+        for recomputation in RECOMPUTATIONS:
+            fp16, bf16, fp32 = (
+                activation_bytes(shape, 1024, p, attention, recomputation) for p in ("fp16", "bf16", "fp32")
+            )
+            assert fp16 == bf16  # two bytes either way
+            assert bf16 < fp32 < 2 * bf16  # the loss, the norms and the eager softmax are float32 already
+
+
+def test_a_layer_by_hand():
+    """One Llama-2-7B layer in 16 bits, without recomputation, counted tensor by tensor.
+
+    Against Korthikanti et al.'s 34·sbh + 5·as²b for a GPT-3 layer: the two
+    RMSNorms keep 12·sbh (float32 input, normalized output) where the LayerNorms
+    kept 4·sbh; the gated MLP 2·sbh + 8·sbi where GeLU's kept 19·sbh; eager
+    attention 6·as²b (float32 and 16-bit probabilities, no dropout) where GPT-3
+    kept 5·as²b.
+    """
+    one = dataclasses.replace(PRESETS["meta-llama/Llama-2-7b-hf"], layers=1)
+    two = dataclasses.replace(one, layers=2)
+    s, h, a, i = 4096, 4096, 32, 11008
+    norms = 2 * (4 * s * h + 4 * s + 2 * s * h)
+    attention = 2 * s * h + 3 * 2 * s * h + 2 * s * h  # input; q, k, v; o_proj's input
+    mlp = 2 * s * h + 4 * 2 * s * i
+    flash = 4 * a * s  # the log-sum-exp
+    eager = (4 + 2) * a * s * s
+    for kernel, core in (("flash", flash), ("eager", eager)):
+        layer = forward_breakdown(two, s, "bf16", kernel, "none")
+        layer = {part: value - forward_breakdown(one, s, "bf16", kernel, "none")[part] for part, value in layer.items()}
+        assert layer == {"attention": attention + core, "mlp": mlp, "norms": norms, "logits": 0, "outside": 0}
+    assert norms + attention + mlp == s * h * 24 + s * i * 8 + 8 * s  # 45.5·sbh at i = 2.6875·h
+
+
+def test_the_loss_and_the_logits():
+    shape = PRESETS["meta-llama/Llama-3.1-8B"]
+    s, v, h = 4096, shape.vocab_size, shape.hidden_size
+    # lm_head's 16-bit input, the float32 log-probabilities (Korthikanti §4.3: 4sbv), the int64 labels.
+    assert forward_breakdown(shape, s, "bf16", "flash", "none")["logits"] == 2 * s * h + 4 * s * v + 8 * s
+    # Gemma-2 also keeps its capped logits, in 16 bits.
+    gemma = PRESETS["google/gemma-2-9b"]
+    logits = 2 * s * gemma.hidden_size + (2 + 4) * s * gemma.vocab_size + 8 * s
+    assert forward_breakdown(gemma, s, "bf16", "flash", "none")["logits"] == logits
+
+
+def test_full_recomputation_keeps_the_layer_inputs():
+    shape = PRESETS["meta-llama/Llama-3.1-70B"]
+    s = 8192
+    forward = forward_breakdown(shape, s, "bf16", "flash", "full")
+    # Korthikanti §5: 2·sbhL, beside the token ids.
+    assert forward["outside"] == shape.layers * 2 * s * shape.hidden_size + 8 * s
+    assert forward["attention"] == forward["mlp"] == 0
+    # Backward reruns a layer: one layer's tensors come on top, while the loss is gone.
+    backward = recomputation_breakdown(shape, s, "bf16", "flash", "full")
+    assert backward["logits"] == 0 and backward["outside"] == forward["outside"]
+    none = forward_breakdown(shape, s, "bf16", "flash", "none")
+    assert backward["mlp"] * shape.layers == none["mlp"]
+
+
+def test_breakdown_keys_and_types():
+    parts = activation_breakdown(PRESETS["Qwen/Qwen2.5-7B"], 2048, "bf16", "eager", "selective")
+    assert list(parts) == ["attention", "mlp", "norms", "logits", "outside"]
+    assert all(isinstance(value, Fraction) for value in parts.values())
+    assert isinstance(activation_bytes(PRESETS["Qwen/Qwen2.5-7B"], 2048, "bf16", "eager", "selective"), Fraction)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"sequence_length": 0},
+        {"sequence_length": True},
+        {"sequence_length": 2.0},
+        {"precision": "int8"},
+        {"attention": "sdpa"},
+        {"recomputation": "partial"},
+        {"shape": dataclasses.replace(PRESETS["meta-llama/Llama-3.1-8B"], model_type="gpt2")},
+    ],
+)
+def test_bad_arguments(change):
+    call = {
+        "shape": PRESETS["meta-llama/Llama-3.1-8B"],
+        "sequence_length": 1024,
+        "precision": "bf16",
+        "attention": "flash",
+        "recomputation": "none",
+    }
+    with pytest.raises(ValueError):
+        activation_breakdown(**{**call, **change})
+
+
+def test_accumulation_peak_is_one_micro_batch():
+    # Gradient accumulation: a micro-batches forward and backward, gradients added, one optimizer step. The peak of
+    # saved bytes is one micro-batch's: flat in a, linear in b (M = b · A).
+    accumulation = REPORT["accumulation"]
+    peaks = {(c["micro_batch"], c["accumulation_steps"]): c["peak_saved_bytes"] for c in accumulation["cycles"]}
+    micro_batches = sorted({b for b, _ in peaks})
+    steps = sorted({a for _, a in peaks})
+    assert micro_batches == [1, 2, 4] and steps == [1, 2, 4]
+    for b in micro_batches:
+        assert {peaks[b, a] for a in steps} == {peaks[b, 1]}
+    per_sample = [Fraction(peaks[b, 1] - peaks[1, 1], b - 1) for b in micro_batches[1:]]
+    assert max(per_sample) - min(per_sample) <= min(per_sample) / 1000
+    # And that slope is the estimate's A, within the tolerance (here: exactly up to the labels of a batch of one).
+    shape = SHAPES[accumulation["model"]]
+    settings = {k: accumulation[k] for k in ("sequence_length", "precision", "attention", "recomputation")}
+    estimate = activation_bytes(shape, **settings)
+    assert Fraction(accumulation["estimated_bytes_per_sample"]) == estimate
+    for b in micro_batches:
+        assert abs(peaks[b, 1] - b * estimate) <= TOLERANCE * b * estimate
+    assert abs(per_sample[-1] - estimate) <= estimate / 1000
