@@ -51,9 +51,9 @@ def build(out: Path) -> None:
     # The service worker is written last, at the root, once every file it caches exists.
     shutil.copytree(WEB, out / ASSETS, ignore=shutil.ignore_patterns(SERVICE_WORKER))
 
-    envs = {}
+    envs, catalogs = {}, {}
     for locale in LOCALES:
-        translations = load_translations(LOCALES_DIR, locale)
+        catalogs[locale] = translations = load_translations(LOCALES_DIR, locale)
         envs[locale] = env = environment(TEMPLATES, translations)
         folder = out / locale
         folder.mkdir()
@@ -63,7 +63,7 @@ def build(out: Path) -> None:
             page = folder / path / "index.html"
             page.parent.mkdir(parents=True, exist_ok=True)
             page.write_text(render_calculator(env, translations, name, locale), encoding="utf-8")
-    (out / "index.html").write_text(render_chooser(envs), encoding="utf-8")
+    (out / "index.html").write_text(render_chooser(envs, catalogs), encoding="utf-8")
 
     problems = dead_links(out)
     if problems:
