@@ -50,5 +50,5 @@ bench: $(INSTALLED) $(NODE_MODULES) browser
 audit: $(INSTALLED) $(NODE_MODULES) browser
 	$(PY) tools/audit.py
 
-validate:
-	$(PYTHON) tools/validate.py
+validate: $(INSTALLED)
+	$(PY) tools/validate.py
