@@ -14,12 +14,11 @@ from decimal import Decimal
 from gettext import NullTranslations
 
 from calc.evaluation import Calculator, Group
+from calc.formatting import GIGABYTE
 from calc.i18n import N_
 from calc.inputs import Amount, Count
 from calc.outputs import Figure, Quantity
 from calc.snippets import SNIPPETS, snippets
-
-GIGABYTE = "digital-gigabyte"
 
 # Bounds well past any real training run (the largest clusters have about
 # 10^5 GPUs), yet small enough that every result stays exact and readable.

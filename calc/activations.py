@@ -45,12 +45,12 @@ from fractions import Fraction
 from gettext import NullTranslations
 
 from calc.evaluation import Calculator, Group
-from calc.formatting import rounded
+from calc.formatting import PERCENT, rounded
 from calc.i18n import N_
 from calc.inputs import Choice, Count, Option
 from calc.model_inputs import MODEL, SHAPE, settle_shape, shape_of
 from calc.models import ModelShape
-from calc.outputs import Bar, Figure, Quantity, Table
+from calc.outputs import Bar, Figure, Quantity, Table, gigabytes
 
 # Bytes per value of each precision (the model's dtype: its weights' and its activations').
 PRECISION_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
@@ -328,8 +328,6 @@ def activation_bytes(
 
 # The page: inputs, outputs and how they are computed.
 
-GIGABYTE = "digital-gigabyte"
-PERCENT = "concentr-percent"
 
 SEQUENCE_LENGTH = Count(
     "sequence_length",
@@ -385,14 +383,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     )
     total = sum(parts.values(), Fraction(0))
 
-    def gigabytes(size: Fraction) -> Quantity:
-        return Quantity(size / 10**9, GIGABYTE, places=3)
-
     return {
-        "activation_per_sample": gigabytes(total),
-        "breakdown_bar": [(LABELS[part], gigabytes(size)) for part, size in parts.items()],
+        "activation_per_sample": gigabytes(total, 3),
+        "breakdown_bar": [(LABELS[part], gigabytes(size, 3)) for part, size in parts.items()],
         "breakdown": [
-            (LABELS[part], gigabytes(size), Quantity(100 * size / total, PERCENT, places=1))
+            (LABELS[part], gigabytes(size, 3), Quantity(100 * size / total, PERCENT, places=1))
             for part, size in parts.items()
         ],
     }

@@ -19,6 +19,13 @@ from babel.numbers import format_decimal
 # Locales absent here use 1, the CLDR root value.
 _MINIMUM_GROUPING_DIGITS = {"es": 2, "it": 2}
 
+# The units the calculators show, by their CLDR ids (binary ones below).
+GIGABYTE = "digital-gigabyte"
+MEGABYTE = "digital-megabyte"
+PERCENT = "concentr-percent"
+GIBIBYTE = "digital-gibibyte"
+MEBIBYTE = "digital-mebibyte"
+
 # CLDR's plural fallback for unit patterns: a missing category uses "other".
 # Babel instead falls back to the unit's display name, which in Italian
 # turns 1 GB into "1 Gbyte".
@@ -27,7 +34,7 @@ _FALLBACK_PLURAL = "other"
 # Binary units, which CLDR does not have: their IEC 80000-13 symbols are the
 # same in every language. GPU memory is sized in them (an "80 GB" card has
 # about 80 GiB); the ids follow CLDR's.
-_IEC_UNITS = {"digital-gibibyte": "GiB", "digital-mebibyte": "MiB"}
+_IEC_UNITS = {GIBIBYTE: "GiB", MEBIBYTE: "MiB"}
 
 
 def format_number(value: Decimal, locale: Locale, *, grouping: bool = True) -> str:

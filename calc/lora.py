@@ -20,11 +20,12 @@ from fractions import Fraction
 from gettext import NullTranslations
 
 from calc.evaluation import Calculator, Group
+from calc.formatting import MEGABYTE, PERCENT
 from calc.i18n import N_
 from calc.inputs import ChoiceSet, Count, Option
 from calc.model_inputs import MODEL, SHAPE, settle_shape, shape_of, shape_values
 from calc.models import PRESETS, ModelShape
-from calc.outputs import Figure, Quantity, Table
+from calc.outputs import Figure, Quantity, Table, gigabytes
 
 ATTENTION_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj")
 MLP_MODULES = ("gate_proj", "up_proj", "down_proj")
@@ -232,10 +233,6 @@ def _exact_decimal(value: Fraction) -> Decimal:
 
 # The page: inputs, outputs and how they are computed.
 
-GIGABYTE = "digital-gigabyte"
-MEGABYTE = "digital-megabyte"
-PERCENT = "concentr-percent"
-
 
 RANK = Count("rank", N_("Rank"), N_("The adapter's rank r."), default=Decimal(16), maximum=Decimal(65_536))
 TARGETS = ChoiceSet(
@@ -253,22 +250,22 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     trainable = lora_parameters(shape, int(values["rank"]), values["target_modules"])
     base = base_parameters(shape)
 
-    def size(nbytes: int | Decimal, unit: str = GIGABYTE) -> Quantity:
-        return Quantity(Fraction(nbytes) / (10**6 if unit == MEGABYTE else 10**9), unit, places=2)
+    def megabytes(size: int) -> Quantity:
+        return Quantity(Fraction(size, 10**6), MEGABYTE, places=2)
 
     return {
         "trainable_parameters": Quantity(trainable),
         "share": Quantity(Fraction(100 * trainable, base), PERCENT, places=3),
         "base_parameters": Quantity(base),
         "sizes": [
-            (N_("Adapter file, 16-bit"), size(adapter_bytes(trainable, 16), MEGABYTE)),
-            (N_("Adapter file, 32-bit (peft's default)"), size(adapter_bytes(trainable, 32), MEGABYTE)),
+            (N_("Adapter file, 16-bit"), megabytes(adapter_bytes(trainable, 16))),
+            (N_("Adapter file, 32-bit (peft's default)"), megabytes(adapter_bytes(trainable, 32))),
             (
                 N_("Training the adapter: weights, gradients and optimizer state"),
-                size(adapter_training_bytes(trainable)),
+                gigabytes(adapter_training_bytes(trainable), 2),
             ),
-            (N_("Base model weights, 16-bit"), size(base_bytes_16bit(shape))),
-            (N_("Base model weights, 4-bit NF4 (QLoRA)"), size(base_bytes_qlora(shape))),
+            (N_("Base model weights, 16-bit"), gigabytes(base_bytes_16bit(shape), 2)),
+            (N_("Base model weights, 4-bit NF4 (QLoRA)"), gigabytes(base_bytes_qlora(shape), 2)),
         ],
     }
 

@@ -24,7 +24,7 @@ from typing import ClassVar
 from babel import Locale
 
 from calc.charts import stacked_bar
-from calc.formatting import format_quantity, rounded
+from calc.formatting import GIGABYTE, format_quantity, rounded
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,15 @@ class Phrase:
     def text(self, locale: Locale, translations: NullTranslations) -> str:
         filled = {name: q.text(locale, breakable=False) for name, q in self.quantities.items()}
         return translations.gettext(self.message) % filled
+
+
+def gigabytes(size: int | Decimal | Fraction, places: int) -> Quantity:
+    """``size`` bytes shown in gigabytes (10^9 bytes, as everywhere on the site), to ``places`` decimals.
+
+    >>> gigabytes(1_875_000_000, 2).shown()
+    Decimal('1.88')
+    """
+    return Quantity(Fraction(size) / 10**9, GIGABYTE, places=places)
 
 
 # A table's cell: a quantity, a phrase, or text: a catalog message id, or a

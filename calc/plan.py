@@ -18,13 +18,12 @@ from math import isqrt
 
 from calc import accumulation
 from calc.evaluation import Calculator, Group
+from calc.formatting import GIGABYTE
 from calc.i18n import N_
 from calc.inputs import Amount, Count
 from calc.outputs import Figure, Phrase, Quantity, Table, Text
 from calc.parsing import InputProblem
 from calc.snippets import SNIPPETS, snippets
-
-GIGABYTE = accumulation.GIGABYTE
 
 TARGET_BATCH = Count(
     "target_batch",

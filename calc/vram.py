@@ -34,12 +34,13 @@ from gettext import NullTranslations
 from calc import gpus
 from calc.accumulation import GPUS_DESCRIPTION
 from calc.evaluation import Calculator, Group
+from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE
 from calc.gpus import cards_that_fit
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Count, Option
 from calc.lora import base_parameters
 from calc.models import CUSTOM, PRESETS, settle_preset
-from calc.outputs import Bar, Figure, Phrase, Quantity, Table
+from calc.outputs import Bar, Figure, Phrase, Quantity, Table, gigabytes
 
 STAGES = (0, 1, 2, 3)
 
@@ -166,9 +167,6 @@ def per_gpu(recipe: Recipe, parameters: int | Decimal | Fraction, stage: int, gp
 
 # The page: inputs, outputs and how they are computed.
 
-GIGABYTE = "digital-gigabyte"
-GIBIBYTE = "digital-gibibyte"
-MEBIBYTE = "digital-mebibyte"
 GB = 10**9
 
 MODEL = Choice(
@@ -261,27 +259,24 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     per_parameter = {"weights": recipe.weights, "gradients": recipe.gradients, "optimizer": recipe.optimizer}
     total = sum(parts.values())
 
-    def gigabytes(size: Fraction) -> Quantity:
-        return Quantity(size / GB, GIGABYTE, places=2)
-
     rows = [
-        (label, Quantity(per_parameter[key], places=3) if key in per_parameter else "", gigabytes(parts[key]))
+        (label, Quantity(per_parameter[key], places=3) if key in per_parameter else "", gigabytes(parts[key], 2))
         for key, label in PARTS
     ]
-    rows.append((N_("Total"), Quantity(recipe.total, places=3), gigabytes(total)))
+    rows.append((N_("Total"), Quantity(recipe.total, places=3), gigabytes(total, 2)))
     fits = [
         (
             gpu.name,
             Quantity(Fraction(gpu.mib, 1024), GIBIBYTE, places=2),
-            Phrase(N_("Fits, with %(spare)s to spare"), {"spare": gigabytes(gpu.bytes - total)})
+            Phrase(N_("Fits, with %(spare)s to spare"), {"spare": gigabytes(gpu.bytes - total, 2)})
             if gpu in cards_that_fit(total)
-            else Phrase(N_("Short by %(missing)s"), {"missing": gigabytes(total - gpu.bytes)}),
+            else Phrase(N_("Short by %(missing)s"), {"missing": gigabytes(total - gpu.bytes, 2)}),
         )
         for gpu in gpus.GPUS
     ]
     return {
-        "total_memory": gigabytes(total),
-        "breakdown_bar": [(label, gigabytes(parts[key])) for key, label in PARTS],
+        "total_memory": gigabytes(total, 2),
+        "breakdown_bar": [(label, gigabytes(parts[key], 2)) for key, label in PARTS],
         "breakdown": rows,
         "fits": fits,
     }
