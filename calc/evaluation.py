@@ -221,7 +221,14 @@ def evaluate(
 
 
 # What each kind of output shows while there are no results.
-_EMPTY = {"figure": "", "table": {"rows": []}, "bar": {"svg": ""}, "text": "", "code": ""}
+_EMPTY = {
+    "figure": "",
+    "table": {"rows": []},
+    "bar": {"svg": ""},
+    "chart": {"svg": "", "rows": []},
+    "text": "",
+    "code": "",
+}
 
 
 def address(

@@ -7,6 +7,7 @@ the page shows, in the page's locale. The view carries, per output:
 - a figure: its text;
 - a table: ``{"rows": [[cell, …], …]}``, every cell a text;
 - a bar: ``{"svg": markup}``, drawn by :mod:`calc.charts`;
+- a line chart: ``{"svg": markup, "rows": …}``, the picture and its table;
 - a sentence or a snippet of code: its text.
 
 The page's template draws each kind with the macro named by ``widget``,
@@ -23,7 +24,7 @@ from typing import ClassVar
 
 from babel import Locale
 
-from calc.charts import stacked_bar
+from calc.charts import Line, Panel, line_chart, nice_ticks, stacked_bar
 from calc.formatting import GIGABYTE, format_quantity, rounded
 
 
@@ -153,6 +154,86 @@ class Bar(Output):
         return {"svg": stacked_bar(translations.gettext(self.label), parts)}
 
 
+@dataclass(frozen=True)
+class Series:
+    """A line of a chart: its label (a message id); a ``limit`` is flat, dashed, and not a column of the table."""
+
+    label: str
+    limit: bool = False
+
+
+@dataclass(frozen=True)
+class Plot:
+    """A line chart's result.
+
+    ``x``: the values along the shared axis, ascending, one row of the
+    table each; ``ticks``: those that the axis labels. ``values``: per
+    panel, per series, a quantity for each ``x`` (a limit: one quantity,
+    or ``None`` when it is not set). ``mark``: the ``x`` to point out.
+    """
+
+    x: tuple[int, ...]
+    ticks: tuple[int, ...]
+    values: tuple[tuple[tuple[Quantity, ...] | Quantity | None, ...], ...]
+    mark: int
+
+
+@dataclass(frozen=True)
+class Chart(Output):
+    """Lines over one shared axis, in panels stacked one above the other, with a table of the same numbers.
+
+    ``x`` is the shared axis' title, ``panels`` each panel's title and
+    series, ``mark`` the words beside the marked value (message ids).
+    """
+
+    x: str = ""
+    panels: tuple[tuple[str, tuple[Series, ...]], ...] = ()
+    mark: str = ""
+
+    widget: ClassVar[str] = "chart"
+
+    @property
+    def series(self) -> tuple[Series, ...]:
+        return tuple(series for _, panel in self.panels for series in panel)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return (self.x, *(series.label for series in self.series if not series.limit))
+
+    def render(self, result: Plot, locale: Locale, translations: NullTranslations) -> dict:
+        _ = translations.gettext
+        rows = [[Quantity(x).text(locale, breakable=False)] for x in result.x]
+        panels, index = [], 0
+        for (title, series), values in zip(self.panels, result.values, strict=True):
+            lines, unit = [], None
+            for one, shown in zip(series, values, strict=True):
+                index += 1
+                if shown is None:
+                    continue
+                unit = (shown if one.limit else shown[0]).unit
+                if one.limit:
+                    points = (
+                        (Fraction(result.x[0]), Fraction(shown.value)),
+                        (Fraction(result.x[-1]), Fraction(shown.value)),
+                    )
+                else:
+                    points = tuple((Fraction(x), Fraction(q.value)) for x, q in zip(result.x, shown, strict=True))
+                    for row, q in zip(rows, shown, strict=True):
+                        row.append(q.text(locale, breakable=False))
+                lines.append(Line(_(one.label), points, index, one.limit))
+            top = max(y for line in lines for _, y in line.points)
+            ticks = tuple((t, _tick(t, unit, locale)) for t in nice_ticks(top))
+            panels.append(Panel(_(title), ticks, tuple(lines)))
+        x_ticks = tuple((Fraction(x), Quantity(x).text(locale, breakable=False)) for x in result.ticks)
+        svg = line_chart(_(self.label), _(self.x), x_ticks, tuple(panels), (Fraction(result.mark), _(self.mark)))
+        return {"svg": svg, "rows": rows}
+
+
+def _tick(value: Fraction, unit: str | None, locale: Locale) -> str:
+    # A round step (1, 2 or 5 times a power of ten) is a terminating decimal: shown exactly.
+    return Quantity(Decimal(value.numerator) / Decimal(value.denominator), unit).text(locale, breakable=False)
+
+
 def _cell(cell: Cell, locale: Locale, translations: NullTranslations) -> str:
     if isinstance(cell, Quantity):
         # A narrow column may wrap, but never between a number and its unit.
@@ -164,4 +245,4 @@ def _cell(cell: Cell, locale: Locale, translations: NullTranslations) -> str:
 
 
 # Every kind a calculator may show.
-Shown = Figure | Table | Bar | Text | Code
+Shown = Figure | Table | Bar | Chart | Text | Code

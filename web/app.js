@@ -5,7 +5,8 @@
 // What it applies, by element:
 //   an input or select [name]: its error, and its text when Python sets it;
 //   output[name]: a figure's text;
-//   [data-output][data-kind=table]: a table's rows; [data-kind=svg]: a chart;
+//   [data-output][data-kind=table]: a table's rows; [data-kind=svg]: a chart (a line
+//   chart has both: its picture and its table share the output's name);
 //   [data-kind=text]: a sentence or a snippet of code;
 //   a[data-link]: the address of a linked calculator, with the values it carries.
 
@@ -102,10 +103,9 @@ function readForm() {
 // The view as the server rendered it, for the default values, to return to if Python fails.
 const initialView = {
   errors: Object.fromEntries(names.map((name) => [name, errorOf(name).hidden ? null : errorOf(name).textContent])),
-  outputs: Object.fromEntries([
-    ...outputs.map((output) => [output.name, output.value]),
-    ...parts.map((part) => [part.dataset.output, part.cloneNode(true)]),
-  ]),
+  outputs: Object.fromEntries(outputs.map((output) => [output.name, output.value])),
+  // Each part as drawn (a chart's picture and its table share an output's name).
+  parts: parts.map((part) => part.cloneNode(true)),
   prompt: placeholder.hidden ? null : placeholder.textContent,
 };
 
@@ -167,13 +167,13 @@ function showChart(container, markup) {
 function show(view) {
   showErrors(view.errors);
   for (const output of outputs) output.value = view.outputs[output.name];
-  for (const part of parts) {
+  parts.forEach((part, index) => {
     const shown = view.outputs[part.dataset.output];
-    if (shown instanceof Node) part.replaceChildren(...shown.cloneNode(true).childNodes);
+    if (view.parts) part.replaceChildren(...view.parts[index].cloneNode(true).childNodes);
     else if (part.dataset.kind === "table") showTable(part, shown.rows);
     else if (part.dataset.kind === "text") part.textContent = shown;
     else showChart(part, shown.svg);
-  }
+  });
   placeholder.textContent = view.prompt ?? "";
   placeholder.hidden = !view.prompt;
   outcome.hidden = Boolean(view.prompt);
