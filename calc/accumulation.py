@@ -5,6 +5,11 @@ and activation memory per sample *A* (in GB):
 
 - effective batch size ``E = b · a · g``;
 - peak activation memory per GPU ``M = b · A``.
+
+With an activation memory budget per GPU, its chart shows the trade-off:
+as the steps grow, ``E`` rises while ``M`` stays flat, and the memory the
+same batch would need per GPU without accumulation, one micro-batch of
+``b · a`` samples, climbs through the budget.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from calc.evaluation import Calculator, Group
 from calc.formatting import GIGABYTE
 from calc.i18n import N_
 from calc.inputs import Amount, Count
-from calc.outputs import Figure, Quantity
+from calc.outputs import Chart, Figure, Phrase, Plot, Quantity, Series, Text
 from calc.snippets import SNIPPETS, snippets
 
 # Bounds well past any real training run (the largest clusters have about
@@ -57,6 +62,19 @@ ACTIVATION_PER_SAMPLE = Amount(
     unit=GIGABYTE,
     see=("activations", N_("Don't know it? Estimate it from the model.")),
 )
+MEMORY_BUDGET = Amount(
+    "memory_budget",
+    N_("Activation memory budget per GPU"),
+    N_(
+        "What each GPU has left for activations once the weights, gradients and optimizer state are in; "
+        "the chart draws it as a line. Leave it blank if you have none in mind."
+    ),
+    default=Decimal(12),
+    optional=True,
+    maximum=Decimal(100_000),
+    places=6,
+    unit=GIGABYTE,
+)
 
 
 def effective_batch_size(micro_batch: Decimal, accumulation_steps: Decimal, gpus: Decimal) -> Decimal:
@@ -79,13 +97,91 @@ def peak_activation_memory(micro_batch: Decimal, activation_per_sample: Decimal)
     return micro_batch * activation_per_sample
 
 
-def compute(values: Mapping[str, Decimal]) -> dict[str, object]:
+def compute(values: Mapping[str, Decimal | None]) -> dict[str, object]:
     b, a, g = values["micro_batch"], values["accumulation_steps"], values["gpus"]
+    per_sample, budget = values["activation_per_sample"], values["memory_budget"]
     return {
         "effective_batch": Quantity(effective_batch_size(b, a, g)),
-        "activation_memory": Quantity(peak_activation_memory(b, values["activation_per_sample"]), GIGABYTE),
+        "activation_memory": Quantity(peak_activation_memory(b, per_sample), GIGABYTE),
+        "tradeoff_note": tradeoff_note(b, a, per_sample, budget),
+        "tradeoff": tradeoff(b, a, g, per_sample, budget),
         **snippets(int(b), int(a), int(g)),
     }
+
+
+def tradeoff(micro_batch: Decimal, steps: Decimal, gpus: Decimal, per_sample: Decimal, budget: Decimal | None) -> Plot:
+    """The chart's lines, from 1 to 4 times the current steps.
+
+    Its rows: 1, the current steps and their multiples up to 4, and the most
+    steps whose whole batch would still fit the budget in one pass.
+
+    >>> plot = tradeoff(Decimal(4), Decimal(8), Decimal(1), Decimal("0.5"), Decimal(12))
+    >>> plot.x
+    (1, 6, 8, 16, 24, 32)
+    >>> [q.value for q in plot.values[1][1]]
+    [Decimal('2.0'), Decimal('12.0'), Decimal('16.0'), Decimal('32.0'), Decimal('48.0'), Decimal('64.0')]
+    """
+    a = int(steps)
+    ticks = tuple(sorted({1, a, 2 * a, 3 * a, 4 * a}))
+    rows = set(ticks)
+    if budget is not None:
+        fitting = int(budget // peak_activation_memory(micro_batch, per_sample))
+        if 1 <= fitting < 4 * a:
+            rows.add(fitting)
+    x = tuple(sorted(rows))
+    return Plot(
+        x=x,
+        ticks=ticks,
+        values=(
+            (tuple(Quantity(effective_batch_size(micro_batch, Decimal(s), gpus)) for s in x),),
+            (
+                tuple(Quantity(peak_activation_memory(micro_batch, per_sample), GIGABYTE) for _ in x),
+                # Without accumulation the same batch is one micro-batch of b · a samples.
+                tuple(Quantity(peak_activation_memory(micro_batch * s, per_sample), GIGABYTE) for s in x),
+                None if budget is None else Quantity(budget, GIGABYTE),
+            ),
+        ),
+        mark=a,
+    )
+
+
+def tradeoff_note(micro_batch: Decimal, steps: Decimal, per_sample: Decimal, budget: Decimal | None) -> Phrase:
+    """What the chart shows for these settings, in one sentence.
+
+    >>> tradeoff_note(Decimal(4), Decimal(8), Decimal("0.5"), Decimal(12)).message.startswith("Without accumulation")
+    True
+    """
+    held = Quantity(peak_activation_memory(micro_batch, per_sample), GIGABYTE)
+    whole = Quantity(peak_activation_memory(micro_batch * steps, per_sample), GIGABYTE)
+    quantities = {"batch": Quantity(micro_batch * steps), "without": whole, "with": held}
+    if budget is not None:
+        quantities["budget"] = Quantity(budget, GIGABYTE)
+    if budget is None:
+        message = N_(
+            "Without accumulation, the same batch would need a micro-batch size of %(batch)s and %(without)s of "
+            "activation memory per GPU at once; accumulation keeps it at %(with)s."
+        )
+    elif held.value > budget and micro_batch == 1:
+        message = N_(
+            "A single sample already needs %(with)s, more than the budget of %(budget)s: lower the activation "
+            "memory per sample (recomputation and shorter sequences both lower it)."
+        )
+    elif held.value > budget:
+        message = N_(
+            "A single micro-batch already needs %(with)s, more than the budget of %(budget)s: lower the micro-batch "
+            "size, or the activation memory per sample (recomputation and shorter sequences both lower it)."
+        )
+    elif whole.value > budget:
+        message = N_(
+            "Without accumulation, the same batch would need a micro-batch size of %(batch)s and %(without)s of "
+            "activation memory per GPU at once, more than the budget of %(budget)s; accumulation keeps it at %(with)s."
+        )
+    else:
+        message = N_(
+            "Without accumulation, the same batch would need a micro-batch size of %(batch)s and %(without)s of "
+            "activation memory per GPU at once, within the budget of %(budget)s: it fits without accumulation too."
+        )
+    return Phrase(message, quantities)
 
 
 def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str:
@@ -100,20 +196,49 @@ def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str
     }
 
 
-def links(values: Mapping[str, Decimal], results: Mapping[str, Quantity]) -> dict[str, dict[str, str]]:
-    """The training-VRAM page gets this page's peak activation memory per GPU."""
-    return {"vram": {"activation_memory": format(results["activation_memory"].value.normalize(), "f")}}
+def links(values: Mapping[str, Decimal | None], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
+    """The training-VRAM page gets this page's peak activation memory per GPU; the planner, its batch and memory."""
+    plan = {
+        "target_batch": str(results["effective_batch"].value),
+        "gpus": str(values["gpus"]),
+        "activation_per_sample": _address(values["activation_per_sample"]),
+    }
+    if values["memory_budget"] is not None:
+        plan["memory_budget"] = _address(values["memory_budget"])
+    return {"vram": {"activation_memory": _address(results["activation_memory"].value)}, "plan": plan}
+
+
+def _address(value: Decimal) -> str:
+    return format(value.normalize(), "f")
 
 
 CALCULATOR = Calculator(
     name="accumulation",
     groups=(
         Group(N_("Batching"), (MICRO_BATCH, ACCUMULATION_STEPS, GPUS)),
-        Group(N_("Memory"), (ACTIVATION_PER_SAMPLE,)),
+        Group(N_("Memory"), (ACTIVATION_PER_SAMPLE, MEMORY_BUDGET)),
     ),
     outputs=(
         Figure("effective_batch", N_("Effective batch size"), N_("samples per optimizer step")),
         Figure("activation_memory", N_("Peak activation memory per GPU"), N_("activations held at once on each GPU")),
+        Text("tradeoff_note", N_("Without accumulation")),
+        Chart(
+            "tradeoff",
+            N_("Effective batch size and activation memory per GPU as the accumulation steps grow"),
+            x=N_("Accumulation steps"),
+            panels=(
+                (N_("Effective batch size"), (Series(N_("Effective batch size")),)),
+                (
+                    N_("Activation memory per GPU"),
+                    (
+                        Series(N_("With accumulation")),
+                        Series(N_("Without accumulation, the same batch at once")),
+                        Series(N_("Budget"), limit=True),
+                    ),
+                ),
+            ),
+            mark=N_("your setting"),
+        ),
         *SNIPPETS,
     ),
     compute=compute,

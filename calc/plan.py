@@ -20,7 +20,7 @@ from calc import accumulation
 from calc.evaluation import Calculator, Group
 from calc.formatting import GIGABYTE
 from calc.i18n import N_
-from calc.inputs import Amount, Count
+from calc.inputs import Count
 from calc.outputs import Figure, Phrase, Quantity, Table, Text
 from calc.parsing import InputProblem
 from calc.snippets import SNIPPETS, snippets
@@ -33,14 +33,11 @@ TARGET_BATCH = Count(
     maximum=Decimal(1_000_000_000),
 )
 GPUS = replace(accumulation.GPUS, default=Decimal(8))
-MEMORY_BUDGET = Amount(
-    "memory_budget",
-    N_("Activation memory budget per GPU"),
-    N_("What each GPU has left for activations once the weights, gradients and optimizer state are in."),
+MEMORY_BUDGET = replace(
+    accumulation.MEMORY_BUDGET,
+    description=N_("What each GPU has left for activations once the weights, gradients and optimizer state are in."),
     default=Decimal(16),
-    maximum=Decimal(100_000),
-    places=6,
-    unit=GIGABYTE,
+    optional=False,
 )
 ACTIVATION_PER_SAMPLE = replace(accumulation.ACTIVATION_PER_SAMPLE, default=Decimal(2))
 SEQUENCE_LENGTH = Count(
@@ -141,6 +138,7 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
             "accumulation_steps": str(results["accumulation_steps"].value),
             "gpus": str(values["gpus"]),
             "activation_per_sample": format(values["activation_per_sample"].normalize(), "f"),
+            "memory_budget": format(values["memory_budget"].normalize(), "f"),
         }
     }
 

@@ -188,7 +188,7 @@ def test_the_planner_plans_says_when_it_cannot_and_hands_over(ready_pages, local
     expect(page.locator("output[name=micro_batch]")).to_have_text("8")
     expect(page.locator("output[name=accumulation_steps]")).to_have_text("4")
     expect(page.locator("a[data-link=accumulation]")).to_have_attribute(
-        "href", "../?micro_batch=8&accumulation_steps=4&gpus=8&activation_per_sample=2"
+        "href", "../?micro_batch=8&accumulation_steps=4&gpus=8&activation_per_sample=2&memory_budget=16"
     )
     page.fill("[name=target_batch]", "250")
     expect(page.locator("output[name=effective_batch]")).to_have_text("248")

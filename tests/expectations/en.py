@@ -11,7 +11,13 @@ EXPECTED = Expectations(
     prompt_empty="Enter a value in every field to see the results.",
     prompt_invalid="Correct the highlighted value to see the results.",
     prompt_two_invalid="Correct the 2 highlighted values to see the results.",
-    defaults={"micro_batch": "4", "accumulation_steps": "8", "gpus": "1", "activation_per_sample": "0.5"},
+    defaults={
+        "micro_batch": "4",
+        "accumulation_steps": "8",
+        "gpus": "1",
+        "activation_per_sample": "0.5",
+        "memory_budget": "12",
+    },
     results=(
         ({}, "32", "2 GB"),
         ({"micro_batch": "8"}, "64", "4 GB"),
@@ -61,7 +67,7 @@ EXPECTED = Expectations(
         ({"micro_batch": "128"}, "Effective batch size: 1,024. Peak activation memory per GPU: 64 GB."),
         ({"gpus": "0"}, "Data-parallel GPUs: Enter at least 1."),
         (
-            {"micro_batch": "0", "activation_per_sample": "0,5"},
+            {"micro_batch": "0", "activation_per_sample": "0,5", "memory_budget": "12"},
             "Micro-batch size: Enter at least 1. Activation memory per sample: Use a decimal point: 0.5.",
         ),
         ({"gpus": ""}, "Enter a value in every field to see the results."),

@@ -14,7 +14,13 @@ EXPECTED = Expectations(
     prompt_empty="Completa todos los campos para ver los resultados.",
     prompt_invalid="Corrige el valor marcado para ver los resultados.",
     prompt_two_invalid="Corrige los 2 valores marcados para ver los resultados.",
-    defaults={"micro_batch": "4", "accumulation_steps": "8", "gpus": "1", "activation_per_sample": "0,5"},
+    defaults={
+        "micro_batch": "4",
+        "accumulation_steps": "8",
+        "gpus": "1",
+        "activation_per_sample": "0,5",
+        "memory_budget": "12",
+    },
     results=(
         ({}, "32", "2 GB"),
         ({"micro_batch": "8"}, "64", "4 GB"),
@@ -73,7 +79,7 @@ EXPECTED = Expectations(
         ({"micro_batch": "128"}, "Tamaño de lote efectivo: 1024. Memoria máxima de activaciones por GPU: 64 GB."),
         ({"gpus": "0"}, "GPU en paralelismo de datos. El valor mínimo es 1."),
         (
-            {"micro_batch": "0", "activation_per_sample": "0.5"},
+            {"micro_batch": "0", "activation_per_sample": "0.5", "memory_budget": "12"},
             "Tamaño de microlote. El valor mínimo es 1. "
             "Memoria de activaciones por muestra. Separa los decimales con coma: 0,5.",
         ),

@@ -14,7 +14,13 @@ EXPECTED = Expectations(
     prompt_empty="Compila tutti i campi per vedere i risultati.",
     prompt_invalid="Correggi il valore evidenziato per vedere i risultati.",
     prompt_two_invalid="Correggi i 2 valori evidenziati per vedere i risultati.",
-    defaults={"micro_batch": "4", "accumulation_steps": "8", "gpus": "1", "activation_per_sample": "0,5"},
+    defaults={
+        "micro_batch": "4",
+        "accumulation_steps": "8",
+        "gpus": "1",
+        "activation_per_sample": "0,5",
+        "memory_budget": "12",
+    },
     results=(
         ({}, "32", "2 GB"),
         ({"micro_batch": "8"}, "64", "4 GB"),
@@ -68,7 +74,7 @@ EXPECTED = Expectations(
         ),
         ({"gpus": "0"}, "GPU in parallelismo dei dati. Il valore minimo è 1."),
         (
-            {"micro_batch": "0", "activation_per_sample": "0.5"},
+            {"micro_batch": "0", "activation_per_sample": "0.5", "memory_budget": "12"},
             "Dimensione del micro-batch. Il valore minimo è 1. "
             "Memoria delle attivazioni per campione. I decimali si separano con la virgola: scrivi 0,5.",
         ),
