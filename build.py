@@ -3,7 +3,8 @@
 Steps, in order: compile the catalogs; build the calc and Babel wheels
 (compiled to Pyodide's bytecode);
 copy the pinned Pyodide runtime with a lockfile naming only our wheels;
-copy the browser glue; render every page in every locale; check links;
+make the memory snapshot the worker restores Python from;
+copy the browser glue, the worker told the snapshot's name; render every page in every locale; check links;
 write the service worker that caches all of it for repeat and offline visits.
 """
 
@@ -34,6 +35,7 @@ from sitebuild.links import dead_links
 from sitebuild.offline import SERVICE_WORKER, write_service_worker
 from sitebuild.pages import environment, render_calculator, render_chooser
 from sitebuild.runtime import install_runtime
+from sitebuild.snapshot import build_snapshot, tell_worker
 from sitebuild.wheels import babel_usage, build_babel_wheel, build_calc_wheel
 
 
@@ -48,8 +50,10 @@ def build(out: Path) -> None:
     wheels = [build_calc_wheel(ROOT, wheels_dir), build_babel_wheel(LOCALES, babel_usage(ROOT), wheels_dir)]
     compile_wheels(wheels, WORK / "bytecode")
     install_runtime(PYODIDE_PACKAGE, wheels, out / RUNTIME)
+    snapshot = build_snapshot(out / RUNTIME, wheels, WORK / "snapshot")
     # The service worker is written last, at the root, once every file it caches exists.
     shutil.copytree(WEB, out / ASSETS, ignore=shutil.ignore_patterns(SERVICE_WORKER))
+    tell_worker(out / ASSETS / "calc-worker.js", snapshot)
 
     envs, catalogs = {}, {}
     for locale in LOCALES:

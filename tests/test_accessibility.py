@@ -74,7 +74,7 @@ def test_axe_finds_nothing_on_any_calculator(ready_pages, locale, name):
 @pytest.mark.parametrize("locale", LOCALES)
 def test_axe_finds_nothing_when_python_fails(browser, base_url, locale, scheme):
     context = browser.new_context(color_scheme=scheme)
-    context.route("**/python_stdlib.zip", lambda route: route.fulfill(status=404))
+    context.route("**/pyodide.asm.mjs", lambda route: route.fulfill(status=404))
     page = context.new_page()
     page.goto(f"{base_url}{locale}/")
     expect(page.locator("html")).to_have_attribute("data-calc", "error")

@@ -44,7 +44,7 @@ def expect_defaults_with_notice(page, locale):
 
 @pytest.mark.parametrize("locale", LOCALES)
 @pytest.mark.parametrize(
-    "missing", ["**/python_stdlib.zip", "**/calc-worker.js", "**/calc-*.whl", "**/messages.mo", "**/pyodide-lock.json"]
+    "missing", ["**/pyodide.asm.mjs", "**/calc-worker.js", "**/calc-*.whl", "**/messages.mo", "**/pyodide-lock.json"]
 )
 def test_a_missing_file_is_reported_and_the_defaults_stay(context, base_url, locale, missing):
     context.route(missing, lambda route: route.fulfill(status=404, body="not here"))

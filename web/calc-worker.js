@@ -4,12 +4,23 @@
 //        (request: {values, changed} or {address}, as calc.browser reads it)
 //   out: {type: "ready", phases} or {type: "error", message} once, then
 //        {id, type: "result", view} or {id, type: "error", message} per request
+// phases say how Python started: "snapshot" (restored from the build's
+// memory snapshot; "snapshot-fetch" is its download) or, when that
+// failed, "boot" (Pyodide's own start).
+// The build prepends SNAPSHOT: {memory, stdlib}, file names in RUNTIME
+// (see sitebuild/snapshot.py).
 import { loadPyodide } from "../pyodide/pyodide.mjs";
 import { fetchWheels, installWheels } from "./wheels.js";
 
 const RUNTIME = new URL("../pyodide/", import.meta.url).href;
 // Where the page's compiled catalog is written in Pyodide's file system.
 const LOCALEDIR = "/catalogs";
+// A restore not done by then is given up for Pyodide's own boot: a link
+// that slow (under 3 Mbit/s for the snapshot's 7 MB) is better off
+// fetching the 2.5 MB standard library instead, a server may stall, and
+// Pyodide's loader waits forever on a memory it cannot instantiate. The
+// page's one-minute limit leaves the boot time enough.
+const SNAPSHOT_WITHIN_MS = 20_000;
 
 let evaluator;
 // How long each step of the start took, as [start, end] in epoch
@@ -25,10 +36,34 @@ async function timed(name, step) {
   return result;
 }
 
-async function fetchOk(url) {
-  const response = await fetch(url);
+async function fetchOk(url, options) {
+  const response = await fetch(url, options);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return response;
+}
+
+// Python's memory as the build left it, inflated as it arrives.
+async function fetchSnapshot(signal) {
+  const response = await fetchOk(new URL(SNAPSHOT.memory, RUNTIME), { signal });
+  const memory = response.body.pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(memory).arrayBuffer());
+}
+
+// Restored from the snapshot if it can be, else booted as Pyodide boots:
+// a snapshot missing, corrupt, slow or of another build costs time only.
+async function startPython(options) {
+  const limit = AbortSignal.timeout(SNAPSHOT_WITHIN_MS);
+  const givenUp = new Promise((_, reject) => limit.addEventListener("abort", () => reject(limit.reason)));
+  try {
+    const snapshot = timed("snapshot-fetch", () => fetchSnapshot(limit));
+    snapshot.catch(() => {}); // loadPyodide awaits it, and fails if it does, a little later
+    const stdLibURL = new URL(SNAPSHOT.stdlib, RUNTIME).href;
+    const restore = () => loadPyodide({ ...options, _loadSnapshot: snapshot, stdLibURL });
+    return await timed("snapshot", () => Promise.race([restore(), givenUp]));
+  } catch (error) {
+    console.warn(`Python starts without its snapshot: ${describe(error)}`);
+    return timed("boot", () => loadPyodide(options));
+  }
 }
 
 async function start({ calculator, locale, catalog }) {
@@ -36,7 +71,7 @@ async function start({ calculator, locale, catalog }) {
   const catalogBytes = fetchOk(catalog).then(async (response) => new Uint8Array(await response.arrayBuffer()));
   const lockfile = fetchOk(new URL("pyodide-lock.json", RUNTIME)).then((response) => response.json());
   const wheels = fetchWheels(RUNTIME, lockfile, "calc");
-  const pyodide = await timed("boot", () => loadPyodide({ indexURL: RUNTIME, lockFileContents: lockfile }));
+  const pyodide = await startPython({ indexURL: RUNTIME, lockFileContents: lockfile });
   await timed("packages", async () => installWheels(pyodide, await wheels));
   const folder = `${LOCALEDIR}/${locale}/LC_MESSAGES`;
   pyodide.FS.mkdirTree(folder);

@@ -78,6 +78,9 @@ export function installWheels(pyodide, files) {
     pyodide.FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
     pyodide.FS.writeFile(path, data);
   }
-  // New files under a folder Python has already listed.
-  pyodide.pyimport("importlib").invalidate_caches();
+  // New files under a folder Python may have listed already: its finder
+  // forgets the listing. (importlib.invalidate_caches() would also import
+  // importlib.metadata, which a restored interpreter's empty standard
+  // library does not have, and which nothing here needs.)
+  pyodide.pyimport("sys").path_importer_cache.get(sitePackages)?.invalidate_caches();
 }

@@ -1,0 +1,32 @@
+// Make the memory snapshot the page's worker restores Python from: the
+// site's own Pyodide, started as a browser's worker starts it, with calc
+// and every calculator imported from the site's wheels (unpacked in
+// SITE_PACKAGES). Writes the WebAssembly memory, raw, to OUT.
+// Usage: node sitebuild/make_snapshot.mjs RUNTIME SITE_PACKAGES OUT
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [runtime, unpacked, out] = process.argv.slice(2);
+const { loadPyodide } = await import(pathToFileURL(join(runtime, "pyodide.mjs")).href);
+const pyodide = await loadPyodide({
+  indexURL: `${runtime}/`,
+  _makeSnapshot: true,
+  // Python keeps the environment and sys.executable it started with, and
+  // Node would give it this build's: give it those a browser gives.
+  env: { LANG: "C.UTF-8" },
+  _sysExecutable: "./this.program",
+});
+// Mounted only to import from: the worker writes the same files at the
+// same place after restoring, for Babel's data and calc's own files.
+const sitePackages = pyodide.pyimport("sys").path.toJs().find((path) => path.endsWith("/site-packages"));
+pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: unpacked }, sitePackages);
+// Every calculator: a page's worker imports only its own, but one snapshot
+// serves every page. (In a namespace of its own, so __main__ stays clean.)
+const namespace = pyodide.globals.get("dict")();
+pyodide.runPython("import calc.browser\nfrom calc.calculators import NAMES, load\nfor name in NAMES: load(name)", {
+  globals: namespace,
+});
+namespace.destroy();
+pyodide.FS.unmount(sitePackages);
+writeFileSync(out, pyodide.makeMemorySnapshot());
