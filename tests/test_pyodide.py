@@ -5,6 +5,11 @@ The site ships a Babel cut to the modules and data calc uses (measured by
 pass every CPython test and fail in the page. So every calculator, in every
 locale, answers the same requests in the site's own Pyodide under Node, and
 the answers must be those of CPython with the full Babel.
+
+The page's worker restores Python from a memory snapshot the build made
+once calc was imported, and gives it no standard library; it falls back to
+Pyodide's own boot. Both starts must give those answers, and after the
+restore nothing may be imported from a file: the file would not be there.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
 from babel import Locale
 
 from calc.browser import evaluator
@@ -38,10 +44,13 @@ def requests_for(name: str, locale: str) -> list[dict]:
         asked += [{"values": {**defaults, **texts}, "changed": None} for texts, _, _ in table.results]
         asked += [{"values": {**defaults, name: text}, "changed": name} for name, text, _ in table.errors]
     asked.append({"address": "?gpus=3&parameters=7.5&model=custom&rank=0&target_modules=q_proj,x"})
+    # No page sends this: it takes the path of a bug in calc (a message, and the traceback printed).
+    asked.append({"values": 5})
     return asked
 
 
-def test_pyodide_and_cpython_give_the_same_views(site, localedir, tmp_path):
+@pytest.mark.parametrize("start", ["boot", "snapshot"])
+def test_pyodide_and_cpython_give_the_same_views(site, localedir, tmp_path, start):
     asked = [
         {"calculator": name, "locale": locale, "request": request}
         for name in CALCULATORS
@@ -51,15 +60,17 @@ def test_pyodide_and_cpython_give_the_same_views(site, localedir, tmp_path):
     requests = tmp_path / "requests.json"
     requests.write_text(json.dumps(asked), encoding="utf-8")
     run = subprocess.run(
-        ["node", str(ROOT / "tests" / "pyodide_views.mjs"), str(site), str(requests)],
+        ["node", str(ROOT / "tests" / "pyodide_views.mjs"), str(site), str(requests), start],
         capture_output=True,
         text=True,
         cwd=ROOT,
     )
     assert run.returncode == 0, run.stderr
-    in_pyodide = json.loads(run.stdout)
+    answers = json.loads(run.stdout)
+    if start == "snapshot":
+        assert answers["imported"] == [], "imported after the snapshot, from a standard library it does not get"
     evaluators = {}
-    for item, view in zip(asked, in_pyodide, strict=True):
+    for item, view in zip(asked, answers["views"], strict=True):
         key = (item["calculator"], item["locale"])
         if key not in evaluators:
             evaluators[key] = evaluator(*key, str(localedir))

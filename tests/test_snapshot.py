@@ -1,0 +1,96 @@
+"""Python restored from the build's memory snapshot, and booted as before when the snapshot fails it.
+
+That restored and booted interpreters answer alike, and that nothing is
+imported after the restore, is tested under Node (``test_pyodide.py``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+
+import pytest
+from playwright.sync_api import Route, expect
+
+from tests.conftest import LOCALES, wait_until_ready
+from tests.test_offline import ACTIVE_CACHE, visit
+from tests.test_startup import held_route
+
+pytestmark = pytest.mark.browser
+
+SNAPSHOT = "**/pyodide/snapshot-*.bin"
+
+# How the worker started Python, as the page recorded its phases.
+STARTED_BY = """() => performance.getEntriesByType("measure").map((m) => m.name)
+    .filter((name) => name === "calc:snapshot" || name === "calc:boot")"""
+
+
+def expect_working(page, started_by: str) -> None:
+    wait_until_ready(page)
+    assert page.evaluate(STARTED_BY) == [f"calc:{started_by}"]
+    page.fill("[name=accumulation_steps]", "4")
+    expect(page.locator("output[name=effective_batch]")).to_have_text("16")
+
+
+@pytest.fixture(scope="module")
+def snapshot(site) -> bytes:
+    """The snapshot as the build wrote it (gzipped)."""
+    (path,) = (site / "pyodide").glob("snapshot-*.bin")
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_python_is_restored_from_the_snapshot(context, base_url, locale):
+    page = context.new_page()
+    page.goto(f"{base_url}{locale}/")
+    expect_working(page, "snapshot")
+
+
+def of_another_build(snapshot: bytes) -> bytes:
+    memory = bytearray(gzip.decompress(snapshot))
+    memory[16] ^= 0xFF  # the first byte of Pyodide's build id, in the header
+    return gzip.compress(bytes(memory), compresslevel=1)
+
+
+# Each as the server would send it in place of the snapshot.
+BROKEN = {
+    "missing": lambda snapshot: None,
+    "not gzip": lambda snapshot: os.urandom(1 << 16),
+    "cut short": lambda snapshot: snapshot[: len(snapshot) // 2],
+    "not a snapshot": lambda snapshot: gzip.compress(bytes(len(gzip.decompress(snapshot)))),
+    "of another build": of_another_build,
+}
+
+
+@pytest.mark.parametrize("broken", BROKEN)
+def test_without_a_usable_snapshot_python_boots_as_before(context, base_url, snapshot, broken):
+    body = BROKEN[broken](snapshot)
+    context.route(SNAPSHOT, lambda route: route.fulfill(status=200, body=body) if body else route.fulfill(status=404))
+    page = context.new_page()
+    page.goto(f"{base_url}{LOCALES[0]}/")
+    expect_working(page, "boot")
+
+
+def test_a_snapshot_that_does_not_come_is_given_up(context, base_url):
+    """At the worker's limit (SNAPSHOT_WITHIN_MS, 20 s), the one test here that waits a while.
+
+    The same limit ends a restore that hangs (Pyodide's loader waits forever
+    when its WebAssembly cannot be instantiated, say with a memory of the
+    wrong size).
+    """
+    held: list[Route] = []
+    context.route(SNAPSHOT, lambda route: held.append(route))  # never answered
+    page = context.new_page()
+    page.goto(f"{base_url}{LOCALES[0]}/")
+    held_route(page, held)
+    expect_working(page, "boot")
+
+
+def test_an_offline_repeat_visit_is_restored_from_the_cached_snapshot(browser, base_url):
+    context = browser.new_context()
+    visit(context, f"{base_url}{LOCALES[-1]}/").evaluate(ACTIVE_CACHE)
+    context.set_offline(True)
+    page = context.new_page()
+    page.goto(f"{base_url}{LOCALES[-1]}/")
+    expect_working(page, "snapshot")
+    context.close()
