@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import shutil
+import time
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Error, expect
 
 from sitebuild.offline import write_service_worker
 from tests.conftest import LOCALES, wait_until_ready
@@ -18,6 +19,23 @@ ACTIVE_CACHE = """async () => {
     while (registration.active.state !== "activated") await new Promise((r) => setTimeout(r, 20));
     return (await caches.keys()).filter((name) => name.startsWith("calc-"));
 }"""
+
+
+def wait_for_caches(context, names: list[str]) -> None:
+    """Until the site's caches are ``names``, as the running service workers see them."""
+    blank = context.new_page()  # of no origin: it paces the polling, and Playwright's events run meanwhile
+    deadline = time.monotonic() + 90
+    while not any(caches_of(worker) == names for worker in context.service_workers):
+        assert time.monotonic() < deadline, f"the caches did not become {names}"
+        blank.wait_for_timeout(50)
+    blank.close()
+
+
+def caches_of(worker) -> list[str] | None:
+    try:
+        return worker.evaluate("caches.keys().then((names) => names.filter((name) => name.startsWith('calc-')))")
+    except Error:
+        return None  # a service worker that stopped meanwhile
 
 
 def visit(context, url):
@@ -57,21 +75,15 @@ def test_a_new_build_replaces_the_cache_whole(browser, site, tmp_path):
         second = visit(context, f"{url}{LOCALES[0]}/")
         expect(second.locator("h1")).not_to_have_attribute("data-build", "2")
         second.evaluate("navigator.serviceWorker.ready.then((r) => r.update())")
+        # Installed (its cache filled), it waits for the old build's pages to close.
+        second.wait_for_function("navigator.serviceWorker.ready.then((r) => r.waiting !== null)")
         second.close()
+        # Then it takes over and drops the old cache. Asked of the service
+        # workers themselves: a page opened before that would be the old
+        # build's again, and keep the new one waiting.
+        wait_for_caches(context, [new])
 
         third = visit(context, f"{url}{LOCALES[0]}/")
-        third.evaluate(
-            """async ([added, gone]) => {
-                for (;;) {
-                    const names = await caches.keys();
-                    if (names.includes(added) && !names.includes(gone)) return;
-                    await new Promise((resolve) => setTimeout(resolve, 20));
-                }
-            }""",
-            [new, old],
-        )
-        third.reload()
-        wait_until_ready(third)
         expect(third.locator("h1")).to_have_attribute("data-build", "2")
         assert third.evaluate(ACTIVE_CACHE) == [new]
         context.close()
