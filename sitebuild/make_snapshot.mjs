@@ -1,11 +1,34 @@
 // Make the memory snapshot the page's worker restores Python from: the
 // site's own Pyodide, started as a browser's worker starts it, with calc
 // and every calculator imported from the site's wheels (unpacked in
-// SITE_PACKAGES). Writes the WebAssembly memory, raw, to OUT.
+// SITE_PACKAGES). Writes it to OUT, XORed with the WebAssembly's initial
+// memory as web/snapshot.js expects it, not yet compressed.
 // Usage: node sitebuild/make_snapshot.mjs RUNTIME SITE_PACKAGES OUT
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { xorInitialMemory } from "../web/snapshot.js";
+
+// Freed memory keeps what it held (module code read from files, buffers),
+// which compresses badly; zeroed, it costs next to nothing. Only memory that
+// malloc hands out here is written, and none beyond the heap's current size
+// (this much short of it), so the snapshot is no larger.
+const HEADROOM = 1 << 17;
+
+function zeroFreeMemory(module) {
+  const size = module.HEAP8.length;
+  const held = [];
+  for (let request = 1 << 22; request >= 16; request /= 2) {
+    while (request + HEADROOM <= size - module._sbrk(0)) {
+      const block = module._malloc(request);
+      if (!block) break;
+      module.HEAP8.fill(0, block, block + request);
+      held.push(block);
+    }
+  }
+  held.forEach((block) => module._free(block));
+  if (module.HEAP8.length !== size) throw new Error("zeroing free memory grew the heap");
+}
 
 const [runtime, unpacked, out] = process.argv.slice(2);
 const { loadPyodide } = await import(pathToFileURL(join(runtime, "pyodide.mjs")).href);
@@ -29,4 +52,7 @@ pyodide.runPython("import calc.browser\nfrom calc.calculators import NAMES, load
 });
 namespace.destroy();
 pyodide.FS.unmount(sitePackages);
-writeFileSync(out, pyodide.makeMemorySnapshot());
+zeroFreeMemory(pyodide._module);
+const snapshot = pyodide.makeMemorySnapshot();
+xorInitialMemory(snapshot, readFileSync(join(runtime, "pyodide.asm.wasm")));
+writeFileSync(out, snapshot);

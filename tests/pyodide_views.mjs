@@ -11,26 +11,27 @@
 // was started]}.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const [site, requests, start] = process.argv.slice(2);
 const runtime = join(site, "pyodide");
 const assets = pathToFileURL(join(site, "assets/")).href;
-// The worker's own code fetches the wheels: here from files.
+// The worker's own code fetches the wheels and the snapshot: here from files.
 const fetchURL = globalThis.fetch;
 globalThis.fetch = async (url, options) =>
   String(url).startsWith("file:") ? new Response(readFileSync(fileURLToPath(url))) : fetchURL(url, options);
 const { loadPyodide } = await import(pathToFileURL(join(runtime, "pyodide.mjs")).href);
 const { fetchWheels, installWheels } = await import(new URL("wheels.js", assets).href);
+const { fetchSnapshot } = await import(new URL("snapshot.js", assets).href);
+const runtimeURL = pathToFileURL(`${runtime}/`);
 
 const options = { indexURL: `${runtime}/`, lockFileURL: join(runtime, "pyodide-lock.json") };
 if (start === "snapshot") {
   // The names the build gave the worker (its first line).
   const header = readFileSync(fileURLToPath(new URL("calc-worker.js", assets)), "utf-8").split("\n")[0];
-  const { memory, stdlib } = JSON.parse(header.match(/^const SNAPSHOT = (.*);$/)[1]);
-  options._loadSnapshot = new Uint8Array(gunzipSync(readFileSync(join(runtime, memory))));
-  options.stdLibURL = join(runtime, stdlib);
+  const { memory, stdlib, size } = JSON.parse(header.match(/^const SNAPSHOT = (.*);$/)[1]);
+  const { snapshot, filled } = fetchSnapshot(new URL(memory, runtimeURL), new URL("pyodide.asm.wasm", runtimeURL), size);
+  Object.assign(options, { _loadSnapshot: snapshot, fsInit: () => filled, stdLibURL: join(runtime, stdlib) });
 } else if (start !== "boot") {
   throw new Error(`start is "boot" or "snapshot", not ${start}`);
 }
@@ -40,7 +41,7 @@ const modules = () =>
   pyodide.runPython("import sys; sorted(set(sys.modules) - set(sys.builtin_module_names))").toJs();
 const started = modules();
 const lockfile = JSON.parse(readFileSync(join(runtime, "pyodide-lock.json"), "utf-8"));
-installWheels(pyodide, await fetchWheels(pathToFileURL(`${runtime}/`).href, lockfile, "calc"));
+installWheels(pyodide, await fetchWheels(runtimeURL.href, lockfile, "calc"));
 
 const asked = JSON.parse(readFileSync(requests, "utf-8"));
 const browser = pyodide.pyimport("calc.browser");

@@ -7,9 +7,11 @@
 // phases say how Python started: "snapshot" (restored from the build's
 // memory snapshot; "snapshot-fetch" is its download) or, when that
 // failed, "boot" (Pyodide's own start).
-// The build prepends SNAPSHOT: {memory, stdlib}, file names in RUNTIME
-// (see sitebuild/snapshot.py).
+// The build prepends SNAPSHOT: {memory, stdlib, size}, the snapshot's and
+// its standard library's file names in RUNTIME, and the snapshot's size
+// once inflated (see sitebuild/snapshot.py).
 import { loadPyodide } from "../pyodide/pyodide.mjs";
+import { fetchSnapshot } from "./snapshot.js";
 import { fetchWheels, installWheels } from "./wheels.js";
 
 const RUNTIME = new URL("../pyodide/", import.meta.url).href;
@@ -21,6 +23,14 @@ const LOCALEDIR = "/catalogs";
 // Pyodide's loader waits forever on a memory it cannot instantiate. The
 // page's one-minute limit leaves the boot time enough.
 const SNAPSHOT_WITHIN_MS = 20_000;
+
+// A restored interpreter runs on WebAssembly compiled for a quick start,
+// which V8 replaces by optimized code only for what has run often; Pyodide's
+// own boot ran that much Python, the restore none, and the reader's first
+// edits ran twice as slow. So once ready it evaluates the page's defaults
+// this many times (20 sufficed under Node), each in a task of its own: a
+// request waits for one at most.
+const WARM_UP_EVALUATIONS = 30;
 
 let evaluator;
 // How long each step of the start took, as [start, end] in epoch
@@ -36,17 +46,10 @@ async function timed(name, step) {
   return result;
 }
 
-async function fetchOk(url, options) {
-  const response = await fetch(url, options);
+async function fetchOk(url) {
+  const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return response;
-}
-
-// Python's memory as the build left it, inflated as it arrives.
-async function fetchSnapshot(signal) {
-  const response = await fetchOk(new URL(SNAPSHOT.memory, RUNTIME), { signal });
-  const memory = response.body.pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(memory).arrayBuffer());
 }
 
 // Restored from the snapshot if it can be, else booted as Pyodide boots:
@@ -55,11 +58,23 @@ async function startPython(options) {
   const limit = AbortSignal.timeout(SNAPSHOT_WITHIN_MS);
   const givenUp = new Promise((_, reject) => limit.addEventListener("abort", () => reject(limit.reason)));
   try {
-    const snapshot = timed("snapshot-fetch", () => fetchSnapshot(limit));
-    snapshot.catch(() => {}); // loadPyodide awaits it, and fails if it does, a little later
-    const stdLibURL = new URL(SNAPSHOT.stdlib, RUNTIME).href;
-    const restore = () => loadPyodide({ ...options, _loadSnapshot: snapshot, stdLibURL });
-    return await timed("snapshot", () => Promise.race([restore(), givenUp]));
+    const wasm = new URL("pyodide.asm.wasm", RUNTIME);
+    const { snapshot, filled } = fetchSnapshot(new URL(SNAPSHOT.memory, RUNTIME), wasm, SNAPSHOT.size, limit);
+    const fetched = timed("snapshot-fetch", () => filled);
+    // Pyodide compiles its WebAssembly while the snapshot arrives, and waits
+    // for it (fsInit) before restoring from it; a snapshot that failed has
+    // lost its magic number, so the restore fails too, but the fetch says why.
+    const restore = () =>
+      loadPyodide({
+        ...options,
+        _loadSnapshot: snapshot,
+        fsInit: () => filled.catch(() => {}),
+        stdLibURL: new URL(SNAPSHOT.stdlib, RUNTIME).href,
+      });
+    const [pyodide] = await timed("snapshot", () => Promise.race([Promise.all([restore(), fetched]), givenUp]));
+    // Pyodide keeps its options, the snapshot's 31 MB with them: moved out, they can be freed.
+    structuredClone(snapshot.buffer, { transfer: [snapshot.buffer] });
+    return pyodide;
   } catch (error) {
     console.warn(`Python starts without its snapshot: ${describe(error)}`);
     return timed("boot", () => loadPyodide(options));
@@ -77,7 +92,18 @@ async function start({ calculator, locale, catalog }) {
   pyodide.FS.mkdirTree(folder);
   pyodide.FS.writeFile(`${folder}/messages.mo`, await catalogBytes);
   const browser = await timed("import", () => pyodide.pyimport("calc.browser"));
-  return timed("setup", () => browser.evaluator(calculator, locale, LOCALEDIR));
+  const evaluate = await timed("setup", () => browser.evaluator(calculator, locale, LOCALEDIR));
+  if (phases.snapshot) warmUp(evaluate, WARM_UP_EVALUATIONS);
+  return evaluate;
+}
+
+function warmUp(evaluate, times) {
+  if (times > 0) {
+    setTimeout(() => {
+      evaluate(JSON.stringify({ address: "" })); // the defaults
+      warmUp(evaluate, times - 1);
+    });
+  }
 }
 
 function describe(error) {
