@@ -2,13 +2,18 @@
 
 Used by `make serve`, the browser tests and the benchmark. It sets the
 types Pyodide needs (`.wasm` as application/wasm, `.mjs` as JavaScript)
-whatever this machine's MIME table says.
+whatever this machine's MIME table says, and gzips text, JSON and
+WebAssembly for a browser that accepts it, as common static hosts do
+(archives and `application/octet-stream` go as they are).
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import gzip
+import io
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,12 +27,61 @@ TYPES = {
     ".json": "application/json",
     ".whl": "application/zip",
     ".mo": "application/octet-stream",
+    ".bin": "application/octet-stream",
     ".zip": "application/zip",
 }
 
 
+# What is sent gzipped, besides text/*.
+COMPRESSIBLE = {"text/javascript", "application/json", "application/wasm", "image/svg+xml"}
+
+
+@functools.lru_cache(maxsize=64)
+def gzipped(path: str, modified_ns: int) -> bytes:
+    """The file's content gzipped (once per version: a host caches it too)."""
+    with open(path, "rb") as file:
+        return gzip.compress(file.read(), compresslevel=6, mtime=0)
+
+
 class StaticHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **TYPES}
+    status = 0
+    compressed: bytes | None = None
+
+    def send_head(self):
+        # The file's content gzipped, when it is sent: the parent class sends
+        # it, and its headers, with its length swapped in send_header.
+        self.compressed = None
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            path = os.path.join(path, "index.html")
+        kind = self.guess_type(path)
+        if (
+            os.path.isfile(path)
+            and (kind.startswith("text/") or kind in COMPRESSIBLE)
+            and "gzip" in self.headers.get("Accept-Encoding", "")
+        ):
+            self.compressed = gzipped(path, os.stat(path).st_mtime_ns)
+        body = super().send_head()
+        if body is None or self.status != 200:
+            return body
+        # The file's own length, whatever the encoding (the benchmark counts both).
+        self.content_length = os.fstat(body.fileno()).st_size
+        if self.compressed is None:
+            return body
+        body.close()
+        return io.BytesIO(self.compressed)
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        self.status = code
+        super().send_response(code, message)
+
+    def send_header(self, keyword: str, value: str) -> None:
+        if keyword == "Content-Length" and self.status == 200 and self.compressed is not None:
+            super().send_header("Content-Encoding", "gzip")
+            super().send_header("Vary", "Accept-Encoding")
+            value = str(len(self.compressed))
+        super().send_header(keyword, value)
 
     def log_message(self, format: str, *args: object) -> None:
         pass  # quiet: tests and benchmark read the browser, not the log
