@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from calc.formatting import format_number
 from sitebuild.config import PAGES
 from tests.conftest import LOCALES, start_over, wait_until_ready
-from tests.test_startup import held_route
+from tests.holding import Held
 
 pytestmark = pytest.mark.browser
 
@@ -28,8 +28,7 @@ def violations(page) -> list[str]:
 @pytest.mark.parametrize("locale", LOCALES)
 def test_axe_finds_nothing_in_any_state(browser, base_url, locale, scheme):
     context = browser.new_context(color_scheme=scheme)
-    held = []
-    context.route("**/pyodide.asm.wasm", lambda route: held.append(route))
+    held = Held(context, "**/pyodide.asm.wasm")
     page = context.new_page()
     page.goto(f"{base_url}{locale}/")
     expect(page.locator(".status[data-status=loading]")).to_be_visible()
@@ -39,7 +38,7 @@ def test_axe_finds_nothing_in_any_state(browser, base_url, locale, scheme):
     expect(page.locator(".status[data-status=busy]")).to_be_visible()
     assert violations(page) == [], "while an edit waits for Python"
 
-    held_route(page, held).continue_()
+    held.release(page)
     wait_until_ready(page)
     assert violations(page) == [], "with Python ready"
 

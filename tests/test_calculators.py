@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 from calc.formatting import format_number, format_quantity, rounded
 from sitebuild.config import LOCALES, PAGES
 from tests.conftest import start_over, wait_until_ready
-from tests.test_startup import held_route
+from tests.holding import Held
 
 pytestmark = pytest.mark.browser
 
@@ -115,14 +115,13 @@ def test_a_shared_address_reproduces_what_its_sender_saw(ready_pages, browser, n
 
 
 def test_until_python_reads_the_address_the_defaults_do_not_pass_as_its_results(context, base_url):
-    held = []
-    context.route("**/pyodide.asm.wasm", lambda route: held.append(route))
+    held = Held(context, "**/pyodide.asm.wasm")
     page = context.new_page()
     page.goto(f"{base_url}{LOCALES[0]}/?gpus=4")
     expect(page.locator(".status[data-status=busy]")).to_be_visible()
     expect(page.locator(".results")).to_have_attribute("aria-busy", "true")
     expect(page.locator("output[name=effective_batch]")).to_have_text("32")  # the defaults', shown as stale
-    held_route(page, held).continue_()
+    held.release(page)
     expect(page.locator("output[name=effective_batch]")).to_have_text("128")
     expect(page.locator("[name=gpus]")).to_have_value("4")
     expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")

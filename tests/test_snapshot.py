@@ -10,11 +10,11 @@ import gzip
 import os
 
 import pytest
-from playwright.sync_api import Route, expect
+from playwright.sync_api import expect
 
 from tests.conftest import LOCALES, wait_until_ready
+from tests.holding import Held
 from tests.test_offline import ACTIVE_CACHE, visit
-from tests.test_startup import held_route
 
 pytestmark = pytest.mark.browser
 
@@ -78,11 +78,10 @@ def test_a_snapshot_that_does_not_come_is_given_up(context, base_url):
     when its WebAssembly cannot be instantiated, say with a memory of the
     wrong size).
     """
-    held: list[Route] = []
-    context.route(SNAPSHOT, lambda route: held.append(route))  # never answered
+    held = Held(context, SNAPSHOT)  # never released
     page = context.new_page()
     page.goto(f"{base_url}{LOCALES[0]}/")
-    held_route(page, held)
+    held.wait(page)
     expect_working(page, "boot")
 
 

@@ -2,33 +2,16 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
-from playwright.sync_api import Route, expect
+from playwright.sync_api import expect
 
 from sitebuild.config import CONTENT_SECURITY_POLICY
 from tests.conftest import LOCALES
 from tests.expectations import expected
+from tests.holding import Held
 from tools.serve import sending, serving
 
 pytestmark = pytest.mark.browser
-
-# How long a test waits for the page to make a request it holds (as long as expect() waits).
-REQUEST_WITHIN_S = 90
-
-
-def held_route(page, held: list[Route]) -> Route:
-    """The first route that a holding handler (``held.append``) has received, once it has one.
-
-    Route handlers run only while Playwright waits, so this waits in short
-    steps, each letting them run, and fails if no request came in time.
-    """
-    deadline = time.monotonic() + REQUEST_WITHIN_S
-    while not held:
-        assert time.monotonic() < deadline, f"no request was held within {REQUEST_WITHIN_S} s"
-        page.wait_for_timeout(50)
-    return held[0]
 
 
 def expect_defaults_with_notice(page, locale):
@@ -55,8 +38,7 @@ def test_a_missing_file_is_reported_and_the_defaults_stay(context, base_url, loc
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_a_loader_that_never_answers_times_out(context, base_url, locale):
-    stalled = []
-    context.route("**/pyodide.asm.wasm", lambda route: stalled.append(route))  # never answered
+    stalled = Held(context, "**/pyodide.asm.wasm")  # never released
     page = context.new_page()
     # The page's own one-minute time-out (START_TIMEOUT_MS), on a clock the
     # test moves on once it has seen what a reader sees while Python loads:
@@ -68,7 +50,7 @@ def test_a_loader_that_never_answers_times_out(context, base_url, locale):
     page.fill("[name=micro_batch]", "8")
     expect(page.locator(".status[data-status=busy]")).to_be_visible()
     expect(page.locator(".results")).to_have_attribute("aria-busy", "true")
-    held_route(page, stalled)  # the loader is waiting for it: the time-out is what ends the wait
+    stalled.wait(page)  # the loader is waiting for it: the time-out is what ends the wait
     page.clock.fast_forward("01:01")
     expect_defaults_with_notice(page, locale)
     expect(page.locator(".status[data-status=busy]")).to_be_hidden()
@@ -76,20 +58,13 @@ def test_a_loader_that_never_answers_times_out(context, base_url, locale):
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_values_typed_before_python_is_ready_are_computed_when_it_is(context, base_url, locale):
-    # The worker asks for the WebAssembly twice (for Pyodide, and to undo the
-    # snapshot's XOR): once one request is held, every one goes on.
-    held: list[Route] = []
-    released: list[bool] = []
-    context.route("**/pyodide.asm.wasm", lambda route: route.continue_() if released else held.append(route))
+    held = Held(context, "**/pyodide.asm.wasm")
     page = context.new_page()
     page.goto(f"{base_url}{locale}/")
     page.fill("[name=gpus]", "2")
     page.fill("[name=gpus]", "4")
     expect(page.locator(".status[data-status=busy]")).to_be_visible()
-    held_route(page, held)
-    released.append(True)
-    for route in held:
-        route.continue_()
+    held.release(page)
     expect(page.locator("html")).to_have_attribute("data-calc", "ready")
     expect(page.locator("output[name=effective_batch]")).to_have_text("128")
     expect(page.locator(".status[data-status=busy]")).to_be_hidden()
