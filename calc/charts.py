@@ -47,7 +47,7 @@ preserveAspectRatio="none" focusable="false"><rect class="part-1" x="0.000" y="0
     )
 
 
-def _coordinate(value: Fraction) -> str:
+def _coordinate(value: Fraction | float) -> str:
     # A thousandth of the bar is far below a pixel: no drawing needs more.
     return f"{float(value):.3f}"
 
@@ -124,8 +124,11 @@ def line_chart(
     left = max(_LEFT, 10 + _CHARACTER * max(len(label) for panel in panels for _, label in panel.ticks))
     right = _WIDTH - _RIGHT
 
-    def x_at(x: Fraction) -> Fraction:
-        return left + (right - left) * (x - x_low) / (x_high - x_low)
+    # Positions in floats: exact fractions of a pixel cost an edit more than they show.
+    x_start, x_scale = float(x_low), (right - left) / float(x_high - x_low)
+
+    def x_at(x: Fraction) -> float:
+        return left + x_scale * (float(x) - x_start)
 
     parts = []
     top = Fraction(0)
@@ -135,8 +138,8 @@ def line_chart(
         bottom = plot_top + _PANEL
         low, high = panel.ticks[0][0], panel.ticks[-1][0]
 
-        def y_at(y: Fraction, bottom=bottom, low=low, high=high) -> Fraction:
-            return bottom - _PANEL * (y - low) / (high - low)
+        def y_at(y: Fraction, bottom=bottom, y_start=float(low), y_scale=_PANEL / float(high - low)) -> float:
+            return bottom - y_scale * (float(y) - y_start)
 
         plots.append((panel, y_at))
         parts.append(f'<text class="axis-title" x="8" y="{_coordinate(plot_top - 9)}">{_text(panel.title)}</text>')
