@@ -102,7 +102,7 @@ def test_a_shared_address_reproduces_what_its_sender_saw(ready_pages, browser, n
     page = start_over(ready_pages, LOCALES[-1], name)
     first = page.locator("input[type=text]").first
     first.fill("3")
-    expect(page).to_have_url(re.compile(r"\?"))
+    expect(page).to_have_url(re.compile(rf"[?&]{first.get_attribute('name')}=3(&|$)"))
     expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")
     texts = page.locator("input[type=text]").evaluate_all("(inputs) => inputs.map((i) => i.value)")
     results = shown(page)
@@ -149,6 +149,17 @@ def test_following_a_link_fills_the_next_page(context, base_url):
     expect(page).to_have_url(f"{base_url}{LOCALES[0]}/vram/?activation_memory=3")
     wait_until_ready(page)
     expect(page.locator("[name=activation_memory]")).to_have_value("3")
+
+
+def test_back_from_a_linked_page_returns_to_the_last_edit(context, base_url):
+    # The address is written once the reader pauses: leaving sooner must not lose it.
+    page = open_page(context, f"{base_url}{LOCALES[0]}/")
+    page.fill("[name=micro_batch]", "6")
+    expect(page.locator("a[data-link=vram]")).to_have_attribute("href", "vram/?activation_memory=3")
+    page.locator("a[data-link=vram]").click()
+    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/vram/?activation_memory=3")
+    page.go_back()
+    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/?micro_batch=6")
 
 
 def test_the_copy_button_copies_the_address(browser, base_url):

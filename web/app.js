@@ -10,8 +10,10 @@
 //   [data-kind=text]: a sentence or a snippet of code;
 //   a[data-link]: the address of a linked calculator, with the values it carries.
 
-// How long the reader must pause before the results are announced.
+// How long the reader must pause before the results are announced, and
+// before the address is brought up to date.
 const ANNOUNCE_AFTER_MS = 700;
+const ADDRESS_AFTER_MS = 250;
 
 // Pyodide's loader can wait forever on a missing or mis-served file
 // instead of failing, so a start that takes longer than this has failed.
@@ -117,7 +119,7 @@ function setTexts(texts) {
   for (const [name, text] of Object.entries(texts)) {
     for (const control of controls.filter((c) => c.name === name)) {
       if (control.type === "checkbox") control.checked = text.includes(control.value);
-      else control.value = text;
+      else if (control.value !== text) control.value = text; // an equal write still costs a style update
     }
   }
 }
@@ -186,9 +188,27 @@ function follow(view) {
     const carried = view.links[link.dataset.link];
     link.href = carried ? `${link.dataset.path}?${carried}` : link.dataset.path;
   }
-  // The address holds the inputs, so that it can be shared or bookmarked.
-  history.replaceState(history.state, "", view.address ? `?${view.address}` : location.pathname);
+  keepAddress(view.address ? `?${view.address}` : location.pathname);
 }
+
+// The address holds the inputs, so that it can be shared or bookmarked. It
+// is written once the reader pauses: history.replaceState takes Chrome
+// milliseconds, as long as the rest of an edit's update together.
+let address = null;
+let addressTimer;
+function keepAddress(next) {
+  address = next;
+  clearTimeout(addressTimer);
+  addressTimer = setTimeout(writeAddress, ADDRESS_AFTER_MS);
+}
+
+function writeAddress() {
+  if (address === null) return;
+  history.replaceState(history.state, "", address);
+  address = null;
+}
+// Leaving the page: the history entry is what Back returns to.
+addEventListener("pagehide", writeAddress);
 
 let announceTimer;
 function announceLater(text) {
@@ -242,7 +262,10 @@ function copy(text) {
     (error) => console.warn("Nothing was copied:", error),
   );
 }
-form.querySelector('[data-role="copy-link"]').addEventListener("click", () => copy(location.href));
+form.querySelector('[data-role="copy-link"]').addEventListener("click", () => {
+  writeAddress();
+  copy(location.href);
+});
 for (const button of form.querySelectorAll("[data-copy]")) {
   button.addEventListener("click", () => copy(document.getElementById(button.dataset.copy).textContent));
 }
