@@ -6,7 +6,11 @@ was imported takes a fraction of that. The snapshot is made here by the
 site's own Pyodide under Node (``make_snapshot.mjs``), and only that very
 ``pyodide.asm.wasm`` accepts it (Pyodide checks its build id).
 
-It ships gzipped, 31 MB raw and 4.4 MB gzipped: many static hosts send
+It ships without its zero pages, then gzipped (``pack_pages``): 31 MB
+raw, of which 11 MB are pages with a nonzero byte, and 4.4 MB gzipped.
+The worker's buffer starts zeroed, so it inflates and writes only those
+11 MB: 80-100 ms instead of 190-260 under Node, on the thread that also
+starts Pyodide. Many static hosts send
 ``application/octet-stream`` as it is, so the worker inflates it with the
 browser's ``DecompressionStream`` as it arrives. (Brotli would be a third
 smaller, but browsers only inflate it as a Content-Encoding, which a
@@ -32,14 +36,61 @@ import gzip
 import hashlib
 import json
 import shutil
+import struct
 import subprocess
 import zipfile
+from itertools import chain
 from pathlib import Path
 
 MAKER = Path(__file__).with_name("make_snapshot.mjs")
 
 # What a restored interpreter is given as its standard library: nothing.
 EMPTY_STDLIB = "python_stdlib_after_snapshot.zip"
+
+# The unit in which the stored snapshot leaves out zeros (PAGE in web/snapshot.js).
+PAGE = 4096
+
+
+def pack_pages(memory: bytes) -> bytes:
+    """``memory`` without its all-zero pages, as the worker reads it (``inflateInto`` in web/snapshot.js).
+
+    The number of runs of nonzero pages, then each run's first page and
+    number of pages, all as little-endian uint32; then the runs' bytes, in
+    order. The last page may be short.
+
+    >>> memory = bytes(PAGE) + b"ab" + bytes(2 * PAGE) + b"c"
+    >>> packed = pack_pages(memory)
+    >>> struct.unpack_from("<5I", packed), len(packed)
+    ((2, 1, 1, 3, 1), 4119)
+    >>> unpack_pages(packed, len(memory)) == memory
+    True
+    """
+    zero = bytes(PAGE)
+    pages = -(-len(memory) // PAGE)
+    runs: list[list[int]] = []
+    for page in range(pages):
+        chunk = memory[page * PAGE : (page + 1) * PAGE]
+        if chunk == zero[: len(chunk)]:
+            continue
+        if runs and sum(runs[-1]) == page:
+            runs[-1][1] += 1
+        else:
+            runs.append([page, 1])
+    header = struct.pack(f"<{1 + 2 * len(runs)}I", len(runs), *chain.from_iterable(runs))
+    return header + b"".join(memory[first * PAGE : (first + count) * PAGE] for first, count in runs)
+
+
+def unpack_pages(packed: bytes, size: int) -> bytes:
+    """The ``size`` bytes of memory that ``pack_pages`` packed."""
+    (count,) = struct.unpack_from("<I", packed)
+    runs = struct.unpack_from(f"<{2 * count}I", packed, 4)
+    memory = bytearray(size)
+    at = 4 + 8 * count
+    for first, pages in zip(runs[::2], runs[1::2], strict=True):
+        start, end = first * PAGE, min((first + pages) * PAGE, size)
+        memory[start:end] = packed[at : at + end - start]
+        at += end - start
+    return bytes(memory)
 
 
 def build_snapshot(runtime: Path, wheels: list[Path], work: Path) -> dict[str, str | int]:
@@ -57,7 +108,7 @@ def build_snapshot(runtime: Path, wheels: list[Path], work: Path) -> dict[str, s
     raw = work / "snapshot"
     subprocess.run(["node", str(MAKER), str(runtime), str(site_packages), str(raw)], check=True, cwd=MAKER.parent)
     snapshot = raw.read_bytes()
-    data = gzip.compress(snapshot, compresslevel=6, mtime=0)
+    data = gzip.compress(pack_pages(snapshot), compresslevel=6, mtime=0)
     memory = f"snapshot-{hashlib.sha256(data).hexdigest()[:16]}.bin"
     (runtime / memory).write_bytes(data)
     zipfile.ZipFile(runtime / EMPTY_STDLIB, "w").close()

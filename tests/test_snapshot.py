@@ -7,11 +7,13 @@ imported after the restore, is tested under Node (``test_pyodide.py``).
 from __future__ import annotations
 
 import gzip
+import json
 import os
 
 import pytest
 from playwright.sync_api import expect
 
+from sitebuild.snapshot import pack_pages, unpack_pages
 from tests.conftest import LOCALES, wait_until_ready
 from tests.holding import Held
 from tests.test_offline import ACTIVE_CACHE, visit
@@ -33,10 +35,12 @@ def expect_working(page, started_by: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def snapshot(site) -> bytes:
-    """The snapshot as the build wrote it (gzipped)."""
+def snapshot(site) -> tuple[bytes, int]:
+    """The snapshot as the build wrote it (gzipped, its zero pages left out), and its size in memory."""
     (path,) = (site / "pyodide").glob("snapshot-*.bin")
-    return path.read_bytes()
+    header = (site / "assets" / "calc-worker.js").read_text(encoding="utf-8").split("\n")[0]
+    size = json.loads(header.removeprefix("const SNAPSHOT = ").removesuffix(";"))["size"]
+    return path.read_bytes(), size
 
 
 @pytest.mark.parametrize("locale", LOCALES)
@@ -46,25 +50,30 @@ def test_python_is_restored_from_the_snapshot(context, base_url, locale):
     expect_working(page, "snapshot")
 
 
-def of_another_build(snapshot: bytes) -> bytes:
-    memory = bytearray(gzip.decompress(snapshot))
+def stored(memory: bytes) -> bytes:
+    return gzip.compress(pack_pages(memory), compresslevel=1)
+
+
+def of_another_build(snapshot: bytes, size: int) -> bytes:
+    memory = bytearray(unpack_pages(gzip.decompress(snapshot), size))
     memory[16] ^= 0xFF  # the first byte of Pyodide's build id, in the header
-    return gzip.compress(bytes(memory), compresslevel=1)
+    return stored(bytes(memory))
 
 
 # Each as the server would send it in place of the snapshot.
 BROKEN = {
-    "missing": lambda snapshot: None,
-    "not gzip": lambda snapshot: os.urandom(1 << 16),
-    "cut short": lambda snapshot: snapshot[: len(snapshot) // 2],
-    "not a snapshot": lambda snapshot: gzip.compress(bytes(len(gzip.decompress(snapshot)))),
+    "missing": lambda snapshot, size: None,
+    "not gzip": lambda snapshot, size: os.urandom(1 << 16),
+    "cut short": lambda snapshot, size: snapshot[: len(snapshot) // 2],
+    "with bytes to spare": lambda snapshot, size: gzip.compress(gzip.decompress(snapshot) + bytes(1)),
+    "not a snapshot": lambda snapshot, size: stored(bytes(size)),
     "of another build": of_another_build,
 }
 
 
 @pytest.mark.parametrize("broken", BROKEN)
 def test_without_a_usable_snapshot_python_boots_as_before(context, base_url, snapshot, broken):
-    body = BROKEN[broken](snapshot)
+    body = BROKEN[broken](*snapshot)
     context.route(SNAPSHOT, lambda route: route.fulfill(status=200, body=body) if body else route.fulfill(status=404))
     page = context.new_page()
     page.goto(f"{base_url}{LOCALES[0]}/")
