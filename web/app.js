@@ -119,7 +119,7 @@ function setTexts(texts) {
   for (const [name, text] of Object.entries(texts)) {
     for (const control of controls.filter((c) => c.name === name)) {
       if (control.type === "checkbox") control.checked = text.includes(control.value);
-      else if (control.value !== text) control.value = text; // an equal write still costs a style update
+      else if (control.value !== text) control.value = text; // an equal write would be work for nothing
     }
   }
 }
