@@ -115,11 +115,20 @@ def build_snapshot(runtime: Path, wheels: list[Path], work: Path) -> dict[str, s
     return {"memory": memory, "stdlib": EMPTY_STDLIB, "size": len(snapshot)}
 
 
+_DECLARATION = "const SNAPSHOT = "
+
+
 def tell_worker(worker: Path, snapshot: dict[str, str | int]) -> None:
     """Prepend what ``build_snapshot`` returned to the worker's script, as ``SNAPSHOT``.
 
     In the script itself rather than a file beside it, so that fetching
     the snapshot waits for no other request.
     """
-    header = f"const SNAPSHOT = {json.dumps(snapshot)};\n"
+    header = f"{_DECLARATION}{json.dumps(snapshot)};\n"
     worker.write_text(header + worker.read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def told_worker(worker: Path) -> dict[str, str | int]:
+    """What ``tell_worker`` prepended to ``worker``."""
+    header = worker.read_text(encoding="utf-8").split("\n", 1)[0]
+    return json.loads(header.removeprefix(_DECLARATION).removesuffix(";"))

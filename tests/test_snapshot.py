@@ -7,13 +7,12 @@ imported after the restore, is tested under Node (``test_pyodide.py``).
 from __future__ import annotations
 
 import gzip
-import json
 import os
 
 import pytest
 from playwright.sync_api import expect
 
-from sitebuild.snapshot import pack_pages, unpack_pages
+from sitebuild.snapshot import pack_pages, told_worker, unpack_pages
 from tests.conftest import LOCALES, wait_until_ready
 from tests.holding import Held
 from tests.test_offline import ACTIVE_CACHE, visit
@@ -38,9 +37,7 @@ def expect_working(page, started_by: str) -> None:
 def snapshot(site) -> tuple[bytes, int]:
     """The snapshot as the build wrote it (gzipped, its zero pages left out), and its size in memory."""
     (path,) = (site / "pyodide").glob("snapshot-*.bin")
-    header = (site / "assets" / "calc-worker.js").read_text(encoding="utf-8").split("\n")[0]
-    size = json.loads(header.removeprefix("const SNAPSHOT = ").removesuffix(";"))["size"]
-    return path.read_bytes(), size
+    return path.read_bytes(), told_worker(site / "assets" / "calc-worker.js")["size"]
 
 
 @pytest.mark.parametrize("locale", LOCALES)
