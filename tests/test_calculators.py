@@ -183,6 +183,16 @@ def test_on_a_laptop_the_results_sit_beside_the_inputs_without_scrolling(ready_p
 
 
 @pytest.mark.parametrize("name", PAGES)
+@pytest.mark.parametrize("locale", LOCALES)
+def test_no_page_scrolls_sideways_at_320_pixels(ready_pages, locale, name):
+    # The reflow width (WCAG 1.4.10): a wide table scrolls in its own box.
+    page = start_over(ready_pages, locale, name)
+    page.set_viewport_size({"width": 320, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+@pytest.mark.parametrize("name", PAGES)
 def test_on_a_phone_the_results_follow_the_inputs(ready_pages, name):
     page = start_over(ready_pages, LOCALES[0], name)
     page.set_viewport_size({"width": 390, "height": 844})
