@@ -5,9 +5,12 @@ Values travel one way through these modules:
 - :mod:`calc.parsing` reads a number typed in the page's locale;
 - :mod:`calc.inputs` holds the kinds of input (counts, amounts, choices):
   how each reads its value, what it accepts, how it is written back;
+- :mod:`calc.formulas` holds the arithmetic, with its sources, from data
+  such as :mod:`calc.models` and :mod:`calc.gpus`; it imports no Babel;
 - a calculator module (:mod:`calc.accumulation`, :mod:`calc.vram`,
-  :mod:`calc.lora`) computes the results, from data such as
-  :mod:`calc.models` and :mod:`calc.gpus`;
+  :mod:`calc.lora`, :mod:`calc.activations`, :mod:`calc.plan`) declares a
+  page (:class:`calc.calculator.Calculator`): its inputs, its outputs, and
+  how the formulas fill them;
 - :mod:`calc.outputs` holds the kinds of result (figures, tables, bars),
   written in the locale by :mod:`calc.formatting` and drawn by :mod:`calc.charts`;
 - :mod:`calc.evaluation` ties those steps into the view a page shows,

@@ -18,8 +18,9 @@ from collections.abc import Mapping
 from decimal import Decimal
 from gettext import NullTranslations
 
-from calc.evaluation import Calculator, Group
+from calc.calculator import Calculator, Group
 from calc.formatting import GIGABYTE
+from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import N_
 from calc.inputs import Amount, Count
 from calc.outputs import Chart, Figure, Phrase, Plot, Quantity, Series, Text
@@ -75,26 +76,6 @@ MEMORY_BUDGET = Amount(
     places=6,
     unit=GIGABYTE,
 )
-
-
-def effective_batch_size(micro_batch: Decimal, accumulation_steps: Decimal, gpus: Decimal) -> Decimal:
-    """Samples per optimizer step: E = b · a · g.
-
-    >>> effective_batch_size(Decimal(4), Decimal(8), Decimal(1))
-    Decimal('32')
-    """
-    return micro_batch * accumulation_steps * gpus
-
-
-def peak_activation_memory(micro_batch: Decimal, activation_per_sample: Decimal) -> Decimal:
-    """Activation memory held at once on each GPU, in GB: M = b · A.
-
-    Accumulation steps do not appear: one micro-batch is alive at a time.
-
-    >>> peak_activation_memory(Decimal(3), Decimal("0.1"))
-    Decimal('0.3')
-    """
-    return micro_batch * activation_per_sample
 
 
 def compute(values: Mapping[str, Decimal | None]) -> dict[str, object]:

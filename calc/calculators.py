@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from calc.evaluation import Calculator
+from calc.calculator import Calculator
 
 NAMES = ("accumulation", "vram", "lora", "activations", "plan")
 

@@ -4,7 +4,7 @@ Every value is the one in the model's ``config.json`` on its Hugging Face
 repository (the URL is the shape's ``source``); a value that the file leaves
 out is transformers' default for that architecture, named in the comment
 beside it. ``make validate`` builds each shape in transformers and checks
-every count that :mod:`calc.lora` makes from it (``validation/parameters.json``).
+every count that :mod:`calc.formulas.parameters` makes from it (``validation/parameters.json``).
 """
 
 from __future__ import annotations

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from decimal import Decimal
 from gettext import NullTranslations
-from math import isqrt
 
 from calc import accumulation
-from calc.evaluation import Calculator, Group
+from calc.calculator import Calculator, Group
 from calc.formatting import GIGABYTE
+from calc.formulas.batch import plans, reachable
 from calc.i18n import N_
 from calc.inputs import Count
 from calc.outputs import Figure, Phrase, Quantity, Table, Text
@@ -48,41 +48,6 @@ SEQUENCE_LENGTH = Count(
     optional=True,
     maximum=Decimal(100_000_000),
 )
-
-
-def reachable(target: int, gpus: int) -> int:
-    """The batch nearest ``target`` that ``gpus`` can reach: a multiple of them, at least one sample each.
-
-    Halfway between two multiples, the larger one: a learning rate tuned for
-    a batch is usually safer with a slightly larger one than a smaller one.
-
-    >>> reachable(256, 8), reachable(250, 8), reachable(252, 8), reachable(3, 8)
-    (256, 248, 256, 8)
-    """
-    below = target // gpus * gpus
-    above = below + gpus
-    if below == 0:
-        return gpus
-    return below if target - below < above - target else above
-
-
-def divisors(n: int) -> list[int]:
-    """Every divisor of ``n``, smallest first.
-
-    >>> divisors(32)
-    [1, 2, 4, 8, 16, 32]
-    """
-    small = [d for d in range(1, isqrt(n) + 1) if n % d == 0]
-    return sorted({*small, *(n // d for d in small)})
-
-
-def plans(share: int, budget: Decimal, per_sample: Decimal) -> list[tuple[int, int]]:
-    """Every (micro-batch, steps) pair that gives ``share`` samples per GPU within ``budget``, largest first.
-
-    >>> plans(32, Decimal(16), Decimal(2))
-    [(8, 4), (4, 8), (2, 16), (1, 32)]
-    """
-    return [(b, share // b) for b in reversed(divisors(share)) if b * per_sample <= budget]
 
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:

@@ -1,171 +1,26 @@
-"""Training memory per GPU: weights, gradients and optimizer state, sharded by ZeRO.
+"""The training-memory (VRAM) page: a model, a recipe, a ZeRO stage and GPUs in; memory per GPU out.
 
-A *recipe* is the bytes each parameter costs in weights, gradients and
-optimizer state. With Ψ parameters on N data-parallel GPUs, ZeRO stage
-``s`` shards the optimizer state when ``s ≥ 1``, the gradients too when
-``s ≥ 2`` and the weights too when ``s = 3`` (Rajbhandari et al. 2019,
-"ZeRO: Memory Optimizations Toward Training Trillion Parameter Models",
-§5.1–5.3). With mixed-precision Adam (2 + 2 + K bytes, K = 12), per GPU:
-
-- stage 0: (2 + 2 + K)Ψ
-- stage 1: 2Ψ + 2Ψ + KΨ/N
-- stage 2: 2Ψ + (2 + K)Ψ/N
-- stage 3: (2 + 2 + K)Ψ/N
-
-These are model states only: activations, temporary buffers and
-fragmentation (the paper's "residual states", §3.2) come on top.
-
-Bytes are :class:`~fractions.Fraction`, not :class:`~decimal.Decimal`:
-Ψ/N has no finite decimal expansion for N = 3, 7, 48…, a rounded Decimal
-could compare as fitting a card it overflows by a fraction of a byte, and
-rounding raises in the exact context calculators compute in
-(:mod:`calc.evaluation`). Round only to show a number, with
-:func:`calc.formatting.rounded`.
+The recipes and ZeRO's sharding, with their sources, are :mod:`calc.formulas.model_states`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
 
 from calc import gpus
 from calc.accumulation import GPUS_DESCRIPTION
-from calc.evaluation import Calculator, Group
+from calc.calculator import Calculator, Group
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE
+from calc.formulas.model_states import RECIPES, STAGES, per_gpu
+from calc.formulas.parameters import base_parameters
 from calc.gpus import cards_that_fit
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Count, Option
-from calc.lora import base_parameters
 from calc.models import CUSTOM, PRESETS, settle_preset
 from calc.outputs import Bar, Figure, Phrase, Quantity, Table, gigabytes
-
-STAGES = (0, 1, 2, 3)
-
-
-@dataclass(frozen=True)
-class Recipe:
-    """Bytes per parameter for the weights, the gradients and the optimizer state."""
-
-    weights: Fraction
-    gradients: Fraction
-    optimizer: Fraction
-
-    @property
-    def total(self) -> Fraction:
-        """Bytes per parameter in all.
-
-        >>> RECIPES["adamw-mixed"].total
-        Fraction(16, 1)
-        """
-        return self.weights + self.gradients + self.optimizer
-
-
-@dataclass(frozen=True)
-class PerGpu:
-    """Bytes each GPU holds for the weights, the gradients and the optimizer state."""
-
-    weights: Fraction
-    gradients: Fraction
-    optimizer: Fraction
-
-    @property
-    def total(self) -> Fraction:
-        return self.weights + self.gradients + self.optimizer
-
-
-# Stable ids (the page's option values) → recipes, in the order the page lists them.
-RECIPES: dict[str, Recipe] = {
-    # Mixed-precision Adam/AdamW: 2 + 2 + 12 = 16 (ZeRO §3.1, "K = 12").
-    "adamw-mixed": Recipe(
-        weights=Fraction(2),  # fp16/bf16 working copy (ZeRO §3.1)
-        gradients=Fraction(2),  # fp16/bf16, like the weights they come from (ZeRO §3.1)
-        optimizer=(
-            Fraction(4)  # fp32 master copy of the weights (ZeRO §3.1)
-            + 2 * Fraction(4)  # fp32 momentum and variance (ZeRO §3.1)
-        ),
-    ),
-    # Adam/AdamW in fp32 throughout: 4 + 4 + 8 = 16.
-    "adam-fp32": Recipe(
-        weights=Fraction(4),  # fp32, and no second copy to keep
-        gradients=Fraction(4),  # the dtype of the weights
-        # exp_avg, exp_avg_sq: zeros_like(param), so the weights' dtype (PyTorch torch/optim/adamw.py)
-        optimizer=2 * Fraction(4),
-    ),
-    # Pure bf16 AdamW, no fp32 master copy: 2 + 2 + 4 = 8.
-    "adamw-bf16": Recipe(
-        weights=Fraction(2),  # bf16
-        gradients=Fraction(2),  # bf16
-        optimizer=2 * Fraction(2),  # exp_avg, exp_avg_sq in the weights' bf16 (PyTorch torch/optim/adamw.py)
-    ),
-    # bitsandbytes 8-bit AdamW under mixed precision: 2 + 2 + (4 + 2 + 1/32) = 10 1/32. bitsandbytes updates
-    # whatever weights it is given, so the fp32 master copy is the mixed-precision trainer's (ZeRO §3.1).
-    # Tensors under 4096 elements (min_8bit_size) keep fp32 states, and each tensor's last block and the
-    # shared 256-entry quantization maps round up a few bytes: both depend on the model's shapes, left out.
-    "adamw-8bit": Recipe(
-        weights=Fraction(2),  # fp16/bf16 working copy (ZeRO §3.1)
-        gradients=Fraction(2),  # fp16/bf16 (ZeRO §3.1)
-        optimizer=(
-            Fraction(4)  # fp32 master copy (ZeRO §3.1)
-            # state1, state2: torch.uint8 (bitsandbytes/optim/optimizer.py, Optimizer2State.init_state)
-            + 2 * Fraction(1)
-            # absmax1, absmax2: one float32 per block of 256 ("blocksize = 256", same function; 2048 before
-            # bitsandbytes 0.44.0, CHANGELOG.md)
-            + 2 * Fraction(4, 256)
-        ),
-    ),
-    # SGD with momentum under mixed precision: 2 + 2 + (4 + 4) = 12.
-    "sgd-momentum": Recipe(
-        weights=Fraction(2),  # fp16/bf16 working copy (ZeRO §3.1)
-        gradients=Fraction(2),  # fp16/bf16 (ZeRO §3.1)
-        optimizer=(
-            Fraction(4)  # fp32 master copy (ZeRO §3.1)
-            + Fraction(4)  # fp32 momentum_buffer, one per parameter (PyTorch torch/optim/sgd.py)
-        ),
-    ),
-    # SGD with momentum in fp32 throughout: 4 + 4 + 4 = 12.
-    "sgd-fp32": Recipe(
-        weights=Fraction(4),  # fp32
-        gradients=Fraction(4),  # fp32
-        optimizer=Fraction(4),  # momentum_buffer, cloned from the gradient (PyTorch torch/optim/sgd.py)
-    ),
-}
-
-
-def per_gpu(recipe: Recipe, parameters: int | Decimal | Fraction, stage: int, gpus: int) -> PerGpu:
-    """What each of ``gpus`` data-parallel GPUs holds under ZeRO ``stage``, in bytes.
-
-    The ZeRO paper's example (§5.1–5.3, Figure 1): 7.5B parameters, mixed-precision Adam, 64 GPUs.
-
-    >>> adam = RECIPES["adamw-mixed"]
-    >>> from calc.formatting import rounded
-    >>> [str(rounded(per_gpu(adam, 7_500_000_000, stage, 64).total / 10**9, 6)) for stage in STAGES]
-    ['120.000000', '31.406250', '16.640625', '1.875000']
-    >>> per_gpu(adam, 10, 1, 3).optimizer
-    Fraction(40, 1)
-    >>> per_gpu(adam, 1, 1, 3).optimizer
-    Fraction(4, 1)
-    >>> per_gpu(adam, 1, 2, 3).gradients
-    Fraction(2, 3)
-    """
-    if stage not in STAGES:
-        raise ValueError(f"ZeRO stage must be one of {STAGES}, not {stage!r}")
-    if gpus < 1:
-        raise ValueError(f"need at least one GPU, not {gpus!r}")
-    psi = Fraction(parameters)  # exact for a Decimal too
-    if psi < 0:
-        raise ValueError(f"a parameter count cannot be negative: {parameters!r}")
-    # Each stage shards what the one before it did, and one more kind of state (ZeRO §5.1–5.3).
-    return PerGpu(
-        weights=recipe.weights * psi / (gpus if stage >= 3 else 1),  # P_p, §5.3
-        gradients=recipe.gradients * psi / (gpus if stage >= 2 else 1),  # P_g, §5.2
-        optimizer=recipe.optimizer * psi / (gpus if stage >= 1 else 1),  # P_os, §5.1
-    )
-
-
-# The page: inputs, outputs and how they are computed.
 
 GB = 10**9
 

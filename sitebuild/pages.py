@@ -10,8 +10,9 @@ from babel.core import get_global
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from calc.calculator import Calculator
 from calc.calculators import CALCULATORS
-from calc.evaluation import Calculator, default_texts, evaluate
+from calc.evaluation import default_texts, evaluate
 from calc.formatting import format_number, format_quantity, unit_symbol
 from calc.inputs import Amount, Count, Value
 from calc.outputs import Quantity

@@ -1,4 +1,4 @@
-"""calc.activations against PyTorch's own saved tensors, as `make validate` measured them.
+"""calc.formulas.activations against PyTorch's own saved tensors, as `make validate` measured them.
 
 ``validation/activations.json`` is written by ``tools/validate.py``
 (``tools/measure_activations.py`` runs small random models through transformers
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from calc.activations import (
+from calc.formulas.activations import (
     ATTENTIONS,
     PARTS,
     PRECISION_BYTES,
@@ -104,7 +104,7 @@ def test_estimate_within_ten_percent(point):
 
 @pytest.mark.parametrize("point", POINTS, ids=point_id)
 def test_recorded_estimate_is_the_current_one(point):
-    # Changing calc.activations without running `make validate` again fails here.
+    # Changing calc.formulas.activations without running `make validate` again fails here.
     breakdown = activation_breakdown(*arguments(point))
     assert point["estimated_parts"] == {part: int(value) for part, value in breakdown.items()}
     assert Fraction(point["estimated_bytes_per_sample"]) == activation_bytes(*arguments(point))

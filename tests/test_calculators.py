@@ -232,7 +232,7 @@ def test_a_snippet_is_copied_as_it_reads(browser, base_url):
 @pytest.mark.parametrize("locale", LOCALES)
 def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready_pages, locale):
     """Llama-3.1-8B at 4096 tokens in bf16: the estimate, then E and M on the accumulation page."""
-    from calc.activations import activation_bytes
+    from calc.formulas.activations import activation_bytes
     from calc.models import PRESETS
 
     page = start_over(ready_pages, locale, "activations")

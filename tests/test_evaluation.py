@@ -6,7 +6,8 @@ from decimal import Decimal
 import pytest
 from babel import Locale
 
-from calc.accumulation import CALCULATOR, effective_batch_size, peak_activation_memory
+from calc.accumulation import CALCULATOR
+from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.browser import evaluator
 from calc.evaluation import default_texts, evaluate
 from calc.i18n import load_translations

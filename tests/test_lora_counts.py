@@ -1,4 +1,4 @@
-"""calc.lora's counts against transformers' and peft's, as `make validate` measured them.
+"""calc.formulas.parameters' counts against transformers' and peft's, as `make validate` measured them.
 
 ``validation/parameters.json`` is written by ``tools/validate.py``, which
 builds every preset with transformers and adapts it with peft; these tests
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from calc.lora import (
+from calc.formulas.parameters import (
     NF4_BYTES_PER_WEIGHT,
     TARGET_MODULES,
     adapter_bytes,

@@ -7,7 +7,7 @@ import pytest
 
 from calc.formatting import rounded
 from calc.gpus import GPUS, GPUS_BY_ID, MIB, cards_that_fit
-from calc.vram import RECIPES, STAGES, PerGpu, per_gpu
+from calc.formulas.model_states import RECIPES, STAGES, ModelStates, per_gpu
 
 GB = 10**9
 PSI = 7_500_000_000  # the ZeRO paper's 7.5B-parameter example (Table 1, Figure 1)
@@ -48,9 +48,9 @@ def test_zero_formulas_exactly():
     # §5.1–5.3: 4Ψ + 12Ψ/N, 2Ψ + 14Ψ/N, 16Ψ/N; the breakdown is exact, not rounded.
     psi, n = 7, 3
     adam = RECIPES["adamw-mixed"]
-    assert per_gpu(adam, psi, 1, n) == PerGpu(Fraction(14), Fraction(14), Fraction(84, 3))
-    assert per_gpu(adam, psi, 2, n) == PerGpu(Fraction(14), Fraction(14, 3), Fraction(84, 3))
-    assert per_gpu(adam, psi, 3, n) == PerGpu(Fraction(14, 3), Fraction(14, 3), Fraction(84, 3))
+    assert per_gpu(adam, psi, 1, n) == ModelStates(Fraction(14), Fraction(14), Fraction(84, 3))
+    assert per_gpu(adam, psi, 2, n) == ModelStates(Fraction(14), Fraction(14, 3), Fraction(84, 3))
+    assert per_gpu(adam, psi, 3, n) == ModelStates(Fraction(14, 3), Fraction(14, 3), Fraction(84, 3))
     assert per_gpu(adam, psi, 2, n).total == 2 * psi + Fraction(14 * psi, n)
 
 
@@ -87,10 +87,10 @@ def test_recipe_totals():
 def test_every_recipe_shards_the_same_way(recipe):
     r = RECIPES[recipe]
     one = per_gpu(r, 1024, 0, 8)
-    assert one == PerGpu(r.weights * 1024, r.gradients * 1024, r.optimizer * 1024)
-    assert per_gpu(r, 1024, 1, 8) == PerGpu(one.weights, one.gradients, one.optimizer / 8)
-    assert per_gpu(r, 1024, 2, 8) == PerGpu(one.weights, one.gradients / 8, one.optimizer / 8)
-    assert per_gpu(r, 1024, 3, 8) == PerGpu(one.weights / 8, one.gradients / 8, one.optimizer / 8)
+    assert one == ModelStates(r.weights * 1024, r.gradients * 1024, r.optimizer * 1024)
+    assert per_gpu(r, 1024, 1, 8) == ModelStates(one.weights, one.gradients, one.optimizer / 8)
+    assert per_gpu(r, 1024, 2, 8) == ModelStates(one.weights, one.gradients / 8, one.optimizer / 8)
+    assert per_gpu(r, 1024, 3, 8) == ModelStates(one.weights / 8, one.gradients / 8, one.optimizer / 8)
 
 
 def test_one_gpu_shards_nothing():

@@ -66,7 +66,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
 from measure_parameters import transformers_config  # noqa: E402  (tools/, found through sys.path)
 
-from calc.activations import (  # noqa: E402
+from calc.formulas.activations import (  # noqa: E402
     PARTS,
     activation_breakdown,
     activation_bytes,
@@ -162,7 +162,7 @@ MODELS = {
 }
 SEQUENCE_LENGTHS = (64, 128, 256)
 PRECISIONS = {"fp32": torch.float32, "bf16": torch.bfloat16}
-# calc.activations' attention kinds and transformers' implementations of them on a CPU.
+# calc.formulas.activations' attention kinds and transformers' implementations of them on a CPU.
 ATTENTIONS = {"eager": "eager", "flash": "sdpa"}
 RECOMPUTATIONS = ("none", "selective", "full")
 BATCHES = (2, 4)
@@ -313,7 +313,7 @@ def counting(model: torch.nn.Module) -> Iterator[Ledger]:
 
 
 def _part(name: str, module: torch.nn.Module) -> str | None:
-    """The part of calc.activations' breakdown that a module's saved tensors belong to."""
+    """The part of calc.formulas.activations' breakdown that a module's saved tensors belong to."""
     if name == "":
         return "logits"  # the causal-LM head's own code: softcapping, ForCausalLMLoss
     if name == "model":
@@ -424,7 +424,7 @@ def relative_error(estimated: Fraction, measured: int | str) -> float:
 def measure_point(model: transformers.PreTrainedModel, key: str, setting: dict) -> dict:
     """One point: the peak per sample (the headline), and the two moments that can hold it.
 
-    ``setting`` holds calc.activations' arguments but the shape: sequence_length, precision, attention, recomputation.
+    ``setting`` holds calc.formulas.activations' arguments but the shape: sequence_length, precision, attention, recomputation.
     """
     shape = MODELS[key]
     with recomputing(model, setting["recomputation"], setting["attention"]):

@@ -92,7 +92,7 @@ def transformers_config(shape: ModelShape) -> transformers.PretrainedConfig:
     if shape.model_type == "gemma2" or shape.head_dim != shape.hidden_size // shape.attention_heads:
         kwargs["head_dim"] = shape.head_dim
     # Only these configs have bias switches (Mistral and Qwen2 fix theirs in the modeling code); a shape whose
-    # flags the architecture cannot have will show as a count that differs from calc.lora's.
+    # flags the architecture cannot have will show as a count that differs from calc.formulas.parameters'.
     if shape.model_type in ("llama", "gemma2"):
         if shape.qkv_bias != shape.o_bias:
             raise ValueError(f"{shape.model_type}'s attention_bias is one switch for q, k, v and o")

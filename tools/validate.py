@@ -1,4 +1,4 @@
-"""``make validate``: check calc.lora's counts and calc.activations' bytes against PyTorch's own.
+"""``make validate``: check calc.formulas.parameters' counts and calc.formulas.activations' bytes against PyTorch's own.
 
 1. Makes the virtual environment ``.venv-validate`` with this Python's
    ``venv`` and installs ``validation/requirements.txt`` into it (again
@@ -6,12 +6,12 @@
 2. Runs ``tools/measure_parameters.py`` inside it, which builds every preset
    (and a few small test shapes) on the meta device and writes
    ``validation/parameters.json``.
-3. Compares every count in that file with :mod:`calc.lora`'s and prints a
+3. Compares every count in that file with :mod:`calc.formulas.parameters`'s and prints a
    summary.
 4. Runs ``tools/measure_activations.py`` inside it, which trains small random
    models for a step on the CPU, counts the bytes autograd saves, and writes
    ``validation/activations.json``.
-5. Compares every point in that file with :mod:`calc.activations`' estimate
+5. Compares every point in that file with :mod:`calc.formulas.activations`' estimate
    and prints them; checks the accumulation cycles.
 
 Exits with 1 if any count differs, if a preset was not measured, if an
@@ -34,8 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from calc.activations import activation_bytes  # noqa: E402
-from calc.lora import base_parameters, lora_parameters, quantized_weights  # noqa: E402
+from calc.formulas.activations import activation_bytes  # noqa: E402
+from calc.formulas.parameters import base_parameters, lora_parameters, quantized_weights  # noqa: E402
 from calc.models import PRESETS, ModelShape  # noqa: E402
 
 VENV = ROOT / ".venv-validate"
@@ -44,7 +44,7 @@ OUTPUT = ROOT / "validation" / "parameters.json"
 MEASURE = ROOT / "tools" / "measure_parameters.py"
 ACTIVATIONS = ROOT / "validation" / "activations.json"
 MEASURE_ACTIVATIONS = ROOT / "tools" / "measure_activations.py"
-# How far calc.activations' estimate may be from a measured point, relatively.
+# How far calc.formulas.activations' estimate may be from a measured point, relatively.
 TOLERANCE = Fraction(1, 10)
 # The requirements the environment was last installed from.
 STAMP = VENV / ".installed"
@@ -65,7 +65,7 @@ def ensure_environment() -> Path:
 
 
 def compare(report: dict) -> list[str]:
-    """Every difference between the measured counts and calc.lora's, as sentences."""
+    """Every difference between the measured counts and calc.formulas.parameters', as sentences."""
     problems = []
     missing = sorted(set(PRESETS) - set(report["models"]))
     if missing:
@@ -109,7 +109,7 @@ def summary(report: dict) -> str:
 
 
 def activation_error(point: dict, models: dict) -> Fraction:
-    """calc.activations' estimate for a measured point, as it stands now, less the measurement, relatively."""
+    """calc.formulas.activations' estimate for a measured point, as it stands now, less the measurement, relatively."""
     settings = {key: point[key] for key in ("sequence_length", "precision", "attention", "recomputation")}
     measured = Fraction(point["measured_bytes_per_sample"])
     return (activation_bytes(ModelShape(**models[point["model"]]), **settings) - measured) / measured
@@ -181,9 +181,9 @@ def main() -> int:
     for problem in problems:
         print(f"DIFFERS: {problem}")
     if problems:
-        print(f"{len(problems)} counts differ from calc.lora's")
+        print(f"{len(problems)} counts differ from calc.formulas.parameters'")
     else:
-        print(f"every count equals calc.lora's; wrote {OUTPUT.relative_to(ROOT)}")
+        print(f"every count equals calc.formulas.parameters'; wrote {OUTPUT.relative_to(ROOT)}")
     started = time.monotonic()
     subprocess.run([str(python), str(MEASURE_ACTIVATIONS), str(ACTIVATIONS)], check=True)
     activations = json.loads(ACTIVATIONS.read_text(encoding="utf-8"))
@@ -193,7 +193,7 @@ def main() -> int:
     for problem in off:
         print(f"OFF: {problem}")
     if off:
-        print(f"{len(off)} activation points are off calc.activations' estimate by more than {float(TOLERANCE):.0%}")
+        print(f"{len(off)} activation points are off calc.formulas.activations' estimate by more than {float(TOLERANCE):.0%}")
     else:
         print(f"every activation estimate within {float(TOLERANCE):.0%}; wrote {ACTIVATIONS.relative_to(ROOT)}")
     return 1 if problems or off else 0

@@ -1,0 +1,73 @@
+"""What a calculator declares: its inputs in groups, its outputs, and the functions that compute and word them.
+
+The pipeline that reads a form and shows the results is :mod:`calc.evaluation`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Context, Inexact, InvalidOperation, Overflow, Rounded, localcontext
+from gettext import NullTranslations
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from calc.inputs import Field, Value
+    from calc.outputs import Quantity, Shown
+
+# Results must be exact: any rounding would raise instead of showing a
+# value that differs from the formula's. (Outputs round only to be shown.)
+_EXACT = Context(prec=100, traps=[Inexact, Rounded, Overflow, InvalidOperation])
+
+
+@dataclass(frozen=True)
+class Group:
+    """Inputs shown together under a legend (a message id)."""
+
+    legend: str
+    inputs: tuple[Field, ...]
+
+
+@dataclass(frozen=True)
+class Calculator:
+    """A calculator: its inputs in groups, its outputs, and its formulas.
+
+    - ``compute`` receives every input's value by name (``None`` for a
+      blank optional one) and returns every output's result by name; it
+      may raise :class:`InputProblem` with a ``field`` for a combination
+      of values that cannot be (heads that do not divide the width).
+    - ``summarize`` words the figures' texts as one sentence for a screen reader.
+    - ``settle`` keeps linked inputs in step: given the values and the
+      input the reader just changed, it returns inputs to set (a preset
+      fills a model's shape; editing the shape makes it custom).
+    - ``links`` gives, for another calculator's page, the values to carry there.
+    - ``examples`` are named sets of values (over the defaults) that the
+      page's prose works through; ``facts`` are named quantities it quotes
+      (a recipe's bytes, a card's memory), so that every number in prose
+      comes from here, formatted for the locale, or literal text that no
+      language changes (a citation such as "§3.1").
+    """
+
+    name: str
+    groups: tuple[Group, ...]
+    outputs: tuple[Shown, ...]
+    compute: Callable[[Mapping[str, Value | None]], Mapping[str, object]]
+    summarize: Callable[[Mapping[str, str], NullTranslations], str]
+    settle: Callable[[Mapping[str, Value | None], str | None], Mapping[str, Value]] = lambda values, changed: {}
+    links: Callable[[Mapping[str, Value | None], Mapping[str, object]], Mapping[str, Mapping[str, str]]] = (
+        lambda values, results: {}
+    )
+    examples: Mapping[str, Mapping[str, Value]] = field(default_factory=dict)
+    facts: Mapping[str, Quantity | str] = field(default_factory=dict)
+
+    @property
+    def inputs(self) -> tuple[Field, ...]:
+        return tuple(i for group in self.groups for i in group.inputs)
+
+    def defaults(self) -> dict[str, Value | None]:
+        return {i.name: i.default for i in self.inputs}
+
+    def results(self, values: Mapping[str, Value | None]) -> Mapping[str, object]:
+        """The outputs for ``values``, computed exactly."""
+        with localcontext(_EXACT):
+            return self.compute(values)

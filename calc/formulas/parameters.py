@@ -1,0 +1,224 @@
+"""Parameter counts: the base model's, a LoRA adapter's, and the bytes each takes.
+
+All counts are exact integers and every byte count is exact: a value that is
+not whole is a :class:`~decimal.Decimal` made from an exact fraction, never
+a float. ``make validate`` checks the counts against transformers' and peft's
+own (``validation/parameters.json``); ``tests/test_lora_counts.py`` holds
+this module to them.
+
+The shapes are those of Llama-like decoders (:class:`calc.models.ModelShape`):
+token embeddings, then per layer an attention block (q, k, v, o projections)
+and a gated MLP (gate, up, down projections) with their RMSNorms, a final
+RMSNorm and the output projection ``lm_head``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import Decimal
+from fractions import Fraction
+
+from calc.models import ModelShape
+
+ATTENTION_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj")
+MLP_MODULES = ("gate_proj", "up_proj", "down_proj")
+# The names peft's LoraConfig(target_modules=[...]) matches in these models.
+TARGET_MODULES = ATTENTION_MODULES + MLP_MODULES
+
+# Bytes per base-model parameter held in bfloat16 or float16.
+HALF_PRECISION_BYTES = 2
+
+# QLoRA's NormalFloat4 with double quantization (Dettmers et al. 2023, "QLoRA",
+# §3, Double Quantization): each weight is 4 bits; each block of 64 weights
+# has an absmax constant, itself quantized to 8 bits; each block of 256 of
+# those has a 32-bit float constant.
+NF4_BITS_PER_WEIGHT = Fraction(4) + Fraction(8, 64) + Fraction(32, 64 * 256)  # 4.127 bits (2113/512)
+NF4_BYTES_PER_WEIGHT = NF4_BITS_PER_WEIGHT / 8  # 0.515869140625 bytes (2113/4096)
+
+# Training the adapter with Adam keeps, per trainable parameter:
+# - the weight in float32: peft makes it in the base layer's dtype, then upcasts
+#   float16/bfloat16 to float32 since get_peft_model's autocast_adapter_dtype is True
+#   by default (peft 0.21: peft/tuners/tuners_utils.py, _move_adapter_to_device_of_base_layer
+#   and cast_adapter_dtype; peft/mapping_func.py, get_peft_model);
+ADAPTER_WEIGHT_BYTES = 4
+# - its gradient, which PyTorch keeps in the parameter's dtype (Tensor.grad_dtype
+#   "defaults to the tensor's dtype": assigning another dtype to .grad raises);
+ADAPTER_GRADIENT_BYTES = 4
+# - Adam's two moments, exp_avg and exp_avg_sq, each torch.zeros_like(param)
+#   (torch/optim/adam.py, Adam._init_group; AdamW subclasses Adam).
+ADAM_MOMENT_BYTES = 4
+ADAPTER_TRAINING_BYTES_PER_PARAMETER = ADAPTER_WEIGHT_BYTES + ADAPTER_GRADIENT_BYTES + 2 * ADAM_MOMENT_BYTES
+
+
+def linear_shapes(shape: ModelShape) -> dict[str, tuple[int, int]]:
+    """``(in_features, out_features)`` of each projection in one decoder layer.
+
+    >>> from calc.models import PRESETS
+    >>> projections = linear_shapes(PRESETS["meta-llama/Llama-3.1-8B"])
+    >>> projections["q_proj"], projections["k_proj"], projections["o_proj"], projections["down_proj"]
+    ((4096, 4096), (4096, 1024), (4096, 4096), (14336, 4096))
+    """
+    # Widths as transformers' LlamaAttention and LlamaMLP (models/llama/modeling_llama.py) and their
+    # Mistral, Qwen2 and Gemma-2 counterparts build them.
+    queries = shape.attention_heads * shape.head_dim  # q_proj: hidden → heads·head_dim
+    keys_values = shape.kv_heads * shape.head_dim  # k_proj, v_proj: fewer heads (GQA, Ainslie et al. 2023, §2.2)
+    return {
+        "q_proj": (shape.hidden_size, queries),
+        "k_proj": (shape.hidden_size, keys_values),
+        "v_proj": (shape.hidden_size, keys_values),
+        "o_proj": (queries, shape.hidden_size),  # o_proj: heads·head_dim → hidden
+        "gate_proj": (shape.hidden_size, shape.intermediate_size),  # gated MLP (Shazeer 2020, "GLU Variants", §2)
+        "up_proj": (shape.hidden_size, shape.intermediate_size),
+        "down_proj": (shape.intermediate_size, shape.hidden_size),
+    }
+
+
+def _has_bias(shape: ModelShape, module: str) -> bool:
+    if module in ("q_proj", "k_proj", "v_proj"):
+        return shape.qkv_bias
+    if module == "o_proj":
+        return shape.o_bias
+    return shape.mlp_bias
+
+
+def quantized_weights(shape: ModelShape) -> int:
+    """The weights of every decoder layer's projections: what 4-bit loading quantizes.
+
+    transformers replaces each ``nn.Linear`` by bitsandbytes' ``Linear4bit``
+    except the output embeddings and any tied weight
+    (transformers/integrations/bitsandbytes.py, replace_with_bnb_linear;
+    transformers/quantizers/base.py, get_keys_to_not_convert). Embeddings and
+    norms are no ``nn.Linear``, and a ``Linear4bit`` keeps its bias unquantized.
+
+    >>> from calc.models import PRESETS
+    >>> quantized_weights(PRESETS["meta-llama/Llama-2-7b-hf"])
+    6476005376
+    """
+    return shape.layers * sum(d_in * d_out for d_in, d_out in linear_shapes(shape).values())
+
+
+def base_parameters(shape: ModelShape) -> int:
+    """Every parameter of the model, as ``sum(p.numel() for p in model.parameters())`` counts them.
+
+    A tied ``lm_head`` is the embedding matrix itself, so it is counted once.
+
+    >>> from calc.models import PRESETS
+    >>> base_parameters(PRESETS["meta-llama/Llama-2-7b-hf"])
+    6738415616
+    >>> base_parameters(PRESETS["google/gemma-2-9b"])
+    9241705984
+    """
+    projections = linear_shapes(shape)
+    embeddings = shape.vocab_size * shape.hidden_size  # embed_tokens = nn.Embedding(vocab, hidden)
+    biases = sum(d_out for name, (_, d_out) in projections.items() if _has_bias(shape, name))  # a bias per output
+    norms = shape.norms_per_layer * shape.hidden_size  # LlamaRMSNorm, Gemma2RMSNorm: a weight of hidden, no bias
+    final_norm = shape.hidden_size  # model.norm, after the last layer
+    lm_head = 0 if shape.tie_word_embeddings else shape.vocab_size * shape.hidden_size  # nn.Linear(hidden, vocab)
+    return embeddings + quantized_weights(shape) + shape.layers * (biases + norms) + final_norm + lm_head
+
+
+def lora_parameters(shape: ModelShape, rank: int, targets: Iterable[str]) -> int:
+    """The adapter's trainable parameters: ``r · (d_in + d_out)`` per adapted projection per layer.
+
+    LoRA adds ``B·A`` to a frozen ``d_out × d_in`` weight, with ``A`` of
+    ``r × d_in`` and ``B`` of ``d_out × r`` (Hu et al. 2021, "LoRA", §4.1);
+    peft builds them as ``lora_A = nn.Linear(d_in, r, bias=False)`` and
+    ``lora_B = nn.Linear(r, d_out, bias=False)`` (peft/tuners/lora/layer.py,
+    LoraLayer.update_layer; ``lora_bias`` is off by default). With
+    ``bias="none"``, peft's default, no base bias is trained.
+
+    >>> from calc.models import PRESETS
+    >>> lora_parameters(PRESETS["meta-llama/Llama-2-7b-hf"], 8, ["q_proj", "v_proj"])
+    4194304
+    >>> lora_parameters(PRESETS["meta-llama/Llama-3.1-8B"], 16, TARGET_MODULES)
+    41943040
+    >>> lora_parameters(PRESETS["meta-llama/Llama-2-7b-hf"], 8, ["qkv"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown target modules: qkv
+    """
+    if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
+        raise ValueError(f"the rank must be a whole number of at least 1, not {rank!r}")
+    # A set, as peft matches module names: naming one twice adapts it once.
+    names = frozenset(targets)
+    if not names:
+        raise ValueError("no target modules")
+    unknown = names.difference(TARGET_MODULES)
+    if unknown:
+        raise ValueError(f"unknown target modules: {', '.join(sorted(unknown))}")
+    projections = linear_shapes(shape)
+    per_layer = sum(rank * (projections[name][0] + projections[name][1]) for name in names)
+    return shape.layers * per_layer
+
+
+def adapter_bytes(parameters: int, bits: int) -> int:
+    """The adapter's size on disk or in memory with ``bits`` per parameter (16 or 32).
+
+    >>> adapter_bytes(4194304, 16), adapter_bytes(4194304, 32)
+    (8388608, 16777216)
+    """
+    if bits not in (16, 32):
+        raise ValueError(f"adapters are stored in 16 or 32 bits, not {bits}")
+    return parameters * bits // 8
+
+
+def adapter_training_bytes(parameters: int) -> int:
+    """Memory to train the adapter with Adam: float32 weights, gradients and two moments.
+
+    16 bytes per trainable parameter (see ``ADAPTER_TRAINING_BYTES_PER_PARAMETER``);
+    activations and the frozen base are not included.
+
+    >>> adapter_training_bytes(4194304)
+    67108864
+    """
+    return parameters * ADAPTER_TRAINING_BYTES_PER_PARAMETER
+
+
+def base_bytes_16bit(shape: ModelShape) -> int:
+    """The frozen base model's weights, all in bfloat16 or float16.
+
+    >>> from calc.models import PRESETS
+    >>> base_bytes_16bit(PRESETS["meta-llama/Llama-2-7b-hf"])
+    13476831232
+    """
+    return base_parameters(shape) * HALF_PRECISION_BYTES
+
+
+def base_bytes_qlora(shape: ModelShape) -> Decimal:
+    """The frozen base in QLoRA: projections in 4-bit NF4, everything else in 16 bits.
+
+    The projections' weights (:func:`quantized_weights`) take
+    ``NF4_BYTES_PER_WEIGHT``, about 0.516 bytes each; embeddings, ``lm_head``,
+    norms and biases stay at 2 bytes. (peft's ``prepare_model_for_kbit_training``
+    would upcast those to float32; this assumes it is not called.)
+
+    >>> from calc.models import PRESETS
+    >>> base_bytes_qlora(PRESETS["meta-llama/Llama-2-7b-hf"])
+    Decimal('3865591808')
+    >>> base_bytes_qlora(PRESETS["google/gemma-2-9b"])
+    Decimal('6130105856')
+    """
+    quantized = quantized_weights(shape)
+    kept = base_parameters(shape) - quantized
+    return _exact_decimal(quantized * NF4_BYTES_PER_WEIGHT + kept * HALF_PRECISION_BYTES)
+
+
+def _exact_decimal(value: Fraction) -> Decimal:
+    """A fraction whose denominator divides a power of ten, as the equal Decimal.
+
+    Built from digits and an exponent, so no context precision can round it.
+
+    >>> _exact_decimal(Fraction(2113, 4096))
+    Decimal('0.515869140625')
+    >>> _exact_decimal(Fraction(1, 3))
+    Traceback (most recent call last):
+    ...
+    ValueError: 1/3 has no exact decimal
+    """
+    places = 0
+    while (10**places) % value.denominator:
+        places += 1
+        if places > value.denominator.bit_length():  # 2^a·5^b divides 10^max(a, b), and a, b < bit_length
+            raise ValueError(f"{value} has no exact decimal")
+    digits = value.numerator * (10**places // value.denominator)
+    return Decimal(f"{digits}E-{places}") if places else Decimal(digits)
