@@ -81,10 +81,10 @@ def test_typed_markup_stays_text(calculator, locale):
     assert calculator.evaluate("window.owned") is None
 
 
-def test_the_headers_the_readme_recommends_keep_everything_working(site, browser):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_headers_the_deploying_guide_recommends_keep_everything_working(site, browser):
+    guide = (ROOT / "docs" / "deploying.md").read_text(encoding="utf-8")
     for name, value in RECOMMENDED_HEADERS.items():
-        assert f"{name}: {value}" in readme
+        assert f"{name}: {value}" in guide
 
     with serving(site, sending(RECOMMENDED_HEADERS)) as url:
         context = browser.new_context()
