@@ -6,17 +6,21 @@ import hashlib
 import json
 from pathlib import Path
 
-from sitebuild.config import WEB
+from sitebuild.config import RUNTIME, WEB
 
 SERVICE_WORKER = "sw.js"
+# Only the worker's fallback boot reads Pyodide's standard library (a restored snapshot gets an empty one):
+# the service worker keeps it once that boot has fetched it, rather than every visitor downloading its
+# 2.5 MB, barely compressible, up front.
+FETCHED_WHEN_NEEDED = (f"{RUNTIME}/python_stdlib.zip",)
 
 
 def precache_list(site: Path) -> list[str]:
-    """Every file of the site as the pages request it: folders for their index.html."""
+    """Every file of the site as the pages request it (folders for their index.html), but those fetched when needed."""
     paths = []
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         relative = path.relative_to(site).as_posix()
-        if relative == SERVICE_WORKER:
+        if relative == SERVICE_WORKER or relative in FETCHED_WHEN_NEEDED:
             continue
         if path.name == "index.html":
             relative = relative[: -len("index.html")] or "./"

@@ -26,6 +26,15 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("fetch", (event) => {
   if (event.request.method !== "GET") return;
   event.respondWith(
-    caches.open(CACHE).then(async (cache) => (await cache.match(event.request, { ignoreSearch: true })) ?? fetch(event.request)),
+    caches.open(CACHE).then(async (cache) => {
+      const cached = await cache.match(event.request, { ignoreSearch: true });
+      if (cached) return cached;
+      const response = await fetch(event.request);
+      // A file of the site fetched only when needed (the fallback boot's standard library) is kept for
+      // the next visit, offline too; an address with values is the page's own file, already cached.
+      const url = new URL(event.request.url);
+      if (response.ok && url.origin === location.origin && !url.search) await cache.put(event.request, response.clone());
+      return response;
+    }),
   );
 });
