@@ -15,8 +15,6 @@ the driver that printed it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
-from fractions import Fraction
 
 MIB = 2**20
 
@@ -41,7 +39,7 @@ class GPU:
         return self.mib * MIB
 
 
-# Smallest first, so that the cards a total fits in are listed in this order.
+# Smallest first, as the page lists them.
 GPUS: tuple[GPU, ...] = (
     # driver 535.183.01: https://github.com/robbyant-research/MagicQuill/issues/57
     GPU("t4", "Tesla T4", 15360),
@@ -77,15 +75,3 @@ GPUS: tuple[GPU, ...] = (
 )
 
 GPUS_BY_ID: dict[str, GPU] = {gpu.id: gpu for gpu in GPUS}
-
-
-def cards_that_fit(total_bytes: int | Decimal | Fraction) -> tuple[GPU, ...]:
-    """The cards whose memory holds ``total_bytes`` (total ≤ capacity), smallest first.
-
-    >>> [gpu.id for gpu in cards_that_fit(80 * 10**9)]
-    ['h100-80gb', 'a100-80gb', 'h200']
-    >>> [gpu.id for gpu in cards_that_fit(GPUS_BY_ID["h100-80gb"].bytes + 1)]
-    ['a100-80gb', 'h200']
-    """
-    total = Fraction(total_bytes)
-    return tuple(gpu for gpu in GPUS if total <= gpu.bytes)

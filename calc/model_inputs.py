@@ -12,8 +12,9 @@ from decimal import Decimal
 
 from calc.i18n import N_
 from calc.inputs import Choice, Count, Option
-from calc.models import CUSTOM, PRESETS, ModelShape, settle_preset
+from calc.models import PRESETS, ModelShape
 from calc.parsing import InputProblem
+from calc.presets import CUSTOM, settle_preset
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 
@@ -57,7 +58,7 @@ def shape_values(shape: ModelShape) -> dict[str, Decimal]:
 
 def settle_shape(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
     """A preset fills the shape; editing the shape makes the model custom."""
-    return settle_preset(values, changed, shape_values)
+    return settle_preset(values, changed, choice="model", presets=PRESETS, fill=shape_values)
 
 
 def typed_shape(values: Mapping[str, object]) -> ModelShape:

@@ -9,7 +9,6 @@ every count that :mod:`calc.formulas.parameters` makes from it (``validation/par
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 
@@ -144,34 +143,3 @@ PRESETS: dict[str, ModelShape] = {
         source="https://huggingface.co/google/gemma-2-9b/blob/main/config.json",
     ),
 }
-
-
-# The model choice's value for a shape typed by hand.
-CUSTOM = "custom"
-
-
-def settle_preset(
-    values: Mapping[str, object], changed: str | None, shape_values: Callable[[ModelShape], Mapping[str, object]]
-) -> dict[str, object]:
-    """Keep a ``model`` choice and the inputs that describe its shape in step.
-
-    ``shape_values`` gives a preset's values for those inputs. A preset fills
-    them (when chosen, or when a page opens with it); editing one of them so
-    that it no longer matches the preset makes the model custom.
-
-    >>> counts = lambda shape: {"layers": shape.layers}
-    >>> settle_preset({"model": "meta-llama/Llama-3.1-8B", "layers": 4}, "model", counts)
-    {'layers': 32}
-    >>> settle_preset({"model": "meta-llama/Llama-3.1-8B", "layers": 4}, "layers", counts)
-    {'model': 'custom'}
-    >>> settle_preset({"model": "custom", "layers": 4}, "layers", counts)
-    {}
-    """
-    preset = PRESETS.get(values.get("model"))
-    if preset is None:
-        return {}
-    expected = shape_values(preset)
-    differing = {name: value for name, value in expected.items() if values.get(name) != value}
-    if changed in expected and differing:
-        return {"model": CUSTOM}
-    return differing

@@ -16,13 +16,23 @@ from calc.calculator import Calculator, Group
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import base_parameters
-from calc.gpus import cards_that_fit
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Count, Option
-from calc.models import CUSTOM, PRESETS, settle_preset
-from calc.outputs import Bar, Figure, Phrase, Quantity, Table, gigabytes
+from calc.models import PRESETS
+from calc.outputs import Bar, Figure, Phrase, Quantity, Table, Text, gigabytes
+from calc.presets import CUSTOM, settle_preset
 
 GB = 10**9
+
+
+def gpu_memory(gpu: gpus.GPU) -> Decimal:
+    """A card's memory in GB, exactly: MiB × 2^20 bytes has at most nine decimals in units of 10^9.
+
+    >>> gpu_memory(gpus.GPUS_BY_ID["rtx-4090"])
+    Decimal('25.757220864')
+    """
+    return Decimal(gpu.bytes).scaleb(-9)
+
 
 MODEL = Choice(
     "model",
@@ -86,6 +96,36 @@ ACTIVATION_MEMORY = Amount(
     minimum_included=True,
     unit=GIGABYTE,
 )
+GPU = Choice(
+    "gpu",
+    N_("Your GPU"),
+    N_("The card the run is for, with its memory as nvidia-smi reports it, or a capacity of your own."),
+    options=(*(Option(gpu.id, gpu.name) for gpu in gpus.GPUS), Option(CUSTOM, N_("Another GPU: type its memory"))),
+    default="h100-80gb",
+)
+GPU_MEMORY = Amount(
+    "gpu_memory",
+    N_("GPU memory"),
+    N_("What one GPU can hold, in gigabytes of a billion bytes: a listed card's nvidia-smi total, converted."),
+    default=gpu_memory(gpus.GPUS_BY_ID["h100-80gb"]),
+    maximum=Decimal(100_000),
+    # A billionth of a gigabyte: a single byte, so that any card's MiB total is exact.
+    places=9,
+    unit=GIGABYTE,
+)
+OVERHEAD = Amount(
+    "overhead",
+    N_("Overhead per GPU"),
+    N_(
+        "Memory that no tensor of the model holds: the CUDA context, the libraries' workspaces, "
+        "communication buffers and the allocator's fragmentation. Zero leaves it out."
+    ),
+    default=Decimal(1),
+    maximum=Decimal(100_000),
+    places=6,
+    minimum_included=True,
+    unit=GIGABYTE,
+)
 
 # The breakdown's parts, in the order of the bar and the table.
 PARTS = (
@@ -93,12 +133,37 @@ PARTS = (
     ("gradients", N_("Gradients")),
     ("optimizer", N_("Optimizer state")),
     ("activations", N_("Activations")),
+    ("overhead", N_("Overhead")),
 )
 
 
 def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
-    """A preset fills the parameter count; typing another count makes the model custom."""
-    return settle_preset(values, changed, lambda shape: {"parameters": Decimal(base_parameters(shape)).scaleb(-9)})
+    """A preset fills the parameter count and a listed GPU its memory; typing another value makes either custom."""
+    return {
+        **settle_preset(
+            values,
+            changed,
+            choice="model",
+            presets=PRESETS,
+            fill=lambda shape: {"parameters": Decimal(base_parameters(shape)).scaleb(-9)},
+        ),
+        **settle_preset(
+            values, changed, choice="gpu", presets=gpus.GPUS_BY_ID, fill=lambda gpu: {"gpu_memory": gpu_memory(gpu)}
+        ),
+    }
+
+
+# How a verdict is worded: in the table of cards, and as the sentence about the reader's own.
+CELL = (N_("Fits, with %(spare)s to spare"), N_("Short by %(missing)s"))
+SENTENCE = (N_("Your GPU holds it, with %(spare)s to spare."), N_("Your GPU is short by %(missing)s."))
+
+
+def verdict(capacity: Fraction, total: Fraction, words: tuple[str, str] = CELL) -> Phrase:
+    """Whether ``total`` bytes fit in ``capacity`` (total ≤ capacity), and by how much."""
+    fits, short = words
+    if total <= capacity:
+        return Phrase(fits, {"spare": gigabytes(capacity - total, 2)})
+    return Phrase(short, {"missing": gigabytes(total - capacity, 2)})
 
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:
@@ -110,6 +175,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "gradients": state.gradients,
         "optimizer": state.optimizer,
         "activations": Fraction(values["activation_memory"]) * GB,
+        "overhead": Fraction(values["overhead"]) * GB,
     }
     per_parameter = {"weights": recipe.weights, "gradients": recipe.gradients, "optimizer": recipe.optimizer}
     total = sum(parts.values())
@@ -120,17 +186,12 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     ]
     rows.append((N_("Total"), Quantity(recipe.total, places=3), gigabytes(total, 2)))
     fits = [
-        (
-            gpu.name,
-            Quantity(Fraction(gpu.mib, 1024), GIBIBYTE, places=2),
-            Phrase(N_("Fits, with %(spare)s to spare"), {"spare": gigabytes(gpu.bytes - total, 2)})
-            if gpu in cards_that_fit(total)
-            else Phrase(N_("Short by %(missing)s"), {"missing": gigabytes(total - gpu.bytes, 2)}),
-        )
+        (gpu.name, Quantity(Fraction(gpu.mib, 1024), GIBIBYTE, places=2), verdict(Fraction(gpu.bytes), total))
         for gpu in gpus.GPUS
     ]
     return {
         "total_memory": gigabytes(total, 2),
+        "your_gpu": verdict(Fraction(values["gpu_memory"]) * GB, total, SENTENCE),
         "breakdown_bar": [(label, gigabytes(parts[key], 2)) for key, label in PARTS],
         "breakdown": rows,
         "fits": fits,
@@ -152,11 +213,15 @@ CALCULATOR = Calculator(
         Group(N_("Model size"), (MODEL, PARAMETERS)),
         Group(N_("Training"), (OPTIMIZER, ZERO_STAGE, GPUS)),
         Group(N_("Activations"), (ACTIVATION_MEMORY,)),
+        Group(N_("GPU"), (GPU, GPU_MEMORY, OVERHEAD)),
     ),
     outputs=(
         Figure(
-            "total_memory", N_("Training memory per GPU"), N_("weights, gradients, optimizer state and activations")
+            "total_memory",
+            N_("Training memory per GPU"),
+            N_("weights, gradients, optimizer state, activations and overhead"),
         ),
+        Text("your_gpu", N_("Your GPU")),
         Bar("breakdown_bar", N_("Where the memory goes")),
         Table("breakdown", N_("Memory per GPU, part by part"), (N_("Part"), N_("Bytes per parameter"), N_("Per GPU"))),
         Table("fits", N_("Common GPUs, as nvidia-smi reports their memory"), (N_("GPU"), N_("Memory"), N_("Verdict"))),
@@ -172,6 +237,7 @@ CALCULATOR = Calculator(
             "zero_stage": str(stage),
             "gpus": Decimal(64),
             "activation_memory": Decimal(0),
+            "overhead": Decimal(0),
         }
         for stage in STAGES
     },
@@ -184,6 +250,9 @@ CALCULATOR = Calculator(
         "fp32": Quantity(RECIPES["adam-fp32"].weights, places=0),
         "zero_recipe": "Rajbhandari et al. 2019, §3.1",
         "gigabyte": Quantity(GB),
+        # nvidia-smi's figure for a process that only initialised CUDA (https://github.com/pytorch/pytorch/issues/34323).
+        "cuda_context": Quantity(781, MEBIBYTE),
+        "overhead": Quantity(OVERHEAD.default, GIGABYTE),
         "h100_nominal": Quantity(80, GIGABYTE),
         "h100_mib": Quantity(gpus.GPUS_BY_ID["h100-80gb"].mib, MEBIBYTE),
         "h100_gib": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].mib, 1024), GIBIBYTE, places=2),

@@ -51,6 +51,7 @@ def test_the_zero_papers_table_through_the_vram_page(ready_pages, locale):
     page.fill("[name=parameters]", number("7.5", locale))
     page.fill("[name=gpus]", "64")
     page.fill("[name=activation_memory]", "0")
+    page.fill("[name=overhead]", "0")
     for stage, total in [("0", "120"), ("1", "31.41"), ("2", "16.64"), ("3", "1.88")]:
         page.select_option("[name=zero_stage]", stage)
         expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes(total, locale))
@@ -63,8 +64,24 @@ def test_a_preset_fills_the_count_and_typing_one_makes_it_custom(ready_pages, lo
     expect(page.locator("[name=parameters]")).to_have_value(number("6.738415616", locale))
     page.fill("[name=parameters]", "7")
     expect(page.locator("[name=model]")).to_have_value("custom")
-    # 7B at 16 bytes each, stage 2 over 8 GPUs: 2·7 + 14·7/8 = 26.25 GB, and 2 GB of activations.
-    expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes("28.25", locale))
+    # 7B at 16 bytes each, stage 2 over 8 GPUs: 2·7 + 14·7/8 = 26.25 GB, 2 GB of activations and 1 GB of overhead.
+    expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes("29.25", locale))
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_listed_gpu_fills_its_memory_and_the_verdict_counts_the_overhead(ready_pages, locale):
+    page = start_over(ready_pages, locale, "vram")
+    page.select_option("[name=gpu]", "rtx-4090")
+    # nvidia-smi's 24,564 MiB, in gigabytes of a billion bytes.
+    expect(page.locator("[name=gpu_memory]")).to_have_value(number("25.757220864", locale))
+    # Llama-3.1-8B at 16 bytes each, stage 2 over 8 GPUs: 30.11 GB; 2 GB of activations; 1 GB of overhead.
+    expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes("33.11", locale))
+    expect(page.locator("[data-output=your_gpu]")).to_contain_text(gigabytes("7.36", locale))
+    page.fill("[name=overhead]", "0")
+    expect(page.locator("[data-output=your_gpu]")).to_contain_text(gigabytes("6.36", locale))
+    page.fill("[name=gpu_memory]", "40")
+    expect(page.locator("[name=gpu]")).to_have_value("custom")
+    expect(page.locator("[data-output=your_gpu]")).to_contain_text(gigabytes("7.89", locale))
 
 
 @pytest.mark.parametrize("locale", LOCALES)

@@ -7,7 +7,8 @@ import pytest
 
 from calc.formatting import rounded
 from calc.formulas.model_states import RECIPES, STAGES, ModelStates, per_gpu
-from calc.gpus import GPUS, GPUS_BY_ID, MIB, cards_that_fit
+from calc.gpus import GPUS, GPUS_BY_ID, MIB
+from calc.vram import CALCULATOR, gpu_memory, settle, verdict
 
 GB = 10**9
 PSI = 7_500_000_000  # the ZeRO paper's 7.5B-parameter example (Table 1, Figure 1)
@@ -144,19 +145,30 @@ def test_gpus_are_listed_smallest_first_with_unique_ids():
     assert len(GPUS_BY_ID) == len(GPUS)
 
 
-def test_cards_that_fit_compare_exactly_and_keep_the_order():
-    h100 = GPUS_BY_ID["h100-80gb"]
-    assert h100 in cards_that_fit(h100.bytes)
-    assert h100 not in cards_that_fit(Fraction(h100.bytes) + Fraction(1, 3))
-    assert cards_that_fit(0) == GPUS
-    assert cards_that_fit(10**15) == ()
+def test_the_verdict_compares_exactly():
+    h100 = Fraction(GPUS_BY_ID["h100-80gb"].bytes)
+    assert verdict(h100, h100).quantities["spare"].value == 0
+    assert verdict(h100, h100 + Fraction(1, 3)).message == "Short by %(missing)s"
     # The paper's 7.5B model with ZeRO-1 on 64 GPUs: 31.4 GB per GPU, more than a 24 GB card's 25.8 GB.
     needed = per_gpu(RECIPES["adamw-mixed"], PSI, 1, 64).total
-    assert [gpu.id for gpu in cards_that_fit(needed)] == [
-        "v100-32gb",
-        "a100-40gb",
-        "l40s",
-        "h100-80gb",
-        "a100-80gb",
-        "h200",
-    ]
+    fitting = [gpu.id for gpu in GPUS if verdict(Fraction(gpu.bytes), needed).message.startswith("Fits")]
+    assert fitting == ["v100-32gb", "a100-40gb", "l40s", "h100-80gb", "a100-80gb", "h200"]
+
+
+def test_a_listed_gpu_fills_its_memory_and_typing_one_makes_it_custom():
+    values = {"model": "custom", "gpu": "rtx-4090", "gpu_memory": Decimal(80)}
+    assert settle(values, "gpu") == {"gpu_memory": Decimal("25.757220864")}
+    assert settle({**values, "gpu_memory": Decimal("25.757220864")}, "gpu_memory") == {}
+    assert settle(values, "gpu_memory") == {"gpu": "custom"}
+    assert all(Fraction(gpu_memory(gpu)) * GB == gpu.bytes for gpu in GPUS)
+
+
+def test_the_overhead_adds_to_the_total_and_to_every_verdict():
+    values = {**CALCULATOR.defaults(), "gpu": "custom", "gpu_memory": Decimal(40), "overhead": Decimal(0)}
+    without = CALCULATOR.results(values)
+    with_overhead = CALCULATOR.results({**values, "overhead": Decimal("1.5")})
+    assert with_overhead["total_memory"].value - without["total_memory"].value == Decimal("1.5")
+    total = Fraction(with_overhead["total_memory"].value) * GB
+    assert [row[2] for row in with_overhead["fits"]] == [verdict(Fraction(gpu.bytes), total) for gpu in GPUS]
+    # 40 GB against 30.11 GB of model state, 2 GB of activations and 1.5 GB of overhead: 6.39 GB to spare.
+    assert rounded(with_overhead["your_gpu"].quantities["spare"].value, 2) == Decimal("6.39")
