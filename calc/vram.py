@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
+from math import floor
 
 from calc import gpus
 from calc.accumulation import GPUS_DESCRIPTION
@@ -189,13 +190,28 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         (gpu.name, Quantity(Fraction(gpu.mib, 1024), GIBIBYTE, places=2), verdict(Fraction(gpu.bytes), total))
         for gpu in gpus.GPUS
     ]
+    capacity = Fraction(values["gpu_memory"]) * GB
+    left = capacity - (total - parts["activations"])
     return {
         "total_memory": gigabytes(total, 2),
-        "your_gpu": verdict(Fraction(values["gpu_memory"]) * GB, total, SENTENCE),
+        "your_gpu": verdict(capacity, total, SENTENCE),
+        # What the planner takes as its activation budget; nothing when the rest alone does not fit.
+        "activation_budget": gigabytes(left, 2) if left > 0 else None,
         "breakdown_bar": [(label, gigabytes(parts[key], 2)) for key, label in PARTS],
         "breakdown": rows,
         "fits": fits,
     }
+
+
+def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
+    """The planner gets the data-parallel GPUs and, where there is any, what your GPU has left for activations.
+
+    The budget is rounded down to the planner's six decimals, so that it never promises a byte your GPU lacks.
+    """
+    plan = {"gpus": str(values["gpus"])}
+    if (budget := results["activation_budget"]) is not None:
+        plan["memory_budget"] = format(Decimal(floor(Fraction(budget.value) * 10**6)).scaleb(-6).normalize(), "f")
+    return {"plan": plan}
 
 
 def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str:
@@ -222,6 +238,12 @@ CALCULATOR = Calculator(
             N_("weights, gradients, optimizer state, activations and overhead"),
         ),
         Text("your_gpu", N_("Your GPU")),
+        Figure(
+            "activation_budget",
+            N_("Left for activations on your GPU"),
+            N_("its memory less the weights, gradients, optimizer state and overhead"),
+            missing=N_("Nothing: the rest alone does not fit"),
+        ),
         Bar("breakdown_bar", N_("Where the memory goes")),
         Table("breakdown", N_("Memory per GPU, part by part"), (N_("Part"), N_("Bytes per parameter"), N_("Per GPU"))),
         Table("fits", N_("Common GPUs, as nvidia-smi reports their memory"), (N_("GPU"), N_("Memory"), N_("Verdict"))),
@@ -229,6 +251,7 @@ CALCULATOR = Calculator(
     compute=compute,
     summarize=summarize,
     settle=settle,
+    links=links,
     # The worked example: the ZeRO paper's 7.5B-parameter model on 64 GPUs (§5, Figure 1), stage by stage.
     examples={
         f"stage_{stage}": {

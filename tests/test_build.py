@@ -117,6 +117,7 @@ CONTRACTS = {
             "overhead": None,
         },
         "outputs": {"total_memory"},
+        "links": {"plan-this-run"},
     },
     "lora": {
         "fields": {
@@ -195,6 +196,8 @@ def test_calculator_pages_carry_the_contract_names(site, locale, name):
             assert options <= offered, field
     shown = {a["name"] for a in page.find("output")}
     assert CONTRACTS[name]["outputs"] <= shown
+    for role in CONTRACTS[name].get("links", ()):
+        assert page.find("a", **{"data-role": role}), role
 
 
 @pytest.mark.parametrize("locale", LOCALES)

@@ -85,6 +85,26 @@ def test_a_listed_gpu_fills_its_memory_and_the_verdict_counts_the_overhead(ready
 
 
 @pytest.mark.parametrize("locale", LOCALES)
+def test_the_vram_page_hands_the_planner_what_your_gpu_has_left(ready_pages, locale):
+    page = start_over(ready_pages, locale, "vram")
+    page.select_option("[name=gpu]", "a100-40gb")
+    # 40,960 MiB = 42.95 GB, less 30.11 GB of model state and 1 GB of overhead: 11.84 GB.
+    expect(page.locator("output[name=activation_budget]")).to_have_text(gigabytes("11.84", locale))
+    # Rounded down to the planner's six decimals: it never promises a byte the card lacks.
+    expect(page.locator('a[data-role="plan-this-run"]')).to_have_attribute(
+        "href", "../plan/?gpus=8&memory_budget=11.836193"
+    )
+
+
+def test_following_the_plan_link_fills_the_planner(context, base_url):
+    page = open_page(context, f"{base_url}{LOCALES[0]}/vram/?gpu=a100-40gb")
+    page.locator('a[data-role="plan-this-run"]').click()
+    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/plan/?gpus=8&memory_budget=11.836193")
+    wait_until_ready(page)
+    expect(page.locator("[name=memory_budget]")).to_have_value("11.836193")
+
+
+@pytest.mark.parametrize("locale", LOCALES)
 def test_lora_counts_what_peft_prints(ready_pages, locale):
     """peft's printout for Llama-2-7b, r = 8 on q_proj and v_proj: 4,194,304 trainable parameters."""
     page = start_over(ready_pages, locale, "lora")

@@ -8,7 +8,7 @@ import pytest
 from calc.formatting import rounded
 from calc.formulas.model_states import RECIPES, STAGES, ModelStates, per_gpu
 from calc.gpus import GPUS, GPUS_BY_ID, MIB
-from calc.vram import CALCULATOR, gpu_memory, settle, verdict
+from calc.vram import CALCULATOR, gpu_memory, links, settle, verdict
 
 GB = 10**9
 PSI = 7_500_000_000  # the ZeRO paper's 7.5B-parameter example (Table 1, Figure 1)
@@ -172,3 +172,21 @@ def test_the_overhead_adds_to_the_total_and_to_every_verdict():
     assert [row[2] for row in with_overhead["fits"]] == [verdict(Fraction(gpu.bytes), total) for gpu in GPUS]
     # 40 GB against 30.11 GB of model state, 2 GB of activations and 1.5 GB of overhead: 6.39 GB to spare.
     assert rounded(with_overhead["your_gpu"].quantities["spare"].value, 2) == Decimal("6.39")
+
+
+def test_the_planner_gets_what_your_gpu_has_left_for_activations_rounded_down():
+    values = {**CALCULATOR.defaults(), "gpu": "custom", "gpu_memory": Decimal("40.0000009"), "overhead": Decimal(0)}
+    results = CALCULATOR.results(values)
+    state = per_gpu(RECIPES["adamw-mixed"], Fraction(values["parameters"]) * GB, 2, 8).total
+    left = Fraction(values["gpu_memory"]) * GB - state
+    assert Fraction(results["activation_budget"].value) == left / GB
+    (budget,) = [v for k, v in links(values, results)["plan"].items() if k == "memory_budget"]
+    assert Decimal(budget) <= Fraction(left, GB) < Decimal(budget) + Decimal("0.000001")
+    assert links(values, results)["plan"]["gpus"] == "8"
+
+
+def test_no_budget_is_carried_when_the_rest_alone_does_not_fit():
+    values = {**CALCULATOR.defaults(), "gpu": "custom", "gpu_memory": Decimal(20)}
+    results = CALCULATOR.results(values)
+    assert results["activation_budget"] is None
+    assert links(values, results) == {"plan": {"gpus": "8"}}
