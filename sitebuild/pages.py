@@ -11,7 +11,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from calc.calculator import Calculator
-from calc.calculators import CALCULATORS
+from calc.calculators import load
 from calc.evaluation import default_texts, evaluate
 from calc.formatting import format_number, format_quantity, unit_symbol
 from calc.inputs import Amount, Count, Value
@@ -120,7 +120,7 @@ def relative(path: str, target: str) -> str:
 
 def prose_context(name: str, locale: Locale, translations: NullTranslations) -> dict[str, object]:
     """What a calculator's prose quotes: its worked examples and facts, formatted for ``locale``."""
-    calculator = CALCULATORS[name]
+    calculator = load(name)
     return {
         "examples": {key: worked_example(calculator, dict(over), locale) for key, over in calculator.examples.items()},
         "facts": {
@@ -139,7 +139,7 @@ def prose(env: Environment, name: str, locale: Locale, translations: NullTransla
 
 def render_calculator(env: Environment, translations: GNUTranslations, name: str, locale: str) -> str:
     """A calculator's page, its results pre-rendered for the default values."""
-    calculator = CALCULATORS[name]
+    calculator = load(name)
     path = PAGES[name]
     parsed = Locale.parse(locale)
     texts = default_texts(calculator, parsed)
@@ -168,7 +168,7 @@ def render_calculator(env: Environment, translations: GNUTranslations, name: str
             i.name: " ".join(filter(None, [translations.gettext(i.description), i.accepts(parsed, translations)]))
             for i in calculator.inputs
         },
-        units={i.name: unit_symbol(i.unit, parsed) for i in calculator.inputs if getattr(i, "unit", None)},
+        units={i.name: unit_symbol(i.unit, parsed) for i in calculator.inputs if i.unit},
         texts=texts,
         view=view,
         links=links,
