@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, DivisionByZero, Inexact, InvalidOperation, Overflow, Rounded
 from gettext import NullTranslations
 from urllib.parse import parse_qsl, urlencode
 
@@ -18,6 +18,10 @@ from calc.calculator import Calculator
 from calc.formatting import format_number
 from calc.inputs import Raw, Value
 from calc.problems import InputProblem
+
+# What exact arithmetic raises for values no formula takes exactly (see calc.calculator's
+# context). Anything else a calculation raises is a bug, and propagates.
+_NOT_EXACT = (Inexact, Rounded, Overflow, InvalidOperation, DivisionByZero)
 
 
 @dataclass(frozen=True)
@@ -133,7 +137,7 @@ def evaluate(
             results = calculator.results(values)
         except InputProblem as problem:
             errors[problem.field] = problem.message(inputs[problem.field], locale, translations)
-        except (ArithmeticError, ValueError):
+        except _NOT_EXACT:
             # A combination no formula takes exactly: say so, and keep the page alive.
             unreachable = True
 
