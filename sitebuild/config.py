@@ -4,7 +4,6 @@ Adding a locale: its catalog in ``locales/`` and its code in ``LOCALES``.
 Adding a calculator: see :mod:`calc.calculators`, which says where its page is (``PAGES``).
 """
 
-import os
 from pathlib import Path
 
 # Each calculator's page folder, declared beside the calculators' names: one
@@ -16,7 +15,6 @@ TEMPLATES = ROOT / "templates"
 LOCALES_DIR = ROOT / "locales"
 WEB = ROOT / "web"
 PYODIDE_PACKAGE = ROOT / "node_modules" / "pyodide"
-WORK = ROOT / "build"
 
 # The first locale is the one the language chooser lists first, and where the
 # site's root sends a visitor whose languages the site does not have.
@@ -26,11 +24,6 @@ LOCALES = ("en", "es", "it")
 ASSETS = "assets"
 RUNTIME = "pyodide"
 CATALOG = "messages.mo"
-
-# Where the site is deployed, ending in "/" (say https://calc.example/): the
-# canonical and alternate links and the social tags need absolute URLs, so
-# without it the pages leave them out.
-BASE_URL = os.environ.get("SITE_URL", "")
 
 # The pages' Content-Security-Policy, as a <meta> so it holds on any static
 # host: everything from the site's own origin, nothing inline, no eval.
