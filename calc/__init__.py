@@ -14,6 +14,6 @@ Values travel one way through these modules:
 - :mod:`calc.outputs` holds the kinds of result (figures, tables, bars),
   written in the locale by :mod:`calc.formatting` and drawn by :mod:`calc.charts`;
 - :mod:`calc.evaluation` ties those steps into the view a page shows,
-  with :mod:`calc.messages` wording each problem through gettext;
+  each problem (:mod:`calc.problems`) wording itself through gettext;
 - :mod:`calc.browser` is the door the web worker calls.
 """

@@ -22,7 +22,7 @@ from calc.calculator import Calculator, Group
 from calc.formatting import GIGABYTE
 from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import N_
-from calc.inputs import Amount, Count
+from calc.inputs import Amount, Count, address_number
 from calc.outputs import Chart, Figure, Phrase, Plot, Quantity, Series, Text
 from calc.snippets import SNIPPETS, snippets
 
@@ -180,17 +180,13 @@ def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str
 def links(values: Mapping[str, Decimal | None], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """The training-VRAM page gets this page's peak activation memory per GPU; the planner, its batch and memory."""
     plan = {
-        "target_batch": str(results["effective_batch"].value),
-        "gpus": str(values["gpus"]),
-        "activation_per_sample": _address(values["activation_per_sample"]),
+        "target_batch": address_number(results["effective_batch"].value),
+        "gpus": address_number(values["gpus"]),
+        "activation_per_sample": address_number(values["activation_per_sample"]),
     }
     if values["memory_budget"] is not None:
-        plan["memory_budget"] = _address(values["memory_budget"])
-    return {"vram": {"activation_memory": _address(results["activation_memory"].value)}, "plan": plan}
-
-
-def _address(value: Decimal) -> str:
-    return format(value.normalize(), "f")
+        plan["memory_budget"] = address_number(values["memory_budget"])
+    return {"vram": {"activation_memory": address_number(results["activation_memory"].value)}, "plan": plan}
 
 
 CALCULATOR = Calculator(

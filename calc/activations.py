@@ -15,7 +15,7 @@ from calc.calculator import Calculator, Group
 from calc.formatting import PERCENT, rounded
 from calc.formulas.activations import PRECISION_BYTES, activation_breakdown
 from calc.i18n import N_
-from calc.inputs import Choice, Count, Option
+from calc.inputs import Choice, Count, Option, address_number
 from calc.model_inputs import MODEL, SHAPE, settle_shape, shape_of
 from calc.outputs import Bar, Figure, Quantity, Table, gigabytes
 
@@ -97,8 +97,8 @@ def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """The accumulation page and the planner get the estimate, to the six decimals their field takes."""
     # A tiny model can round to nothing, which no page takes as a measurement: the smallest step instead.
-    estimate = max(rounded(results["activation_per_sample"].value, 6), Decimal("0.000001")).normalize()
-    return {page: {"activation_per_sample": format(estimate, "f")} for page in ("accumulation", "plan")}
+    estimate = max(rounded(results["activation_per_sample"].value, 6), Decimal("0.000001"))
+    return {page: {"activation_per_sample": address_number(estimate)} for page in ("accumulation", "plan")}
 
 
 CALCULATOR = Calculator(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, DivisionByZero, Inexact, InvalidOperation, Overflow, Rounded
 from gettext import NullTranslations
 from urllib.parse import parse_qsl, urlencode
 
@@ -17,8 +17,11 @@ from babel import Locale
 from calc.calculator import Calculator
 from calc.formatting import format_number
 from calc.inputs import Raw, Value
-from calc.messages import describe
-from calc.parsing import InputProblem
+from calc.problems import InputProblem
+
+# What exact arithmetic raises for values no formula takes exactly (see calc.calculator's
+# context). Anything else a calculation raises is a bug, and propagates.
+_NOT_EXACT = (Inexact, Rounded, Overflow, InvalidOperation, DivisionByZero)
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ class View:
 def unavailable(calculator: Calculator, translations: NullTranslations) -> View:
     """What the page shows when evaluating failed unexpectedly: a message, and the page stays alive."""
     message = translations.gettext("Something went wrong with these values. Change one of them to try again.")
-    outputs = {o.name: _EMPTY[o.widget] for o in calculator.outputs}
+    outputs = {o.name: o.empty for o in calculator.outputs}
     return View(dict.fromkeys(i.name for i in calculator.inputs), outputs, message, message, {}, "", {})
 
 
@@ -119,8 +122,8 @@ def evaluate(
         try:
             values[name] = i.read(texts[name], locale)
         except InputProblem as problem:
-            errors[name] = describe(problem, i, locale, translations)
-    blank = any(values.get(name, 0) is None and not getattr(i, "optional", False) for name, i in inputs.items())
+            errors[name] = problem.message(i, locale, translations)
+    blank = any(values.get(name, 0) is None and not i.optional for name, i in inputs.items())
 
     settled = {name: value for name, value in calculator.settle(values, changed).items() if errors[name] is None}
     values.update(settled)
@@ -133,12 +136,12 @@ def evaluate(
         try:
             results = calculator.results(values)
         except InputProblem as problem:
-            errors[problem.field] = describe(problem, inputs[problem.field], locale, translations)
-        except (ArithmeticError, ValueError):
+            errors[problem.field] = problem.message(inputs[problem.field], locale, translations)
+        except _NOT_EXACT:
             # A combination no formula takes exactly: say so, and keep the page alive.
             unreachable = True
 
-    outputs: dict[str, object] = {o.name: _EMPTY[o.widget] for o in calculator.outputs}
+    outputs: dict[str, object] = {o.name: o.empty for o in calculator.outputs}
     links: dict[str, str] = {}
     invalid = [name for name, error in errors.items() if error]
     if invalid:
@@ -161,17 +164,6 @@ def evaluate(
         announcement = calculator.summarize({n: t for n, t in outputs.items() if isinstance(t, str)}, translations)
         links = {page: urlencode(carried) for page, carried in calculator.links(values, results).items()}
     return View(errors, outputs, prompt, announcement, shown_texts, address(calculator, texts, values, errors), links)
-
-
-# What each kind of output shows while there are no results.
-_EMPTY = {
-    "figure": "",
-    "table": {"rows": []},
-    "bar": {"svg": ""},
-    "chart": {"svg": "", "rows": []},
-    "text": "",
-    "code": "",
-}
 
 
 def address(

@@ -8,7 +8,8 @@ Each kind owns what is particular to it:
 - ``text``: a value written back into its widget, in the page's locale;
 - ``to_address`` and ``from_address``: the value in the page's address,
   in one form for every locale (``?parameters=7.5&target_modules=q_proj,v_proj``);
-- ``widget``: the name of the template macro that draws it.
+- ``widget``: the name of the template macro that draws it (in
+  ``templates/widgets.html``).
 
 A number field may be ``optional``: left blank, its value is ``None``
 rather than a reason to withhold the results.
@@ -25,14 +26,25 @@ from typing import ClassVar
 from babel import Locale
 
 from calc.formatting import format_number, format_quantity, unit_symbol
-from calc.parsing import InputProblem, parse_number
+from calc.parsing import parse_number
+from calc.problems import (
+    DecimalMark,
+    ForeignGrouping,
+    NoneChosen,
+    NotAnOption,
+    NotPositive,
+    NumberOnly,
+    TooLarge,
+    TooManyDecimals,
+    TooSmall,
+)
 
 # What the page sends: a text, an option's value, or the checked boxes' values.
 Raw = str | list[str]
 Value = Decimal | str | frozenset[str]
 
 # Problems whose suggestion is a rewrite of the same number in our notation.
-_REWRITES = frozenset({"decimal_mark", "foreign_grouping"})
+_REWRITES = (DecimalMark, ForeignGrouping)
 
 # A number followed by a word, as in "0,5 GB" or "4 samples".
 _NUMBER_AND_WORD = re.compile(r"(.*[0-9][.,]?)[\s\u00a0\u202f]*([^\W\d_]+)")
@@ -42,12 +54,26 @@ _NUMBER_AND_WORD = re.compile(r"(.*[0-9][.,]?)[\s\u00a0\u202f]*([^\W\d_]+)")
 _ADDRESS_NUMBER = re.compile(r"(?:0|[1-9][0-9]*)(?:\.[0-9]*[1-9])?")
 
 
+def address_number(value: Decimal | int) -> str:
+    """``value`` as addresses write numbers, in every locale and on every page's links.
+
+    >>> address_number(Decimal("7.50")), address_number(Decimal("1E+3")), address_number(256)
+    ('7.5', '1000', '256')
+    """
+    # Formatted exactly (no context rounds it), then without the zeros that change nothing.
+    text = format(Decimal(value), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 @dataclass(frozen=True)
 class Input:
     """What every kind has: the name the page and the address use, and its words.
 
     ``label`` and ``description`` are catalog message ids: the field's name,
-    and what it stands for (its hint adds what it accepts).
+    and what it stands for (its hint adds what it accepts). ``optional``:
+    left blank, the input is ``None`` rather than a reason to withhold the
+    results. ``unit``: the CLDR unit id of its value, shown beside the
+    field, or ``None``.
     """
 
     name: str
@@ -56,6 +82,8 @@ class Input:
 
     # Another calculator's page that helps fill this input in: (page name, link text's message id).
     see: tuple[str, str] | None = field(default=None, kw_only=True)
+    optional: bool = field(default=False, kw_only=True)
+    unit: str | None = field(default=None, kw_only=True)
 
     widget: ClassVar[str]
 
@@ -68,24 +96,21 @@ class Input:
 class _Number(Input):
     default: Decimal | None
     maximum: Decimal
-    optional: bool = False
     # What "such as …" suggests when the field has no default.
     example: Decimal | None = None
 
     widget: ClassVar[str] = "number"
     whole: ClassVar[bool]
-    unit: str | None = None
 
     def read(self, raw: Raw, locale: Locale) -> Decimal | None:
         """The number typed in ``raw``; ``None`` while the field is blank."""
         text = self._without_unit(_text(raw).strip(), locale)
         try:
             value = parse_number(text, locale, whole=self.whole)
-        except InputProblem as problem:
-            if problem.code in _REWRITES:
-                # A suggestion that would itself be refused is no help: say
-                # what is wrong with it instead.
-                self.check(problem.details["suggestion"])
+        except _REWRITES as problem:
+            # A suggestion that would itself be refused is no help: say
+            # what is wrong with it instead.
+            self.check(problem.suggestion)
             raise
         if value is not None:
             self.check(value)
@@ -99,7 +124,7 @@ class _Number(Input):
         number, word = match.groups()
         if self.unit and word.casefold() == unit_symbol(self.unit, locale).casefold():
             return number
-        raise InputProblem("number_only")
+        raise NumberOnly()
 
     def check(self, value: Decimal) -> None:
         raise NotImplementedError
@@ -117,7 +142,7 @@ class _Number(Input):
         return self.text(self.default if self.default is not None else self.example, locale)
 
     def to_address(self, value: Decimal | None) -> str:
-        return "" if value is None else format(value.normalize(), "f")
+        return "" if value is None else address_number(value)
 
     def from_address(self, text: str) -> Decimal | None:
         """The number an address holds, or ``ValueError`` if it is not written as addresses write numbers.
@@ -152,9 +177,9 @@ class Count(_Number):
     Decimal('16')
     >>> try:
     ...     steps.read("0", Locale.parse("it"))
-    ... except InputProblem as problem:
-    ...     print(problem.code, problem.details)
-    too_small {'minimum': Decimal('1')}
+    ... except TooSmall as problem:
+    ...     print(repr(problem))
+    TooSmall(field=None, minimum=Decimal('1'))
     >>> steps.accepts(Locale.parse("en"), NullTranslations())
     'A whole number from 1 to 1,000.'
     """
@@ -165,9 +190,9 @@ class Count(_Number):
 
     def check(self, value: Decimal) -> None:
         if value < self.minimum:
-            raise InputProblem("too_small", minimum=self.minimum)
+            raise TooSmall(self.minimum)
         if value > self.maximum:
-            raise InputProblem("too_large", maximum=self.maximum)
+            raise TooLarge(self.maximum)
 
     def accepts(self, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("A whole number from %(minimum)s to %(maximum)s.") % self.bounds(locale)
@@ -197,11 +222,11 @@ class Amount(_Number):
 
     def check(self, value: Decimal) -> None:
         if value < self.minimum or (value == self.minimum and not self.minimum_included):
-            raise InputProblem("too_small" if self.minimum_included else "not_positive", minimum=self.minimum)
+            raise (TooSmall if self.minimum_included else NotPositive)(self.minimum)
         if value > self.maximum:
-            raise InputProblem("too_large", maximum=self.maximum)
+            raise TooLarge(self.maximum)
         if -value.normalize().as_tuple().exponent > self.places:
-            raise InputProblem("too_many_decimals", count=Decimal(self.places))
+            raise TooManyDecimals(self.places)
 
     def accepts(self, locale: Locale, translations: NullTranslations) -> str:
         _ = translations.gettext
@@ -228,7 +253,7 @@ class Choice(Input):
     >>> zero.read("4", Locale.parse("en"))
     Traceback (most recent call last):
     ...
-    calc.parsing.InputProblem: not_an_option
+    calc.problems.NotAnOption: NotAnOption(field=None)
     """
 
     options: tuple[Option, ...]
@@ -239,7 +264,7 @@ class Choice(Input):
     def read(self, raw: Raw, locale: Locale) -> str:
         value = _text(raw)
         if value not in {option.value for option in self.options}:
-            raise InputProblem("not_an_option")
+            raise NotAnOption()
         return value
 
     def text(self, value: str, locale: Locale) -> str:
@@ -269,9 +294,9 @@ class ChoiceSet(Input):
     def read(self, raw: Raw, locale: Locale) -> frozenset[str]:
         chosen = frozenset([raw] if isinstance(raw, str) else raw) - {""}
         if not chosen <= {option.value for option in self.options}:
-            raise InputProblem("not_an_option")
+            raise NotAnOption()
         if not chosen:
-            raise InputProblem("none_chosen")
+            raise NoneChosen()
         return chosen
 
     def text(self, value: frozenset[str], locale: Locale) -> list[str]:

@@ -8,15 +8,31 @@ as a Llama-like decoder.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import Decimal
+from gettext import NullTranslations
+
+from babel import Locale
 
 from calc.i18n import N_
-from calc.inputs import Choice, Count, Option
+from calc.inputs import Choice, Count, Input, Option
 from calc.models import PRESETS, ModelShape
-from calc.parsing import InputProblem
 from calc.presets import CUSTOM, settle_preset
+from calc.problems import InputProblem
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
+
+
+@dataclass
+class HeadsDoNotDivide(InputProblem):
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext("The hidden size must be divisible by the number of attention heads.")
+
+
+@dataclass
+class KvHeadsDoNotDivide(InputProblem):
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext("The attention heads must be divisible by the number of key and value heads.")
 
 
 def _shape_input(name: str, label: str, description: str, maximum: int) -> Count:
@@ -64,14 +80,14 @@ def settle_shape(values: Mapping[str, object], changed: str | None) -> dict[str,
 def typed_shape(values: Mapping[str, object]) -> ModelShape:
     """The shape typed in the form, as a Llama-like decoder: untied, no biases, two norms a layer.
 
-    Raises :class:`InputProblem` on the field at fault when the heads do
+    Raises an :class:`InputProblem` on the field at fault when the heads do
     not divide the width, or the key and value heads the heads.
     """
     hidden, heads, kv_heads = (int(values[name]) for name in ("hidden_size", "attention_heads", "kv_heads"))
     if hidden % heads:
-        raise InputProblem("heads_do_not_divide", field="attention_heads")
+        raise HeadsDoNotDivide(field="attention_heads")
     if heads % kv_heads:
-        raise InputProblem("kv_heads_do_not_divide", field="kv_heads")
+        raise KvHeadsDoNotDivide(field="kv_heads")
     return ModelShape(
         model_type="llama",
         layers=int(values["layers"]),

@@ -10,8 +10,10 @@ the page shows, in the page's locale. The view carries, per output:
 - a line chart: ``{"svg": markup, "rows": …}``, the picture and its table;
 - a sentence or a snippet of code: its text.
 
-The page's template draws each kind with the macro named by ``widget``,
-and the browser glue applies each kind's view to that element.
+While there are no results, each output shows its kind's ``empty`` view.
+The page's template draws each kind with the macro named by ``widget``
+(in ``templates/widgets.html``), and the browser glue applies each kind's
+view to that element.
 """
 
 from __future__ import annotations
@@ -86,6 +88,8 @@ class Output:
     label: str
 
     widget: ClassVar[str]
+    # What it shows while there are no results (never changed: every view shares it).
+    empty: ClassVar[object]
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,7 @@ class Figure(Output):
     missing: str = ""
 
     widget: ClassVar[str] = "figure"
+    empty: ClassVar[str] = ""
 
     def render(self, result: Quantity | None, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(self.missing) if result is None else result.text(locale)
@@ -110,6 +115,7 @@ class Text(Output):
     """A sentence, or nothing: the result is a :class:`Phrase` or ``None``."""
 
     widget: ClassVar[str] = "text"
+    empty: ClassVar[str] = ""
 
     def render(self, result: Phrase | None, locale: Locale, translations: NullTranslations) -> str:
         return "" if result is None else result.text(locale, translations)
@@ -122,6 +128,7 @@ class Code(Output):
     language: str = ""
 
     widget: ClassVar[str] = "code"
+    empty: ClassVar[str] = ""
 
     def render(self, result: str, locale: Locale, translations: NullTranslations) -> str:
         return result
@@ -134,6 +141,7 @@ class Table(Output):
     columns: tuple[str, ...] = ()
 
     widget: ClassVar[str] = "table"
+    empty: ClassVar[dict] = {"rows": []}
 
     def render(self, result: list[tuple[Cell, ...]], locale: Locale, translations: NullTranslations) -> dict:
         return {"rows": [[_cell(cell, locale, translations) for cell in row] for row in result]}
@@ -148,6 +156,7 @@ class Bar(Output):
     """
 
     widget: ClassVar[str] = "bar"
+    empty: ClassVar[dict] = {"svg": ""}
 
     def render(self, result: list[tuple[str, Quantity]], locale: Locale, translations: NullTranslations) -> dict:
         parts = [(translations.gettext(label), Fraction(quantity.value)) for label, quantity in result]
@@ -191,6 +200,7 @@ class Chart(Output):
     mark: str = ""
 
     widget: ClassVar[str] = "chart"
+    empty: ClassVar[dict] = {"svg": "", "rows": []}
 
     @property
     def series(self) -> tuple[Series, ...]:

@@ -23,28 +23,14 @@ from decimal import Decimal
 from babel import Locale
 from babel.numbers import get_decimal_symbol, get_group_symbol
 
+from calc.problems import Ambiguous, DecimalMark, ForeignGrouping, NotANumber, NotWhole
+
 # Signs people type: ASCII and the Unicode minus; a plus changes nothing.
 _MINUS_SIGNS = frozenset("-\u2212")
 _PLUS_SIGNS = frozenset("+")
 # Spaces that group digits: the plain one people type, the no-break space
 # and the narrow no-break space that CLDR locales such as fr write.
 _SPACES = " \u00a0\u202f"
-
-
-class InputProblem(ValueError):
-    """Why a text is not an acceptable value.
-
-    ``code`` names the problem; ``details`` holds what its message needs
-    (numbers as :class:`~decimal.Decimal`, formatted only when worded).
-    ``field`` names the input at fault when a calculation, not the reading
-    of one input, finds the problem.
-    """
-
-    def __init__(self, code: str, *, field: str | None = None, **details: Decimal) -> None:
-        super().__init__(code)
-        self.code = code
-        self.field = field
-        self.details = details
 
 
 @dataclass(frozen=True)
@@ -84,16 +70,14 @@ def parse_number(text: str, locale: Locale, *, whole: bool) -> Decimal | None:
     Decimal('1024')
     >>> parse_number("", es, whole=True) is None
     True
-    >>> try:
-    ...     parse_number("0.5", es, whole=False)
-    ... except InputProblem as problem:
-    ...     print(problem.code, problem.details)
-    decimal_mark {'suggestion': Decimal('0.5')}
-    >>> try:
-    ...     parse_number("1,500", en, whole=False)
-    ... except InputProblem as problem:
-    ...     print(problem.code, problem.details)
-    ambiguous {'ours': Decimal('1500'), 'foreign': Decimal('1.500')}
+    >>> parse_number("0.5", es, whole=False)
+    Traceback (most recent call last):
+    ...
+    calc.problems.DecimalMark: DecimalMark(field=None, suggestion=Decimal('0.5'))
+    >>> parse_number("1,500", en, whole=False)
+    Traceback (most recent call last):
+    ...
+    calc.problems.Ambiguous: Ambiguous(field=None, ours=Decimal('1500'), foreign=Decimal('1.500'))
     """
     stripped = text.strip(_SPACES + "\t\n\r")
     if not stripped:
@@ -119,12 +103,12 @@ def _read_whole(body: str, notation: _Notation) -> Decimal:
         # The other convention's thousands, which ours may read as a decimal.
         ours = _decimal_in(body, notation.grouped(notation.group), notation.decimal)
         if ours is None:
-            raise InputProblem("foreign_grouping", suggestion=Decimal(_digits(body)))
-        raise InputProblem("ambiguous", ours=ours, foreign=Decimal(_digits(body)))
+            raise ForeignGrouping(Decimal(_digits(body)))
+        raise Ambiguous(ours, Decimal(_digits(body)))
     marks = re.escape(notation.decimal + notation.group + notation.foreign_decimal)
     if re.fullmatch(rf"[0-9{marks}]*[0-9][0-9{marks}]*", body):
-        raise InputProblem("not_whole")
-    raise InputProblem("not_a_number")
+        raise NotWhole()
+    raise NotANumber()
 
 
 def _read_decimal(body: str, notation: _Notation) -> Decimal:
@@ -132,14 +116,14 @@ def _read_decimal(body: str, notation: _Notation) -> Decimal:
     # The same text in the other convention: its grouping and its mark.
     theirs = _decimal_in(body, notation.grouped(notation.foreign_group), notation.foreign_decimal)
     if ours is not None and theirs is not None and ours != theirs:
-        raise InputProblem("ambiguous", ours=ours, foreign=theirs)
+        raise Ambiguous(ours, theirs)
     if ours is not None:
         return ours
     if theirs is None:
-        raise InputProblem("not_a_number")
+        raise NotANumber()
     if notation.foreign_decimal in body:
-        raise InputProblem("decimal_mark", suggestion=theirs)
-    raise InputProblem("foreign_grouping", suggestion=theirs)
+        raise DecimalMark(theirs)
+    raise ForeignGrouping(theirs)
 
 
 def _decimal_in(body: str, grouped: str, mark: str) -> Decimal | None:

@@ -11,18 +11,20 @@ accumulation page): the fewest, largest micro-batches, which use a GPU best.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from gettext import NullTranslations
+
+from babel import Locale
 
 from calc import accumulation
 from calc.calculator import Calculator, Group
 from calc.formatting import GIGABYTE
 from calc.formulas.batch import plans, reachable
 from calc.i18n import N_
-from calc.inputs import Count
+from calc.inputs import Count, Input, address_number
 from calc.outputs import Figure, Phrase, Quantity, Table, Text
-from calc.parsing import InputProblem
+from calc.problems import InputProblem, quantity
 from calc.snippets import SNIPPETS, snippets
 
 TARGET_BATCH = Count(
@@ -50,11 +52,24 @@ SEQUENCE_LENGTH = Count(
 )
 
 
+@dataclass
+class SampleExceedsBudget(InputProblem):
+    """One sample's activations, ``needed``, are more than the budget."""
+
+    needed: Decimal
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext(
+            "One sample alone needs %(needed)s, more than this budget. Lower the activation memory per sample: "
+            "recompute activations, shorten the sequences, or estimate it again for your setup."
+        ) % {"needed": quantity(self.needed, input, locale)}
+
+
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     target, gpus = int(values["target_batch"]), int(values["gpus"])
     budget, per_sample = values["memory_budget"], values["activation_per_sample"]
     if per_sample > budget:
-        raise InputProblem("sample_exceeds_budget", field="memory_budget", needed=per_sample)
+        raise SampleExceedsBudget(per_sample, field="memory_budget")
     reached = reachable(target, gpus)
     options = plans(reached // gpus, budget, per_sample)
     micro_batch, steps = options[0]
@@ -99,11 +114,11 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
     """The accumulation page gets the plan, to check it or change it there."""
     return {
         "accumulation": {
-            "micro_batch": str(results["micro_batch"].value),
-            "accumulation_steps": str(results["accumulation_steps"].value),
-            "gpus": str(values["gpus"]),
-            "activation_per_sample": format(values["activation_per_sample"].normalize(), "f"),
-            "memory_budget": format(values["memory_budget"].normalize(), "f"),
+            "micro_batch": address_number(results["micro_batch"].value),
+            "accumulation_steps": address_number(results["accumulation_steps"].value),
+            "gpus": address_number(values["gpus"]),
+            "activation_per_sample": address_number(values["activation_per_sample"]),
+            "memory_budget": address_number(values["memory_budget"]),
         }
     }
 

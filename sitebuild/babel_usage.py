@@ -19,7 +19,7 @@ import babel.core
 import babel.localedata
 from babel import Locale
 
-from calc.calculators import CALCULATORS
+from calc.calculators import NAMES, load
 from calc.evaluation import default_texts, evaluate
 from sitebuild.config import LOCALES
 
@@ -54,7 +54,7 @@ def _record_reads() -> set[str]:
 
 def main() -> None:
     global_keys = _record_reads()
-    for calculator in CALCULATORS.values():
+    for calculator in map(load, NAMES):
         for code in LOCALES:
             locale = Locale.parse(code)
             texts = default_texts(calculator, locale)

@@ -1,8 +1,8 @@
 """The gettext catalogs: extracting, updating and compiling them with Babel.
 
-`make messages` runs :func:`extract` and :func:`update`; the build runs
-:func:`compile_catalogs`. The tests extract again to check the template
-in git is current.
+`make messages` runs :func:`extract` and :func:`update`; the build and
+the tests run :func:`compile_catalogs`, into a folder of their own. The
+tests extract again to check the template in git is current.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from pathlib import Path
 
 from babel.messages.frontend import CommandLineInterface
 
-from sitebuild.config import LOCALES_DIR, ROOT
+from calc.i18n import DOMAIN
+from sitebuild.config import LOCALES, LOCALES_DIR, ROOT
 
 TEMPLATE = LOCALES_DIR / "messages.pot"
 
@@ -42,13 +43,22 @@ def update() -> None:
     )  # fmt: skip
 
 
-def compile_catalogs(locales_dir: Path = LOCALES_DIR) -> None:
-    """Compile every catalog, printing how complete each one is.
+def compile_catalogs(out: Path) -> Path:
+    """Compile every locale's catalog to ``out/<locale>/LC_MESSAGES/messages.mo``, printing how complete it is.
 
+    Returns ``out``: the folder :func:`calc.i18n.load_translations` reads.
     Fuzzy entries are left out of the compiled catalog (Babel's default),
     so an unreviewed translation never reaches a page.
     """
-    _pybabel("compile", "--domain", "messages", "--directory", str(locales_dir), "--statistics")
+    for locale in LOCALES:
+        catalog = Path(locale, "LC_MESSAGES", f"{DOMAIN}.po")
+        compiled = out / catalog.with_suffix(".mo")
+        compiled.parent.mkdir(parents=True, exist_ok=True)
+        _pybabel(
+            "compile", "--domain", DOMAIN, "--locale", locale, "--statistics",
+            "--input-file", str(LOCALES_DIR / catalog), "--output-file", str(compiled),
+        )  # fmt: skip
+    return out
 
 
 if __name__ == "__main__":

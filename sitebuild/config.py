@@ -1,37 +1,29 @@
 """Where things are, and what the site is made of.
 
 Adding a locale: its catalog in ``locales/`` and its code in ``LOCALES``.
-Adding a calculator: its module in ``calc/`` (listed in ``calc/calculators.py``),
-its template of prose in ``templates/``, and a line in ``PAGES``.
+Adding a calculator: see :mod:`calc.calculators`, which says where its page is (``PAGES``).
 """
 
-import os
 from pathlib import Path
+
+# Each calculator's page folder, declared beside the calculators' names: one
+# registry, so that no page comes without its calculator nor the other way.
+from calc.calculators import PAGES as PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
 LOCALES_DIR = ROOT / "locales"
 WEB = ROOT / "web"
 PYODIDE_PACKAGE = ROOT / "node_modules" / "pyodide"
-WORK = ROOT / "build"
 
 # The first locale is the one the language chooser lists first, and where the
 # site's root sends a visitor whose languages the site does not have.
 LOCALES = ("en", "es", "it")
 
-# Calculator name (its module in calc/, its template in templates/) -> its
-# page's folder inside a locale's, "" for the locale's home page.
-PAGES = {"accumulation": "", "vram": "vram/", "lora": "lora/", "activations": "activations/", "plan": "plan/"}
-
 # Site layout, relative to the output folder.
 ASSETS = "assets"
 RUNTIME = "pyodide"
 CATALOG = "messages.mo"
-
-# Where the site is deployed, ending in "/" (say https://calc.example/): the
-# canonical and alternate links and the social tags need absolute URLs, so
-# without it the pages leave them out.
-BASE_URL = os.environ.get("SITE_URL", "")
 
 # The pages' Content-Security-Policy, as a <meta> so it holds on any static
 # host: everything from the site's own origin, nothing inline, no eval.

@@ -6,8 +6,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from sitebuild.config import BASE_URL
-
 _LINK_ATTRIBUTES = {"href", "src", "data-catalog"}
 
 
@@ -31,7 +29,7 @@ def _parse(page: Path) -> _Collector:
     return collector
 
 
-def dead_links(site: Path, base_url: str = BASE_URL) -> list[str]:
+def dead_links(site: Path, base_url: str = "") -> list[str]:
     """Every internal link (with its page) whose target file or anchor is missing.
 
     Absolute links under ``base_url`` (the deployed address) are internal too.

@@ -1,4 +1,10 @@
-"""Rendering each locale's pages from the Jinja2 templates and calc's results."""
+"""Rendering each locale's pages from the Jinja2 templates and calc's results.
+
+``base_url`` is where the site is deployed, ending in "/" (say
+https://calc.example/), or "" when it is not known: the canonical and
+alternate links and the social tags need absolute URLs, so without it the
+pages leave them out.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +17,13 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from calc.calculator import Calculator
-from calc.calculators import CALCULATORS
+from calc.calculators import load
 from calc.evaluation import default_texts, evaluate
 from calc.formatting import format_number, format_quantity, unit_symbol
 from calc.inputs import Amount, Count, Value
 from calc.outputs import Quantity
-from sitebuild.config import ASSETS, BASE_URL, CATALOG, CONTENT_SECURITY_POLICY, LOCALES, PAGES
+from calc.problems import InputProblem
+from sitebuild.config import ASSETS, CATALOG, CONTENT_SECURITY_POLICY, LOCALES, PAGES
 from sitebuild.validation import validation_facts
 
 
@@ -70,13 +77,20 @@ def worked_example(calculator: Calculator, overrides: dict[str, Value], locale: 
     }
 
 
-def page_url(path: str) -> str | None:
-    """A page's address under ``BASE_URL``; ``None`` when the site's address is unknown.
+class PageWithoutResults(Exception):
+    """A page whose default values, or one of its worked examples, give no results: the build stops."""
+
+
+def page_url(path: str, base_url: str) -> str | None:
+    """A page's address under ``base_url``; ``None`` when the site's address is unknown.
 
     Canonical and alternate links must be absolute: search engines ignore
     relative ones, so without the address the pages leave them out.
+
+    >>> page_url("es/lora/", "https://calc.example/"), page_url("es/lora/", "")
+    ('https://calc.example/es/lora/', None)
     """
-    return f"{BASE_URL}{path}" if BASE_URL else None
+    return f"{base_url}{path}" if base_url else None
 
 
 def open_graph_locale(locale: str) -> str:
@@ -89,23 +103,28 @@ def open_graph_locale(locale: str) -> str:
     return f"{language}_{territory}"
 
 
-def page_links(locale: str, path: str) -> dict[str, object]:
+def page_links(locale: str, path: str, base_url: str) -> dict[str, object]:
     """What every page's head and language switcher need; ``path`` is the page's own inside its locale."""
     up = "../" * (1 + path.count("/"))
     return {
         "lang": locale,
         "csp": CONTENT_SECURITY_POLICY,
         "assets": f"{up}{ASSETS}/",
-        "canonical": page_url(f"{locale}/{path}"),
+        "canonical": page_url(f"{locale}/{path}", base_url),
         "og_locale": open_graph_locale(locale),
         "og_alternates": [open_graph_locale(code) for code in LOCALES if code != locale],
         # The same page in each language.
         "alternates": [
-            {"lang": code, "name": autonym(code), "href": f"{up}{code}/{path}", "url": page_url(f"{code}/{path}")}
+            {
+                "lang": code,
+                "name": autonym(code),
+                "href": f"{up}{code}/{path}",
+                "url": page_url(f"{code}/{path}", base_url),
+            }
             for code in LOCALES
         ],
         # The root page, which sends each visitor to their language.
-        "default_url": page_url(""),
+        "default_url": page_url("", base_url),
     }
 
 
@@ -120,9 +139,19 @@ def relative(path: str, target: str) -> str:
 
 def prose_context(name: str, locale: Locale, translations: NullTranslations) -> dict[str, object]:
     """What a calculator's prose quotes: its worked examples and facts, formatted for ``locale``."""
-    calculator = CALCULATORS[name]
+    calculator = load(name)
+    examples = {}
+    for key, over in calculator.examples.items():
+        try:
+            examples[key] = worked_example(calculator, dict(over), locale)
+        except InputProblem as problem:
+            field = next(i for i in calculator.inputs if i.name == problem.field)
+            said = problem.message(field, locale, translations)
+            raise PageWithoutResults(
+                f"the {name} page in {str(locale)!r}: its example {key!r} gives no results: {problem.field}: {said}"
+            ) from problem
     return {
-        "examples": {key: worked_example(calculator, dict(over), locale) for key, over in calculator.examples.items()},
+        "examples": examples,
         "facts": {
             key: fact.text(locale, breakable=False) if isinstance(fact, Quantity) else fact
             for key, fact in calculator.facts.items()
@@ -137,13 +166,22 @@ def prose(env: Environment, name: str, locale: Locale, translations: NullTransla
     return env.get_template(f"{name}.html").make_module(prose_context(name, locale, translations))
 
 
-def render_calculator(env: Environment, translations: GNUTranslations, name: str, locale: str) -> str:
-    """A calculator's page, its results pre-rendered for the default values."""
-    calculator = CALCULATORS[name]
+def render_calculator(
+    env: Environment, translations: GNUTranslations, name: str, locale: str, base_url: str = ""
+) -> str:
+    """A calculator's page, its results pre-rendered for the default values.
+
+    Raises :class:`PageWithoutResults` when the defaults give an error or a prompt
+    instead of results: a page must open on results.
+    """
+    calculator = load(name)
     path = PAGES[name]
     parsed = Locale.parse(locale)
     texts = default_texts(calculator, parsed)
     view = evaluate(calculator, texts, parsed, translations)
+    if view.prompt is not None:
+        problems = "; ".join(f"{field}: {error}" for field, error in view.errors.items() if error)
+        raise PageWithoutResults(f"the {name} page in {locale!r} opens on no results: {problems or view.prompt}")
     words = prose(env, name, parsed, translations)
     # Links that carry this page's values to another: their address follows the results.
     links = [
@@ -160,7 +198,7 @@ def render_calculator(env: Environment, translations: GNUTranslations, name: str
         for other, words in ((other, prose(env, other, parsed, translations)) for other in PAGES if other != name)
     ]
     return env.get_template("calculator.html").render(
-        **page_links(locale, path),
+        **page_links(locale, path, base_url),
         prose_template=f"{name}.html",
         calculator=calculator,
         catalog="../" * path.count("/") + CATALOG,
@@ -168,7 +206,7 @@ def render_calculator(env: Environment, translations: GNUTranslations, name: str
             i.name: " ".join(filter(None, [translations.gettext(i.description), i.accepts(parsed, translations)]))
             for i in calculator.inputs
         },
-        units={i.name: unit_symbol(i.unit, parsed) for i in calculator.inputs if getattr(i, "unit", None)},
+        units={i.name: unit_symbol(i.unit, parsed) for i in calculator.inputs if i.unit},
         texts=texts,
         view=view,
         links=links,
@@ -178,14 +216,14 @@ def render_calculator(env: Environment, translations: GNUTranslations, name: str
     )
 
 
-def render_chooser(envs: dict[str, Environment], catalogs: dict[str, GNUTranslations]) -> str:
+def render_chooser(envs: dict[str, Environment], catalogs: dict[str, GNUTranslations], base_url: str = "") -> str:
     """The site's root: a link to each locale, and a script that picks one.
 
     Each locale's title and description come from its own catalog, so
     each reads in its own language.
     """
     # The root is no locale's page: its own address, and assets beside it.
-    links = {**page_links(LOCALES[0], ""), "canonical": page_url(""), "assets": f"{ASSETS}/"}
+    links = {**page_links(LOCALES[0], "", base_url), "canonical": page_url("", base_url), "assets": f"{ASSETS}/"}
     home = next(name for name, path in PAGES.items() if path == "")
     entries = []
     for alternate in links["alternates"]:

@@ -15,14 +15,23 @@ from pathlib import Path
 
 from babel.core import get_global
 
+# What building calc's wheel reads from the project (pyproject.toml names the README).
+_CALC_SOURCES = ("pyproject.toml", "README.md", "calc")
+
 
 def build_calc_wheel(project: Path, out: Path) -> Path:
-    """Build ``calc``'s wheel with pip, as any pure-Python package is built."""
-    for old in out.glob("calc-*.whl"):
-        old.unlink()
-    # setuptools copies the package into build/lib and never removes a file
-    # from there: a module deleted from calc/ would still ship.
-    shutil.rmtree(project / "build" / "lib", ignore_errors=True)
+    """Build ``calc``'s wheel with pip, as any pure-Python package is built, into the folder ``out``.
+
+    setuptools builds in the folder it is given, leaving ``build/`` and
+    ``calc.egg-info`` there: so it is given a copy of the sources, in ``out``.
+    """
+    source = out / "calc-source"
+    source.mkdir(parents=True)
+    for name in _CALC_SOURCES:
+        if (project / name).is_dir():
+            shutil.copytree(project / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(project / name, source / name)
     subprocess.run(
         [
             sys.executable,
@@ -34,7 +43,7 @@ def build_calc_wheel(project: Path, out: Path) -> Path:
             "--no-build-isolation",
             "--wheel-dir",
             str(out),
-            str(project),
+            str(source),
         ],
         check=True,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from playwright.sync_api import expect
 
 from build import build
 from sitebuild.catalogs import compile_catalogs
-from sitebuild.config import LOCALES, LOCALES_DIR, PAGES
+from sitebuild.config import LOCALES, PAGES, ROOT
 from tests.expectations import expected
 
 # Every expect() in the browser tests waits for its state up to this long
@@ -21,18 +22,40 @@ expect.set_options(timeout=90_000)
 
 
 @pytest.fixture(scope="session")
-def localedir() -> Path:
-    """The catalogs, compiled as the build compiles them."""
-    compile_catalogs(LOCALES_DIR)
-    return LOCALES_DIR
+def localedir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The catalogs, compiled as the build compiles them, into a temporary folder."""
+    return compile_catalogs(tmp_path_factory.mktemp("locales"))
+
+
+# Not the source tree's: the running Pythons' caches and the installed environments.
+_NOT_SOURCE = {".git", "node_modules", ".venv", ".venv-validate", "__pycache__", ".pytest_cache"}
+
+
+def source_files() -> dict[str, tuple[int, int]]:
+    """Every file of the source tree, git-ignored ones included, with its modification time and size."""
+    files = {}
+    for folder, subfolders, names in os.walk(ROOT):
+        subfolders[:] = [name for name in subfolders if name not in _NOT_SOURCE]
+        for name in names:
+            path = os.path.join(folder, name)
+            stat = os.lstat(path)
+            files[os.path.relpath(path, ROOT)] = (stat.st_mtime_ns, stat.st_size)
+    return files
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The whole site, built once for the session into a temporary folder."""
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """The whole site, built once for the session into a temporary folder, and the source files the build wrote."""
+    before = source_files()
     out = tmp_path_factory.mktemp("site")
     build(out)
-    yield out
+    after = source_files()
+    return out, sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+
+
+@pytest.fixture(scope="session")
+def site(built: tuple[Path, list[str]]) -> Path:
+    return built[0]
 
 
 # Browser fixtures: a static server per test module, one Chromium per session,

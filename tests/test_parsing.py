@@ -12,7 +12,8 @@ import pytest
 from babel import Locale
 from babel.numbers import get_decimal_symbol, get_group_symbol
 
-from calc.parsing import InputProblem, parse_number
+from calc.parsing import parse_number
+from calc.problems import Ambiguous, DecimalMark, ForeignGrouping, InputProblem, NotANumber, NotWhole
 from sitebuild.config import LOCALES
 
 
@@ -69,19 +70,17 @@ class TestWholeNumbers:
 
     @pytest.mark.parametrize("case", ["4D5", "1d5", "12D34", "1D00", "4D", "1G00"])
     def test_decimals_are_not_whole(self, locale, case):
-        assert problem(locale.written(case), locale, whole=True).code == "not_whole"
+        assert problem(locale.written(case), locale, whole=True) == NotWhole()
 
     def test_the_other_grouping_reads_as_our_decimal_too_so_both_are_named(self, locale):
-        refused = problem(locale.written("1D000"), locale, whole=True)
-        assert (refused.code, refused.details) == ("ambiguous", {"ours": Decimal(1), "foreign": Decimal(1000)})
+        assert problem(locale.written("1D000"), locale, whole=True) == Ambiguous(Decimal(1), Decimal(1000))
 
     def test_the_other_grouping_alone_is_refused_with_the_plain_number(self, locale):
-        refused = problem(locale.written("1g000g000"), locale, whole=True)
-        assert (refused.code, refused.details) == ("foreign_grouping", {"suggestion": Decimal(1000000)})
+        assert problem(locale.written("1g000g000"), locale, whole=True) == ForeignGrouping(Decimal(1000000))
 
     @pytest.mark.parametrize("text", ["abc", "4a", "1e3", "inf", "nan", "0x10", "4 4", "--4", "½", "٤", "1 02"])
     def test_other_text_is_not_a_number(self, locale, text):
-        assert problem(text, locale, whole=True).code == "not_a_number"
+        assert problem(text, locale, whole=True) == NotANumber()
 
 
 class TestDecimals:
@@ -111,12 +110,10 @@ class TestDecimals:
         [("0d5", "0.5"), ("d5", "0.5"), ("12d75", "12.75"), ("0d500", "0.5"), ("1g250d5", "1250.5")],
     )
     def test_the_other_decimal_mark_is_refused_with_ours(self, locale, case, suggestion):
-        refused = problem(locale.written(case), locale, whole=False)
-        assert (refused.code, refused.details) == ("decimal_mark", {"suggestion": Decimal(suggestion)})
+        assert problem(locale.written(case), locale, whole=False) == DecimalMark(Decimal(suggestion))
 
     def test_the_other_grouping_is_refused_with_the_plain_number(self, locale):
-        refused = problem(locale.written("1g000g000"), locale, whole=False)
-        assert (refused.code, refused.details) == ("foreign_grouping", {"suggestion": Decimal(1000000)})
+        assert problem(locale.written("1g000g000"), locale, whole=False) == ForeignGrouping(Decimal(1000000))
 
     @pytest.mark.parametrize(
         ("case", "ours", "foreign"),
@@ -130,13 +127,11 @@ class TestDecimals:
         ],
     )
     def test_text_with_two_readings_names_both(self, locale, case, ours, foreign):
-        refused = problem(locale.written(case), locale, whole=False)
-        assert refused.code == "ambiguous"
-        assert refused.details == {"ours": Decimal(ours), "foreign": Decimal(foreign)}
+        assert problem(locale.written(case), locale, whole=False) == Ambiguous(Decimal(ours), Decimal(foreign))
 
     @pytest.mark.parametrize("case", ["0D5D5", "0d5d5", "D", "d", "1D2d5", "abc", "0D5 GB", "5e-1", "1 50"])
     def test_other_text_is_not_a_number(self, locale, case):
-        assert problem(locale.written(case), locale, whole=False).code == "not_a_number"
+        assert problem(locale.written(case), locale, whole=False) == NotANumber()
 
 
 def test_a_huge_paste_is_read_without_conversion_limits():

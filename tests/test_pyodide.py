@@ -21,7 +21,7 @@ import pytest
 from babel import Locale
 
 from calc.browser import evaluator
-from calc.calculators import CALCULATORS
+from calc.calculators import NAMES, load
 from calc.evaluation import default_texts
 from sitebuild.config import LOCALES, ROOT
 from tests.expectations import expected
@@ -32,7 +32,7 @@ ODD = ("", "x", "0", "-1", "1,5", "0.5", "1.500", "1.250,5", "0,5 GB", "7 MB", "
 
 def requests_for(name: str, locale: str) -> list[dict]:
     """Defaults, each input given each odd text (and its last options), the locale's table, an odd address."""
-    calculator = CALCULATORS[name]
+    calculator = load(name)
     defaults = default_texts(calculator, Locale.parse(locale))
     asked = [{"values": defaults, "changed": None}]
     for field in calculator.inputs:
@@ -53,7 +53,7 @@ def requests_for(name: str, locale: str) -> list[dict]:
 def test_pyodide_and_cpython_give_the_same_views(site, localedir, tmp_path, start):
     asked = [
         {"calculator": name, "locale": locale, "request": request}
-        for name in CALCULATORS
+        for name in NAMES
         for locale in LOCALES
         for request in requests_for(name, locale)
     ]

@@ -1,0 +1,125 @@
+"""Where a new calculator, kind of input or output, or problem plugs in, and that each carries all it needs."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import ClassVar
+
+import pytest
+from babel import Locale
+from jinja2.exceptions import UndefinedError
+
+from calc.calculators import NAMES, PAGES, load
+from calc.formatting import GIGABYTE
+from calc.i18n import load_translations
+from calc.inputs import Amount, Count, Input
+from calc.outputs import Output
+from calc.problems import InputProblem
+from sitebuild.config import LOCALES, ROOT, TEMPLATES
+from sitebuild.pages import environment, render_calculator
+
+
+def kinds(base: type) -> list[type]:
+    """Every subclass of ``base`` in calc, once every calculator is loaded (they may declare their own)."""
+    for name in NAMES:
+        load(name)
+    found, pending = [], [base]
+    while pending:
+        for kind in pending.pop().__subclasses__():
+            pending.append(kind)
+            if kind.__module__.startswith("calc."):
+                found.append(kind)
+    return found
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_calculator_has_its_page_and_its_words(name):
+    assert load(name).name == name
+    assert (TEMPLATES / f"{name}.html").is_file()
+    assert list(PAGES.values()).count(PAGES[name]) == 1
+
+
+def test_a_pages_worker_imports_no_other_calculator():
+    imported = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from calc.calculators import load; load('lora');"
+            "print(' '.join(m for m in sys.modules if m.startswith('calc.')))",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert "calc.lora" in imported
+    assert not {f"calc.{name}" for name in NAMES if name != "lora"} & set(imported)
+
+
+def problems() -> list[InputProblem]:
+    """One problem of each kind, every number it holds a 2."""
+    made = []
+    for kind in kinds(InputProblem):
+        # Annotations are strings here (PEP 563).
+        held = {f.name: 2 if f.type == "int" else Decimal(2) for f in dataclasses.fields(kind) if not f.kw_only}
+        made.append(kind(**held))
+    return made
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_problem_words_itself_in_every_locale(localedir, locale):
+    translations = load_translations(localedir, locale)
+    english = load_translations(localedir, LOCALES[0])
+    parsed = Locale.parse(locale)
+    whole = Count("n", "", "", default=Decimal(4), maximum=Decimal(10))
+    amount = Amount("a", "", "", default=Decimal("0.5"), maximum=Decimal(10), places=1, unit=GIGABYTE)
+    assert len(problems()) >= 15
+    for problem in problems():
+        for field in (whole, amount):
+            said = problem.message(field, parsed, translations)
+            assert said and "%(" not in said, problem
+            if locale != LOCALES[0]:
+                # Translated: a message missing from the catalogs would read as the English.
+                assert said != problem.message(field, parsed, english), problem
+
+
+def test_every_kind_of_input_and_output_says_how_it_is_drawn_and_shown_empty():
+    for kind in kinds(Output):
+        assert isinstance(kind.widget, str) and kind.empty is not None, kind
+    for kind in kinds(Input):
+        assert isinstance(kind.widget, str), kind
+
+
+def test_every_kind_has_its_macro_and_nothing_else_is_one(localedir):
+    env = environment(TEMPLATES, load_translations(localedir, LOCALES[0]))
+    exported = env.get_template("widgets.html").module.__dict__
+    macros = {name for name, value in exported.items() if callable(value)}
+    assert macros == {kind.widget for kind in kinds(Input) + kinds(Output)}
+
+
+@dataclass(frozen=True)
+class Gauge(Output):
+    """A kind of output that no macro draws."""
+
+    widget: ClassVar[str] = "gauge"
+    empty: ClassVar[str] = ""
+
+    def render(self, result, locale, translations) -> str:
+        return ""
+
+
+def test_a_kind_without_a_macro_fails_the_build(localedir, monkeypatch):
+    translations = load_translations(localedir, LOCALES[0])
+    plan = load("plan")
+    with_gauge = replace(
+        plan,
+        outputs=(*plan.outputs, Gauge("gauge", "Gauge")),
+        compute=lambda values: {**plan.compute(values), "gauge": None},
+    )
+    monkeypatch.setattr("sitebuild.pages.load", lambda name: with_gauge if name == "plan" else load(name))
+    with pytest.raises(UndefinedError, match="gauge"):
+        render_calculator(environment(TEMPLATES, translations), translations, "plan", LOCALES[0])
