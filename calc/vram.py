@@ -18,7 +18,7 @@ from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import base_parameters
 from calc.i18n import N_
-from calc.inputs import Amount, Choice, Count, Option
+from calc.inputs import Amount, Choice, Count, Option, address_number
 from calc.models import PRESETS
 from calc.outputs import Bar, Figure, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM, settle_preset
@@ -208,9 +208,9 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
 
     The budget is rounded down to the planner's six decimals, so that it never promises a byte your GPU lacks.
     """
-    plan = {"gpus": str(values["gpus"])}
+    plan = {"gpus": address_number(values["gpus"])}
     if (budget := results["activation_budget"]) is not None:
-        plan["memory_budget"] = format(Decimal(floor(Fraction(budget.value) * 10**6)).scaleb(-6).normalize(), "f")
+        plan["memory_budget"] = address_number(Decimal(floor(Fraction(budget.value) * 10**6)).scaleb(-6))
     return {"plan": plan}
 
 
