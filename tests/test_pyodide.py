@@ -23,8 +23,9 @@ from babel import Locale
 from calc.browser import evaluator
 from calc.calculators import CALCULATORS
 from calc.evaluation import default_texts
-from sitebuild.config import LOCALES, PYODIDE_PACKAGE, ROOT
+from sitebuild.config import ASSETS, LOCALES, PYODIDE_PACKAGE, ROOT
 from sitebuild.runtime import check_pinned
+from sitebuild.snapshot import told_worker
 from tests.expectations import expected
 
 # Texts that exercise each problem's wording and number formatting.
@@ -60,8 +61,10 @@ def test_pyodide_and_cpython_give_the_same_views(site, localedir, tmp_path, star
     ]
     requests = tmp_path / "requests.json"
     requests.write_text(json.dumps(asked), encoding="utf-8")
+    # Restored from the snapshot the build told the worker of, or booted.
+    snapshot = [json.dumps(told_worker(site / ASSETS / "calc-worker.js"))] if start == "snapshot" else []
     run = subprocess.run(
-        ["node", str(ROOT / "tests" / "pyodide_views.mjs"), str(site), str(requests), start],
+        ["node", str(ROOT / "tests" / "pyodide_views.mjs"), str(site), str(requests), *snapshot],
         capture_output=True,
         text=True,
         cwd=ROOT,
