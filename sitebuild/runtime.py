@@ -14,9 +14,11 @@ from packaging.utils import canonicalize_name, parse_wheel_filename
 
 from sitebuild.config import ROOT
 
+# Pyodide's standard library, which only its own boot reads: a restored snapshot gets an empty one.
+STDLIB = "python_stdlib.zip"
 # What the page's worker loads of Pyodide; the rest of the npm package
 # (Node entry points, consoles, type definitions, source maps) is not served.
-CORE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+CORE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", STDLIB)
 # Pyodide's lockfile: the package's own, and the site's, which names only our wheels.
 LOCKFILE = "pyodide-lock.json"
 
