@@ -97,11 +97,12 @@ def test_fields_typed_after_choosing_a_recipe_keep_their_text(vram, localedir):
         ("parameters", "5"),
         ("gpus", "4"),
         ("activation_memory", "3"),
+        ("overhead", "0"),
     )
     expect(vram.locator("[name=model]")).to_have_value("custom")
     expect(vram.locator("[name=optimizer]")).to_have_value("adam-fp32")
     expect_results_of_the_form(vram, localedir)
-    # 5B in fp32, 16 bytes each, stage 2 over 4 GPUs: 4·5 + 12·5/4 = 35 GB, and 3 GB of activations.
+    # 5B in fp32, 16 bytes each, stage 2 over 4 GPUs: 4·5 + 12·5/4 = 35 GB, 3 GB of activations, no overhead.
     expect(vram.locator("output[name=total_memory]")).to_have_text(
         format_quantity(Decimal("38"), "digital-gigabyte", Locale.parse(LOCALE))
     )
