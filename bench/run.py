@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from build import build  # noqa: E402
-from sitebuild.config import LOCALES, PAGES  # noqa: E402
+from sitebuild.config import LOCALES, PAGES, PYODIDE_PACKAGE  # noqa: E402
+from sitebuild.runtime import CORE_FILES  # noqa: E402
 from tests.browser import launch_profile  # noqa: E402
 from tools.serve import StaticHandler, serving  # noqa: E402
 
@@ -389,10 +390,7 @@ def main() -> None:
             warm_up(base, site)
             rows = {page: measure(playwright, base, f"{base}{args.locale}/{PAGES[page]}", args.runs) for page in pages}
 
-    core = sum(
-        (ROOT / "node_modules" / "pyodide" / n).stat().st_size
-        for n in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
-    )
+    core = sum((PYODIDE_PACKAGE / name).stat().st_size for name in CORE_FILES)
     print(f"\n{args.runs} runs a page, locale {args.locale}, medians; Pyodide core is {core / 1e6:.2f} MB\n")
     print_table(rows)
 

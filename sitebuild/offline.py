@@ -7,12 +7,13 @@ import json
 from pathlib import Path
 
 from sitebuild.config import RUNTIME, WEB
+from sitebuild.runtime import STDLIB
 
 SERVICE_WORKER = "sw.js"
 # Only the worker's fallback boot reads Pyodide's standard library (a restored snapshot gets an empty one):
 # the service worker keeps it once that boot has fetched it, rather than every visitor downloading its
 # 2.5 MB, barely compressible, up front.
-FETCHED_WHEN_NEEDED = (f"{RUNTIME}/python_stdlib.zip",)
+FETCHED_WHEN_NEEDED = (f"{RUNTIME}/{STDLIB}",)
 
 
 def precache_list(site: Path) -> list[str]:

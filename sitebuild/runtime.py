@@ -12,23 +12,49 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name, parse_wheel_filename
 
+from sitebuild.config import ROOT
+
+# Pyodide's standard library, which only its own boot reads: a restored snapshot gets an empty one.
+STDLIB = "python_stdlib.zip"
 # What the page's worker loads of Pyodide; the rest of the npm package
 # (Node entry points, consoles, type definitions, source maps) is not served.
-CORE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+CORE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", STDLIB)
+# Pyodide's lockfile: the package's own, and the site's, which names only our wheels.
+LOCKFILE = "pyodide-lock.json"
+
+# The npm manifest that pins Pyodide's version.
+MANIFEST = ROOT / "package.json"
+
+
+def check_pinned(package: Path, manifest: Path = MANIFEST) -> None:
+    """Fail unless the Pyodide installed in ``package`` is the version ``manifest`` pins.
+
+    The snapshot, the private options the worker passes and the lockfile
+    written here hold for one Pyodide (docs/pyodide.md): an older or newer
+    one left in node_modules must stop the build, not ship.
+    """
+    if not (package / "package.json").exists():
+        raise SystemExit(f"{package} is missing: run `npm ci` first")
+    pinned = json.loads(manifest.read_text(encoding="utf-8"))["dependencies"]["pyodide"]
+    installed = json.loads((package / "package.json").read_text(encoding="utf-8"))["version"]
+    if installed != pinned:
+        raise SystemExit(
+            f"{package} holds Pyodide {installed}, but {manifest.name} pins {pinned}: run `npm ci`"
+            " (or, to upgrade, follow docs/pyodide.md)"
+        )
 
 
 def install_runtime(package: Path, wheels: list[Path], out: Path) -> None:
     """Put Pyodide's core, our wheels and a lockfile naming only them in ``out``."""
-    if not (package / "pyodide.mjs").exists():
-        raise SystemExit(f"{package} is missing: run `npm ci` first")
+    check_pinned(package)
     out.mkdir(parents=True, exist_ok=True)
     for name in CORE_FILES:
         shutil.copy2(package / name, out / name)
     for wheel in wheels:
         shutil.copy2(wheel, out / wheel.name)
-    upstream = json.loads((package / "pyodide-lock.json").read_text(encoding="utf-8"))
+    upstream = json.loads((package / LOCKFILE).read_text(encoding="utf-8"))
     lock = {"info": upstream["info"], "packages": lock_entries(wheels, upstream["info"]["python"])}
-    (out / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True), encoding="utf-8")
+    (out / LOCKFILE).write_text(json.dumps(lock, indent=1, sort_keys=True), encoding="utf-8")
 
 
 def lock_entries(wheels: list[Path], python: str) -> dict[str, dict[str, object]]:

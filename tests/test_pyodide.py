@@ -23,7 +23,9 @@ from babel import Locale
 from calc.browser import evaluator
 from calc.calculators import NAMES, load
 from calc.evaluation import default_texts
-from sitebuild.config import LOCALES, ROOT
+from sitebuild.config import ASSETS, LOCALES, PYODIDE_PACKAGE, ROOT
+from sitebuild.runtime import check_pinned
+from sitebuild.snapshot import told_worker
 from tests.expectations import expected
 
 # Texts that exercise each problem's wording and number formatting.
@@ -59,8 +61,10 @@ def test_pyodide_and_cpython_give_the_same_views(site, localedir, tmp_path, star
     ]
     requests = tmp_path / "requests.json"
     requests.write_text(json.dumps(asked), encoding="utf-8")
+    # Restored from the snapshot the build told the worker of, or booted.
+    snapshot = [json.dumps(told_worker(site / ASSETS / "calc-worker.js"))] if start == "snapshot" else []
     run = subprocess.run(
-        ["node", str(ROOT / "tests" / "pyodide_views.mjs"), str(site), str(requests), start],
+        ["node", str(ROOT / "tests" / "pyodide_views.mjs"), str(site), str(requests), *snapshot],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -75,3 +79,31 @@ def test_pyodide_and_cpython_give_the_same_views(site, localedir, tmp_path, star
         if key not in evaluators:
             evaluators[key] = evaluator(*key, str(localedir))
         assert view == json.loads(evaluators[key](json.dumps(item["request"]))), item
+
+
+def pyodide_in(folder, pinned: str, installed: str | None):
+    """A package.json pinning ``pinned``, and node_modules holding Pyodide ``installed`` (None: nothing)."""
+    manifest = folder / "package.json"
+    manifest.write_text(json.dumps({"dependencies": {"pyodide": pinned}}), encoding="utf-8")
+    package = folder / "node_modules" / "pyodide"
+    package.mkdir(parents=True)
+    if installed:
+        (package / "package.json").write_text(json.dumps({"name": "pyodide", "version": installed}), encoding="utf-8")
+    return package, manifest
+
+
+def test_the_installed_pyodide_is_the_pinned_one(tmp_path):
+    check_pinned(PYODIDE_PACKAGE)
+    check_pinned(*pyodide_in(tmp_path, "314.0.8", "314.0.8"))
+
+
+@pytest.mark.parametrize("installed", ["314.0.7", "315.0.0"])
+def test_the_build_stops_on_another_pyodide_than_the_pinned_one(tmp_path, installed):
+    with pytest.raises(SystemExit) as stopped:
+        check_pinned(*pyodide_in(tmp_path, "314.0.8", installed))
+    assert f"holds Pyodide {installed}, but package.json pins 314.0.8: run `npm ci`" in str(stopped.value)
+
+
+def test_the_build_stops_without_pyodide(tmp_path):
+    with pytest.raises(SystemExit, match="is missing: run `npm ci` first"):
+        check_pinned(*pyodide_in(tmp_path, "314.0.8", None))

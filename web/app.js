@@ -34,7 +34,6 @@ const links = [...document.querySelectorAll("a[data-link]")];
 const worker = new Worker(new URL("./calc-worker.js", import.meta.url), { type: "module" });
 const pending = new Map();
 let lastId = 0;
-let latestEdit = 0;
 
 const ready = new Promise((resolve, reject) => {
   const timer = setTimeout(
@@ -115,8 +114,10 @@ function errorOf(name) {
   return document.getElementById(`${name}-error`);
 }
 
-function setTexts(texts) {
+// Except those of `kept`: the reader edited them after the request left.
+function setTexts(texts, kept) {
   for (const [name, text] of Object.entries(texts)) {
+    if (kept.has(name)) continue;
     for (const control of controls.filter((c) => c.name === name)) {
       if (control.type === "checkbox") control.checked = text.includes(control.value);
       else if (control.value !== text) control.value = text; // an equal write would be work for nothing
@@ -182,7 +183,6 @@ function show(view) {
 }
 
 function follow(view) {
-  setTexts(view.texts);
   show(view);
   for (const link of links) {
     const carried = view.links[link.dataset.link];
@@ -230,27 +230,53 @@ function fail(error) {
   for (const fieldset of form.querySelectorAll("fieldset")) fieldset.disabled = true;
 }
 
-async function update(request) {
-  const edit = ++latestEdit;
-  results.setAttribute("aria-busy", "true");
-  await ready;
-  if (edit !== latestEdit) return; // a newer edit supersedes this one
-  const view = await evaluate(request());
-  if (edit !== latestEdit || root.dataset.calc === "error") return;
-  follow(view);
-  announceLater(view.announcement);
-  results.removeAttribute("aria-busy");
+// Python is asked about one edit at a time, each read from the form as the
+// previous answer left it: an answer's texts (a preset's count, a model made
+// custom) must be in the form before the next edit is settled against them,
+// or Python settles it against the fields they replace. A field the reader
+// edits while an answer is on its way keeps what was typed, and only the
+// answer to the last edit is shown.
+const edits = []; // each waiting request, and the field its edit changed
+let asking = false;
+const editedSinceAsked = new Set();
+
+// `changed` is the field the reader edited, or null for the whole form (a reset).
+function edited(changed) {
+  for (const name of changed === null ? names : [changed]) editedSinceAsked.add(name);
+  // Typing on in one field: the request already waiting reads the form when it goes.
+  if (edits.at(-1)?.changed !== changed) queue({ changed, request: () => ({ values: readForm(), changed }) });
 }
 
-form.addEventListener("input", (event) => {
-  update(() => ({ values: readForm(), changed: event.target.name || null })).catch(fail);
-});
+function queue(edit) {
+  results.setAttribute("aria-busy", "true");
+  edits.push(edit);
+  if (!asking) askInTurn().catch(fail);
+}
+
+async function askInTurn() {
+  asking = true;
+  await ready;
+  while (edits.length > 0) {
+    const { request } = edits.shift();
+    editedSinceAsked.clear();
+    const view = await evaluate(request());
+    if (root.dataset.calc === "error") return;
+    setTexts(view.texts, editedSinceAsked);
+    if (edits.length > 0) continue; // a later edit has the last word
+    follow(view);
+    announceLater(view.announcement);
+    results.removeAttribute("aria-busy");
+  }
+  asking = false;
+}
+
+form.addEventListener("input", (event) => edited(event.target.name || null));
 // There is nothing to submit: results follow the inputs, and Enter must not reload.
 form.addEventListener("submit", (event) => event.preventDefault());
 
 // Opened with values in its address: the pre-rendered defaults are not
 // their results, so the page waits for Python, which reads the address.
-if (location.search) update(() => ({ address: location.search })).catch(fail);
+if (location.search) queue({ request: () => ({ address: location.search }) });
 
 const copied = form.querySelector('[data-role="copied"]');
 function copy(text) {

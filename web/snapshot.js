@@ -4,6 +4,7 @@
 // 3.8 MB of static data, most of which Python leaves as it found it, become
 // zeros, which saves 1.5 MB of the download. The same code applies it at
 // build time and undoes it here, XOR being its own inverse.
+import { fetchOk } from "./fetch-ok.js";
 
 /**
  * Start fetching the snapshot into a buffer of its known `size`. Returns
@@ -24,12 +25,6 @@ export function fetchSnapshot(snapshotURL, wasmURL, size, signal) {
     },
   );
   return { snapshot, filled };
-}
-
-async function fetchOk(url, signal) {
-  const response = await fetch(url, { signal });
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  return response;
 }
 
 // The unit in which the stored snapshot leaves out zeros (PAGE in sitebuild/snapshot.py).

@@ -5,6 +5,7 @@
 // (Root-Is-Purelib), so that is done here, after checking each file against
 // the sha256 the lockfile gives it. All but writing the files into Pyodide's
 // file system happens while Pyodide boots.
+import { fetchOk } from "./fetch-ok.js";
 
 async function sha256(bytes) {
   const digest = await crypto.subtle.digest("SHA-256", bytes);
@@ -30,8 +31,7 @@ export async function fetchWheels(runtimeURL, lockfile, name) {
   const entries = withDependencies(await lockfile, name);
   return Promise.all(
     entries.map(async (entry) => {
-      const wheel = await fetch(new URL(entry.file_name, runtimeURL));
-      if (!wheel.ok) throw new Error(`${entry.file_name}: HTTP ${wheel.status}`);
+      const wheel = await fetchOk(new URL(entry.file_name, runtimeURL));
       const bytes = new Uint8Array(await wheel.arrayBuffer());
       if ((await sha256(bytes)) !== entry.sha256) throw new Error(`${entry.file_name}: wrong sha256`);
       return unzip(bytes);

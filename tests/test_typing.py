@@ -1,0 +1,116 @@
+"""What a reader types stays typed, however late Python's answers come.
+
+The worker answers in its own time; a reader who edits several fields
+while an answer is on its way must find them as typed, and results for
+them. Here the worker's answers are held back in the page (its messages
+queued, then delivered in order, each in a task of its own) while the
+reader edits, so the race is the same on a fast machine and a slow one.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from babel import Locale
+from playwright.sync_api import expect
+
+from calc.evaluation import evaluate
+from calc.formatting import format_quantity
+from calc.i18n import load_translations
+from calc.vram import CALCULATOR
+from sitebuild.config import LOCALES, PAGES
+from tests.conftest import wait_until_ready
+
+pytestmark = pytest.mark.browser
+
+# Run before the page's scripts: the worker's messages to the page wait
+# while held, and are delivered in their order once released.
+HOLD_WORKER_ANSWERS = """(() => {
+    const held = [];
+    let holding = false;
+    window.holdWorker = () => { holding = true; };
+    window.heldAnswers = () => held.length;
+    window.releaseWorker = () => {
+        const drain = () => {
+            if (held.length === 0) { holding = false; return; }
+            held.shift()();
+            setTimeout(drain);
+        };
+        setTimeout(drain);
+    };
+    window.Worker = class extends Worker {
+        addEventListener(type, listener, options) {
+            if (type !== "message") return super.addEventListener(type, listener, options);
+            const deliver = (event) => listener.call(this, event);
+            return super.addEventListener(
+                type, (event) => (holding ? held.push(() => deliver(event)) : deliver(event)), options);
+        }
+    };
+})()"""
+
+LOCALE = LOCALES[0]
+
+
+@pytest.fixture
+def vram(context, base_url):
+    page = context.new_page()
+    page.add_init_script(HOLD_WORKER_ANSWERS)
+    page.goto(f"{base_url}{LOCALE}/{PAGES['vram']}")
+    wait_until_ready(page)
+    return page
+
+
+def edit_while_an_answer_is_held(page, first, *typed: tuple[str, str]) -> None:
+    """Make the ``first`` edit, type ``typed`` (field, text) while its answer is held, then let it come."""
+    page.evaluate("holdWorker()")
+    first()
+    for name, text in typed:
+        page.fill(f"[name={name}]", text)
+    # The first edit's answer came back after the typing.
+    page.wait_for_function("heldAnswers() > 0")
+    page.evaluate("releaseWorker()")
+    expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")
+    for name, text in typed:
+        expect(page.locator(f"[name={name}]")).to_have_value(text)
+
+
+def form_texts(page) -> dict[str, str]:
+    return page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll("form[data-calculator] [name]")]
+            .filter((control) => control.matches("input, select")).map((control) => [control.name, control.value]))"""
+    )
+
+
+def expect_results_of_the_form(page, localedir) -> None:
+    """The total shown is CPython's for the texts the form now holds."""
+    view = evaluate(CALCULATOR, form_texts(page), Locale.parse(LOCALE), load_translations(localedir, LOCALE))
+    assert view.prompt is None
+    expect(page.locator("output[name=total_memory]")).to_have_text(view.outputs["total_memory"])
+
+
+def test_fields_typed_after_choosing_a_recipe_keep_their_text(vram, localedir):
+    """The count typed makes the model custom, though the field typed last is another one."""
+    edit_while_an_answer_is_held(
+        vram,
+        lambda: vram.select_option("[name=optimizer]", "adam-fp32"),
+        ("parameters", "5"),
+        ("gpus", "4"),
+        ("activation_memory", "3"),
+        ("overhead", "0"),
+    )
+    expect(vram.locator("[name=model]")).to_have_value("custom")
+    expect(vram.locator("[name=optimizer]")).to_have_value("adam-fp32")
+    expect_results_of_the_form(vram, localedir)
+    # 5B in fp32, 16 bytes each, stage 2 over 4 GPUs: 4·5 + 12·5/4 = 35 GB, 3 GB of activations, no overhead.
+    expect(vram.locator("output[name=total_memory]")).to_have_text(
+        format_quantity(Decimal("38"), "digital-gigabyte", Locale.parse(LOCALE))
+    )
+
+
+def test_a_count_typed_after_choosing_a_preset_is_not_replaced_by_the_presets(vram, localedir):
+    edit_while_an_answer_is_held(
+        vram, lambda: vram.select_option("[name=model]", "meta-llama/Llama-2-7b-hf"), ("parameters", "5")
+    )
+    expect(vram.locator("[name=model]")).to_have_value("custom")
+    expect_results_of_the_form(vram, localedir)

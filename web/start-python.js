@@ -1,0 +1,91 @@
+// How Python starts, for the page's worker (calc-worker.js) and, under Node,
+// for the tests (tests/pyodide_views.mjs): Pyodide restored from the build's
+// memory snapshot, or booted as Pyodide boots; then the site's wheels
+// installed. The private Pyodide options passed here, and what to re-check
+// of them on an upgrade, are in docs/pyodide.md.
+import { loadPyodide } from "../pyodide/pyodide.mjs";
+import { fetchOk } from "./fetch-ok.js";
+import { fetchSnapshot } from "./snapshot.js";
+import { fetchWheels, installWheels } from "./wheels.js";
+
+// The site's Pyodide folder (RUNTIME in sitebuild/config.py), beside this one.
+const RUNTIME = new URL("../pyodide/", import.meta.url);
+
+// A restore not done by then is given up for Pyodide's own boot: a link
+// that slow (under 3 Mbit/s for the snapshot's 7 MB) is better off
+// fetching the 2.5 MB standard library instead, a server may stall, and
+// Pyodide's loader waits forever on a memory it cannot instantiate. The
+// page's one-minute limit leaves the boot time enough.
+const SNAPSHOT_WITHIN_MS = 20_000;
+
+const untimed = (name, step) => step();
+
+/**
+ * Start Python and install the `calc` package's wheels; resolves to Pyodide.
+ *
+ * `snapshot`: {memory, stdlib, size}, as the build tells the worker
+ * (sitebuild/snapshot.py), to restore from; null to boot. `fallBack`: boot
+ * if the restore fails, rather than fail. `indexURL`: the runtime's folder
+ * as Pyodide takes it (under Node, a path). `timed(name, step)`: runs each
+ * step, "snapshot-fetch", "snapshot", "boot" and "packages", and may time it.
+ * `started(pyodide)`: called once Python is started, before the wheels are installed.
+ */
+export async function startPython({
+  snapshot = null,
+  fallBack = false,
+  indexURL = RUNTIME.href,
+  timed = untimed,
+  started = () => {},
+}) {
+  // The lockfile fetched once, for Pyodide and for the wheels, which are fetched while Pyodide starts.
+  const lockfile = fetchOk(new URL("pyodide-lock.json", RUNTIME)).then((response) => response.json());
+  const wheels = fetchWheels(RUNTIME, lockfile, "calc");
+  const options = { indexURL, lockFileContents: lockfile };
+  const boot = () => timed("boot", () => loadPyodide(options));
+  let pyodide;
+  if (!snapshot) {
+    pyodide = await boot();
+  } else {
+    try {
+      pyodide = await restore(options, snapshot, timed);
+    } catch (error) {
+      if (!fallBack) throw error;
+      // A snapshot missing, corrupt, slow or of another build costs time only.
+      console.warn(`Python starts without its snapshot: ${describe(error)}`);
+      pyodide = await boot();
+    }
+  }
+  started(pyodide);
+  await timed("packages", async () => installWheels(pyodide, await wheels));
+  return pyodide;
+}
+
+async function restore(options, { memory, stdlib, size }, timed) {
+  const limit = AbortSignal.timeout(SNAPSHOT_WITHIN_MS);
+  const givenUp = new Promise((_, reject) => limit.addEventListener("abort", () => reject(limit.reason)));
+  const { snapshot, filled } = fetchSnapshot(
+    new URL(memory, RUNTIME),
+    new URL("pyodide.asm.wasm", RUNTIME),
+    size,
+    limit,
+  );
+  const fetched = timed("snapshot-fetch", () => filled);
+  // Pyodide compiles its WebAssembly while the snapshot arrives, and waits
+  // for it (fsInit) before restoring from it; a snapshot that failed has
+  // lost its magic number, so the restore fails too, but the fetch says why.
+  const restored = () =>
+    loadPyodide({
+      ...options,
+      _loadSnapshot: snapshot,
+      fsInit: () => filled.catch(() => {}),
+      stdLibURL: new URL(stdlib, RUNTIME).href,
+    });
+  const [pyodide] = await timed("snapshot", () => Promise.race([Promise.all([restored(), fetched]), givenUp]));
+  // Pyodide keeps its options, the snapshot's 31 MB with them: moved out, they can be freed.
+  structuredClone(snapshot.buffer, { transfer: [snapshot.buffer] });
+  return pyodide;
+}
+
+export function describe(error) {
+  return error instanceof Error ? error.message : String(error);
+}
