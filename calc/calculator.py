@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from decimal import Context, Inexact, InvalidOperation, Overflow, Rounded, localcontext
+from decimal import Context, DivisionByZero, Inexact, InvalidOperation, Overflow, Rounded, localcontext
 from gettext import NullTranslations
 from typing import TYPE_CHECKING
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 # Results must be exact: any rounding would raise instead of showing a
 # value that differs from the formula's. (Outputs round only to be shown.)
-_EXACT = Context(prec=100, traps=[Inexact, Rounded, Overflow, InvalidOperation])
+_EXACT = Context(prec=100, traps=[Inexact, Rounded, Overflow, InvalidOperation, DivisionByZero])
 
 
 @dataclass(frozen=True)
