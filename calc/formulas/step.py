@@ -539,7 +539,8 @@ def largest_micro_batch(shape: ModelShape, setting: Setting, budget: int | Fract
     the smallest of those bounds, exact.
 
     >>> from calc.models import PRESETS
-    >>> largest_micro_batch(PRESETS["meta-llama/Llama-3.1-8B"], Setting("adamw-bf16", 4096, recomputation="full"), 80 * 2**30)
+    >>> setting = Setting("adamw-bf16", 4096, recomputation="full")
+    >>> largest_micro_batch(PRESETS["meta-llama/Llama-3.1-8B"], setting, 80 * 2**30)  # 80 GiB
     5
     """
     budget = Fraction(budget)
