@@ -74,6 +74,10 @@ GRID = {
     "test/qwen2-biases-tied": [
         (("full", "lora"), ("adamw-bf16", "sgd-fp32"), ("flash",), ("none", "full"), (64,)),
     ],
+    # Four norms a layer, softcapped scores and logits, float32 norm outputs; eager only (no SDPA in Gemma-2).
+    "test/gemma2-tied": [
+        (("full", "lora"), ("adamw-bf16",), ("eager",), RECOMPUTATIONS, (64,)),
+    ],
 }
 BATCHES = (1, 2, 4)
 SEED = 0

@@ -214,13 +214,13 @@ def step_summary(report: dict) -> str:
         error = step_error(point, report["models"])
         shape = ModelShape(**report["models"][point["model"]])
         moment = step_peak(shape, step_setting(point), point["micro_batch"]).moment
-        cell = f"{point['measured_peak_bytes']:>11,} {float(error):+6.2%} {moment:<11}"
+        cell = f"{point['measured_peak_bytes']:>11,} {float(error):+6.2%} {moment:<24}"
         rows.setdefault(_step_label(point), {})[point["micro_batch"]] = cell
     batches = sorted({point["micro_batch"] for point in report["points"]})
     width = max(map(len, rows))
-    lines = [f"{'step':<{width}}" + "".join(f"  {f'b={b}: peak bytes, error, moment':<31}" for b in batches)]
+    lines = [f"{'step':<{width}}" + "".join(f"  {f'b={b}: peak bytes, error, moment':<44}" for b in batches)]
     for label, cells in rows.items():
-        lines.append(f"{label:<{width}}" + "".join(f"  {cells.get(b, ''):<31}" for b in batches))
+        lines.append((f"{label:<{width}}" + "".join(f"  {cells.get(b, ''):<44}" for b in batches)).rstrip())
     errors = [abs(step_error(point, report["models"])) for point in report["points"]]
     lines.append(
         f"{len(errors)} steps, largest error {float(max(errors)):.2%}, mean {float(sum(errors) / len(errors)):.2%}"

@@ -10,12 +10,13 @@ what is alive at each moment that can hold the most:
    forward pass, the logits and their float32 upcast.
 2. ``loss``: backward starts; the loss's gradients, as large as the
    float32 logits, twice, beside everything saved.
-3. ``last layer``: backward of the last decoder layer (recomputed first,
-   with recomputation); the head's gradients exist, every layer's saved
-   tensors are still alive, and the layer's own gradients and working
-   tensors come on top.
-4. ``first layer``: backward of the first decoder layer: every other
-   gradient exists, one layer's saved tensors are left.
+3. the last decoder layer's backward (recomputed first, with
+   recomputation), at its MLP's, its second norm's and its attention
+   core's backward: the head's gradients and some of the layer's exist,
+   every layer's saved tensors are alive but the parts already done, and
+   the gradients flowing through the part come on top.
+4. the same three for the first decoder layer: every later gradient
+   exists, one layer's saved tensors are left.
 5. ``embeddings``: backward ends; every gradient.
 6. ``optimizer``: the optimizer's step; every gradient and the
    optimizer's temporaries.
@@ -23,19 +24,31 @@ what is alive at each moment that can hold the most:
 Each moment is a fixed part plus ``b`` times a per-sample part, both by part
 (:data:`PARTS`); the peak at ``b`` is the largest moment at ``b``, and the
 largest micro-batch that fits a budget is exact (:func:`largest_micro_batch`).
-Between moments 3 and 4 the layers' backward passes trade saved tensors for
+Between 3 and 4 the layers' backward passes trade saved tensors for
 gradients one layer at a time, so what is alive is linear in the layer's
 index and the most is at one end: 3 and 4 bound every layer's.
 
 ``make validate`` measures whole steps with PyTorch's profiler on a CPU
-(``tools/measure_steps.py``, ``validation/steps.json``) for full
-fine-tuning and LoRA, the recipes ``adamw-bf16``, ``adam-fp32``,
-``sgd-fp32`` and ``autocast-bf16``, eager and SDPA attention, and the three
-recomputations, with ZeRO stage 0 on one device. Not measurable there, and
-modelled the same way: the mixed-precision recipes with an fp32 master copy
-(``adamw-mixed``, ``adamw-8bit``, ``sgd-momentum``: DeepSpeed's or FSDP's,
-with a CUDA device), ZeRO stages above 0 (several devices) and QLoRA's
-4-bit base (bitsandbytes, CUDA). Every value is exact (an int or a
+(``tools/measure_steps.py``, ``validation/steps.json``): full fine-tuning
+and LoRA, the recipes ``adamw-bf16``, ``adam-fp32``, ``sgd-fp32`` and
+``autocast-bf16``, eager and SDPA attention, the three recomputations,
+micro-batches of 1, 2 and 4, Llama, Qwen2 (tied) and Gemma-2 shapes, ZeRO
+stage 0 on one device; ``tests/test_steps.py`` holds this module to every
+point within 10% (all are within 3%). The optimizers run PyTorch's
+``foreach`` implementations, the default on CUDA. Not measurable there,
+and modelled with the same terms: the mixed-precision recipes with an fp32
+master copy (``adamw-mixed``, ``adamw-8bit``, ``sgd-momentum``: DeepSpeed's
+or FSDP's, on CUDA devices), ZeRO stages above 0 (several devices) and
+QLoRA's 4-bit base (bitsandbytes, CUDA).
+
+Not modelled: the CUDA caching allocator's reserve and fragmentation above
+what is allocated (``torch.cuda.max_memory_allocated`` is what this
+estimates, not ``max_memory_reserved``); the CUDA context; ZeRO's
+communication buckets and ZeRO-3's gathered weights of the layer being
+computed; QLoRA's dequantized weight of the projection being computed;
+LoRA under autocast; LoRA dropout (``lora_dropout`` > 0 keeps a float32
+copy of each adapted input and a mask); gradient accumulation, where the
+gradients of earlier micro-batches are alive from the forward pass on. Every value is exact (an int or a
 Fraction), in bytes.
 """
 
@@ -50,8 +63,11 @@ from calc.formulas.activations import FLOAT32_BYTES, PRECISION_BYTES
 from calc.formulas.model_states import RECIPES as STATE_RECIPES
 from calc.formulas.model_states import STAGES, ModelStates, per_gpu
 from calc.formulas.parameters import (
+    ADAM_MOMENT_BYTES,
+    ADAPTER_GRADIENT_BYTES,
     ADAPTER_WEIGHT_BYTES,
     NF4_BYTES_PER_WEIGHT,
+    _has_bias,
     base_parameters,
     linear_shapes,
     lora_parameters,
@@ -72,7 +88,15 @@ PARTS = (
     "optimizer_temporaries",
 )
 METHODS = ("full", "lora", "qlora")
-MOMENTS = ("forward", "loss", "last layer", "first layer", "embeddings", "optimizer")
+# A decoder layer's backward, in order: its MLP's, its second norm's (post_attention_layernorm), its attention core's.
+LAYER_PARTS = ("MLP", "norm", "attention")
+MOMENTS = (
+    "forward",
+    "loss",
+    *(f"{layer} layer's {part}" for layer in ("last", "first") for part in LAYER_PARTS),
+    "embeddings",
+    "optimizer",
+)
 
 
 @dataclass(frozen=True)
@@ -214,10 +238,11 @@ def _lora_terms(shape: ModelShape, setting: Setting, terms: activations._Terms, 
         inputs = own if p == f32 else len(names) * f32 * s * width
         return inputs + len(names) * f32 * s * r
 
-    flash = not terms.eager
-    # o_proj's input: SDPA keeps it anyway (its output); eager attention does not, so an adapted o_proj adds it.
-    attention_output = (terms.attention_output if flash else 0) + adapted(
-        ("o_proj",), widths["o_proj"][0], 0 if flash else terms.attention_output
+    # o_proj's input: SDPA keeps it anyway, as its output, unless it runs under selective recomputation's
+    # checkpoint; otherwise only an adapted o_proj keeps it.
+    by_core = not terms.eager and setting.recomputation != "selective"
+    attention_output = (terms.attention_output if by_core else 0) + adapted(
+        ("o_proj",), widths["o_proj"][0], 0 if by_core else terms.attention_output
     )
     intermediate = p * s * shape.intermediate_size  # one tensor as wide as the MLP
     norm_output = (f32 if activations.FAMILIES[shape.model_type].norm_output_in_float32 else p) * s * h
@@ -256,7 +281,17 @@ def _autocast_terms(shape: ModelShape, setting: Setting) -> activations._Terms:
         mlp=bf16.mlp + bf16.attention_input,  # gate_proj's and up_proj's own copies of their input
         layer_input=fp32.layer_input,  # the residual stream, float32
         layer_input_in_norm=fp32.layer_input_in_norm,
+        # apply_rotary_pos_emb multiplies the queries and keys by float32 cos and sin tables, and autocast leaves
+        # products to type promotion: the core's inputs are float32 queries and keys (the attention casts them to
+        # bf16 itself, and keeps those casts), which selective recomputation's checkpoint keeps.
+        core_inputs=bf16.core_inputs + _rotated_casts(shape, setting),
     )
+
+
+def _rotated_casts(shape: ModelShape, setting: Setting) -> int:
+    """The bytes per sample that the float32 queries and keys of autocast's attention add over bf16 ones."""
+    bf16 = PRECISION_BYTES["bf16"]
+    return (FLOAT32_BYTES - bf16) * setting.sequence_length * (shape.attention_heads + shape.kv_heads) * shape.head_dim
 
 
 def _terms(shape: ModelShape, setting: Setting) -> activations._Terms:
@@ -274,12 +309,20 @@ def _terms(shape: ModelShape, setting: Setting) -> activations._Terms:
 ADAPTER_STATES = {
     # exp_avg, exp_avg_sq (torch/optim/adam.py, Adam._init_group: zeros_like(param)); the foreach step's
     # exp_avg_sq_sqrt, as large as one of them.
-    "adamw": (ModelStates(Fraction(ADAPTER_WEIGHT_BYTES), Fraction(4), 2 * Fraction(4)), Fraction(4)),
+    "adamw": (
+        ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, 2 * ADAM_MOMENT_BYTES))),
+        Fraction(4),
+    ),
     # bitsandbytes' 8-bit states and their block constants (calc.formulas.model_states, adamw-8bit), updated in
     # its kernel.
-    "adamw-8bit": (ModelStates(Fraction(ADAPTER_WEIGHT_BYTES), Fraction(4), 2 * Fraction(1) + 2 * Fraction(4, 256)), 0),
+    "adamw-8bit": (
+        ModelStates(
+            Fraction(ADAPTER_WEIGHT_BYTES), Fraction(ADAPTER_GRADIENT_BYTES), 2 * Fraction(1) + 2 * Fraction(4, 256)
+        ),
+        Fraction(0),
+    ),
     # momentum_buffer (torch/optim/sgd.py), updated in place.
-    "sgd": (ModelStates(Fraction(ADAPTER_WEIGHT_BYTES), Fraction(4), Fraction(4)), Fraction(0)),
+    "sgd": (ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, 4))), Fraction(0)),
 }
 
 
@@ -345,7 +388,9 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     forward = sum(activations._forward(shape, terms, recomputation).values())
     # The last layer's backward at each of its parts; the first layer's, with the other layers' tensors released.
     last, kept = _layer_backward(shape, setting, terms, p)
-    first = [{**part, "activations": part["activations"] - (layers - 1) * kept} for part in last]
+    first = [
+        (name, own, {**part, "activations": part["activations"] - (layers - 1) * kept}) for name, own, part in last
+    ]
 
     # The loss (transformers/loss/loss_utils.py, ForCausalLMLoss): logits.float() makes a float32 copy of the
     # logits unless they are float32, while cross_entropy's log_softmax writes its float32 output (kept: counted in
@@ -384,17 +429,17 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
             _parts(**fixed, weight_copies=copies["loss"]),
             _parts(activations=forward, loss=loss_backward),
         ),
-        Moment(
-            "last layer",
-            _parts(**fixed, gradients=gradients(groups.head + groups.layer), weight_copies=copies["last layer"]),
-            _parts(**max(last, key=lambda part: sum(part.values()))),
-        ),
-        Moment(
-            "first layer",
-            _parts(
-                **fixed, gradients=gradients(groups.head + layers * groups.layer), weight_copies=copies["first layer"]
-            ),
-            _parts(**max(first, key=lambda part: sum(part.values()))),
+        *(
+            Moment(
+                f"{layer} layer's {name}",
+                _parts(**fixed, gradients=gradients(before + own), weight_copies=copies[f"{layer} layer"]),
+                _parts(**part),
+            )
+            for layer, before, parts in (
+                ("last", groups.head, last),
+                ("first", groups.head + (layers - 1) * groups.layer, first),
+            )
+            for name, own, part in parts
         ),
         Moment(
             "embeddings",
@@ -411,10 +456,10 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
 
 def _layer_backward(
     shape: ModelShape, setting: Setting, terms: activations._Terms, p: int
-) -> tuple[list[dict[str, Fraction]], int]:
-    """The last layer's backward, per sample, at each of its parts' backward: the saved tensors still alive, those
-    recomputed, and the gradients flowing through (``backward_temporaries``), by part; and what each layer keeps
-    until its backward.
+) -> tuple[list[tuple[str, int, dict[str, Fraction]]], int]:
+    """The last layer's backward at each of :data:`LAYER_PARTS`: the part's name, the layer's trainable parameters
+    whose gradients exist by then, and per sample the saved tensors still alive, those recomputed and the gradients
+    flowing through (``backward_temporaries``); and what each layer keeps until its backward, per sample.
 
     Backward runs a layer's parts last first, and each part's saved tensors are released once its backward has run
     (torch/csrc/autograd/engine.cpp releases a node's saved variables after it runs, retain_graph being False).
@@ -436,6 +481,7 @@ def _layer_backward(
     # What the attention core's backward has released by then: the MLP, the norms after the attention, o_proj's
     # input (SDPA keeps it: it is its output) and, eager, the probabilities' cast that the product with the values kept.
     eager = terms.eager
+    rotated = _rotated_casts(shape, setting) // 2 if RECIPES[setting.recipe].autocast else 0  # bf16 casts of q, k
     cast = p * heads * s * s if eager and p != FLOAT32_BYTES else 0
     after_core = terms.mlp + (shape.norms_per_layer - 1) * terms.norm + (terms.attention_output + cast if eager else 0)
     # The gated MLP's backward (LlamaMLP.forward): the gradient of down_proj's input, then those of the activation's
@@ -459,25 +505,46 @@ def _layer_backward(
         norm_part = {"activations": saved - terms.mlp, "recomputation": 0, "backward_temporaries": norm + residual}
         core_part = {
             "activations": saved - released,
-            "recomputation": terms.recomputed_core - cast,
+            # Recomputed under autocast, SDPA casts the float32 queries and keys to bf16 again, and keeps the casts.
+            "recomputation": terms.recomputed_core - cast + (rotated if not eager else 0),
             "backward_temporaries": core + residual,
         }
-        return [mlp_part, norm_part, core_part], kept
+        return list(
+            zip(LAYER_PARTS, _own_gradients(shape, setting), (mlp_part, norm_part, core_part), strict=True)
+        ), kept
     split = "recomputation" if recomputation == "full" else "activations"
     whole = {"activations": saved, "recomputation": recomputed}
 
     def less(released: Fraction | int, temporaries: int) -> dict[str, Fraction]:
         return {**whole, split: whole[split] - released, "backward_temporaries": temporaries + residual}
 
-    return [
-        less(0, mlp),
-        less(terms.mlp, norm),
-        less(after_core, core),
-    ], terms.layer_input if recomputation == "full" else kept
+    parts = (less(0, mlp), less(terms.mlp, norm), less(after_core, core))
+    own = _own_gradients(shape, setting)
+    return list(zip(LAYER_PARTS, own, parts, strict=True)), terms.layer_input if recomputation == "full" else kept
+
+
+def _own_gradients(shape: ModelShape, setting: Setting) -> tuple[int, int, int]:
+    """A layer's trainable parameters whose gradients exist at its MLP's, its second norm's and its attention core's
+    backward: down_proj's (made first, while the MLP's other gradients flow); the MLP's and the later norms'; and
+    o_proj's too."""
+    if setting.method == "full":
+        count = {
+            name: d_in * d_out + (d_out if _has_bias(shape, name) else 0)
+            for name, (d_in, d_out) in linear_shapes(shape).items()
+        }
+        norm = shape.hidden_size
+    else:
+        targets = set(setting.lora_targets)
+        r = setting.lora_rank
+        count = {name: r * (d_in + d_out) * (name in targets) for name, (d_in, d_out) in linear_shapes(shape).items()}
+        norm = 0
+    mlp = count["gate_proj"] + count["up_proj"] + count["down_proj"] + (shape.norms_per_layer - 1) * norm
+    return count["down_proj"], mlp, mlp + count["o_proj"]
 
 
 def _weight_copies(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
-    """Autocast's bf16 copies of the weights, alive at each moment (none without autocast).
+    """Autocast's bf16 copies of the weights alive in the forward pass, the loss, the last and the first layer's
+    backward (none without autocast).
 
     torch.autocast casts each float32 weight that requires gradients once, and
     keeps the copy in its cache until the autocast region ends
@@ -487,7 +554,7 @@ def _weight_copies(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
     their copies die with the cache, as the forward pass and the loss end,
     and the recomputation casts the layer's weights again.
     """
-    none = dict.fromkeys(MOMENTS, Fraction(0))
+    none = dict.fromkeys(("forward", "loss", "last layer", "first layer"), Fraction(0))
     if not RECIPES[setting.recipe].autocast:
         return none
     bf16 = PRECISION_BYTES["bf16"]
