@@ -7,7 +7,7 @@ beside them at some moment of the step. This module counts, term by term,
 what is alive at each moment that can hold the most:
 
 1. ``forward``: the loss is being computed; the saved tensors of the whole
-   forward pass, the logits and their float32 upcast.
+   forward pass, the logits and their float32 upcast, the decoder's output.
 2. ``loss``: backward starts; the loss's gradients, as large as the
    float32 logits, twice, beside everything saved.
 3. the last decoder layer's backward (recomputed first, with
@@ -34,7 +34,7 @@ and LoRA, the recipes ``adamw-bf16``, ``adam-fp32``, ``sgd-fp32`` and
 ``autocast-bf16``, eager and SDPA attention, the three recomputations,
 micro-batches of 1, 2 and 4, Llama, Qwen2 (tied) and Gemma-2 shapes, ZeRO
 stage 0 on one device; ``tests/test_steps.py`` holds this module to every
-point within 10% (all are within 3%). The optimizers run PyTorch's
+point within 10% (all are within 1%). The optimizers run PyTorch's
 ``foreach`` implementations, the default on CUDA. Not measurable there,
 and modelled with the same terms: the mixed-precision recipes with an fp32
 master copy (``adamw-mixed``, ``adamw-8bit``, ``sgd-momentum``: DeepSpeed's
@@ -304,6 +304,11 @@ def _terms(shape: ModelShape, setting: Setting) -> activations._Terms:
     return terms if setting.method == "full" else _lora_terms(shape, setting, terms, p)
 
 
+# Eager attention masks a model makes per forward pass: Gemma-2 one for its global layers and one for its sliding
+# ones (modeling_gemma2.py: create_causal_mask, create_sliding_window_causal_mask); Llama, Mistral and Qwen2 (no
+# sliding layers by default) one.
+MASKS = {"llama": 1, "mistral": 1, "qwen2": 1, "gemma2": 2}
+
 # A LoRA adapter's parameters are float32 (calc.formulas.parameters: ADAPTER_WEIGHT_BYTES, peft's upcast) and so are
 # their gradients; the optimizer's state and its step's temporaries follow the optimizer, in float32.
 ADAPTER_STATES = {
@@ -388,14 +393,16 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     forward = sum(activations._forward(shape, terms, recomputation).values())
     # The last layer's backward at each of its parts; the first layer's, with the other layers' tensors released.
     last, kept = _layer_backward(shape, setting, terms, p)
-    first = [
-        (name, own, {**part, "activations": part["activations"] - (layers - 1) * kept}) for name, own, part in last
-    ]
 
     # The loss (transformers/loss/loss_utils.py, ForCausalLMLoss): logits.float() makes a float32 copy of the
     # logits unless they are float32, while cross_entropy's log_softmax writes its float32 output (kept: counted in
     # the activations); the logits themselves are alive until the loss is computed.
     loss_forward = FLOAT32_BYTES * s * vocab + (p * s * vocab if p != FLOAT32_BYTES else 0)
+    # The decoder's output (last_hidden_state) is alive too, held by the model's output while the loss is computed
+    # (LlamaForCausalLM.forward): the very tensor lm_head keeps in full fine-tuning, but not when lm_head is frozen
+    # (LoRA), nor under autocast, where it is float32 and lm_head keeps a bf16 cast.
+    if recipe.autocast or setting.method != "full":
+        loss_forward += (FLOAT32_BYTES if recipe.autocast else p) * s * h
     # Backward starts: nll_loss_backward writes a float32 gradient as large as the log-probabilities, and
     # _log_softmax_backward_data another for the logits, while the log-probabilities are still kept (torch
     # derivatives.yaml: nll_loss_forward, _log_softmax).
@@ -403,6 +410,12 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
 
     # The gradient of the embeddings' output, in the residual stream's dtype (float32 under autocast).
     residual = (FLOAT32_BYTES if recipe.autocast else p) * s * h
+    # Eager attention takes transformers' 4D mask (masking_utils.py, eager_mask: batch × 1 × s × s, in the
+    # embeddings' dtype), one per kind of layer; a recomputed layer's (or core's) checkpoint keeps it as an input
+    # until that layer's backward. Without recomputation it dies as the decoder returns, before the loss.
+    mask = 0
+    if setting.attention == "eager" and recomputation != "none":
+        mask = MASKS[shape.model_type] * (FLOAT32_BYTES if recipe.autocast else p) * s * s
 
     states, per_parameter, optimizer_temporaries = _states(shape, setting)
     groups = _trainable(shape, setting)
@@ -410,6 +423,12 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
 
     def gradients(count: int) -> Fraction:
         return per_parameter.gradients * count / sharded
+
+    last = [(name, own, {**part, "activations": part["activations"] + mask}) for name, own, part in last]
+    first = [
+        (name, own, {**part, "activations": part["activations"] - (layers - 1) * kept}) for name, own, part in last
+    ]
+    forward += mask
 
     copies = _weight_copies(shape, setting)
     fixed = {"weights": states.weights, "optimizer_state": states.optimizer}
@@ -432,7 +451,7 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
         *(
             Moment(
                 f"{layer} layer's {name}",
-                _parts(**fixed, gradients=gradients(before + own), weight_copies=copies[f"{layer} layer"]),
+                _parts(**fixed, gradients=gradients(before + own), weight_copies=copies[f"{layer} layer's {name}"]),
                 _parts(**part),
             )
             for layer, before, parts in (
@@ -543,8 +562,8 @@ def _own_gradients(shape: ModelShape, setting: Setting) -> tuple[int, int, int]:
 
 
 def _weight_copies(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
-    """Autocast's bf16 copies of the weights alive in the forward pass, the loss, the last and the first layer's
-    backward (none without autocast).
+    """Autocast's bf16 copies of the weights alive in the forward pass, the loss, and the last and the first layer's
+    backward at each of :data:`LAYER_PARTS` (none without autocast).
 
     torch.autocast casts each float32 weight that requires gradients once, and
     keeps the copy in its cache until the autocast region ends
@@ -552,22 +571,28 @@ def _weight_copies(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
     compute its input's gradient, so each copy lives on until its layer's
     backward. Under gradient checkpointing the layers save nothing in forward:
     their copies die with the cache, as the forward pass and the loss end,
-    and the recomputation casts the layer's weights again.
+    and the recomputation casts the layer's weights again. In a layer's
+    backward a copy is released with its matmul's saved tensors: down_proj's
+    by the MLP's moment, the MLP's by the norm's, o_proj's too by the core's.
     """
-    none = dict.fromkeys(("forward", "loss", "last layer", "first layer"), Fraction(0))
+    moments = ("forward", "loss", *(f"{layer} layer's {part}" for layer in ("last", "first") for part in LAYER_PARTS))
     if not RECIPES[setting.recipe].autocast:
-        return none
+        return dict.fromkeys(moments, Fraction(0))
     bf16 = PRECISION_BYTES["bf16"]
-    layer = Fraction(bf16 * quantized_weights(shape), shape.layers)  # one layer's projections
+    weights = {name: bf16 * d_in * d_out for name, (d_in, d_out) in linear_shapes(shape).items()}
+    layer = sum(weights.values())  # one layer's projections
+    mlp = weights["gate_proj"] + weights["up_proj"] + weights["down_proj"]
+    released = dict(zip(LAYER_PARTS, (weights["down_proj"], mlp, mlp + weights["o_proj"]), strict=True))
     lm_head = bf16 * shape.vocab_size * shape.hidden_size  # lm_head's weight (the embeddings' when tied)
     everything = shape.layers * layer + lm_head
     full = setting.recomputation == "full"
+    # Before the last layer's backward every layer's copies are alive, or only the recomputed one's.
+    later = 0 if full else (shape.layers - 1) * layer
     return {
-        **none,
-        "forward": everything,
-        "loss": lm_head if full else everything,
-        "last layer": layer if full else shape.layers * layer,
-        "first layer": layer,
+        "forward": Fraction(everything),
+        "loss": Fraction(lm_head if full else everything),
+        **{f"last layer's {part}": Fraction(later + layer - released[part]) for part in LAYER_PARTS},
+        **{f"first layer's {part}": Fraction(layer - released[part]) for part in LAYER_PARTS},
     }
 
 
