@@ -13,12 +13,16 @@
    ``validation/activations.json``.
 5. Compares every point in that file with :mod:`calc.formulas.activations`' estimate
    and prints them; checks the accumulation cycles.
+6. Runs ``tools/measure_steps.py`` inside it, which profiles whole training
+   steps (forward, loss, backward, optimizer) of small random models on the
+   CPU and writes ``validation/steps.json``; compares every step's peak with
+   :mod:`calc.formulas.step`'s and prints them.
 
 Exits with 1 if any count differs, if a preset was not measured, if an
 estimate is off by more than ``TOLERANCE``, or if the accumulation peak is
 not flat in the accumulation steps and linear in the micro-batch.
 
-The tests (``tests/test_lora_counts.py``, ``tests/test_activations.py``)
+The tests (``tests/test_lora_counts.py``, ``tests/test_activations.py``, ``tests/test_steps.py``)
 make the same comparisons against the committed files, without torch.
 """
 
@@ -36,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from calc.formulas.activations import activation_bytes  # noqa: E402
 from calc.formulas.parameters import base_parameters, lora_parameters, quantized_weights  # noqa: E402
+from calc.formulas.step import Setting, step_peak  # noqa: E402
 from calc.models import PRESETS, ModelShape  # noqa: E402
 
 VENV = ROOT / ".venv-validate"
@@ -44,6 +49,10 @@ OUTPUT = ROOT / "validation" / "parameters.json"
 MEASURE = ROOT / "tools" / "measure_parameters.py"
 ACTIVATIONS = ROOT / "validation" / "activations.json"
 MEASURE_ACTIVATIONS = ROOT / "tools" / "measure_activations.py"
+STEPS = ROOT / "validation" / "steps.json"
+MEASURE_STEPS = ROOT / "tools" / "measure_steps.py"
+# calc.formulas.step.Setting's fields, as a measured step records them.
+STEP_FIELDS = ("recipe", "sequence_length", "attention", "recomputation", "method", "lora_rank", "lora_targets")
 # How far calc.formulas.activations' estimate may be from a measured point, relatively.
 TOLERANCE = Fraction(1, 10)
 # The requirements the environment was last installed from.
@@ -168,6 +177,59 @@ def activation_summary(report: dict) -> str:
     return "\n".join(lines)
 
 
+def step_setting(point: dict) -> Setting:
+    """The calc.formulas.step setting of a measured step."""
+    return Setting(**{field: point[field] for field in STEP_FIELDS if field in point})
+
+
+def step_error(point: dict, models: dict) -> Fraction:
+    """calc.formulas.step's peak for a measured step, as it stands now, less the measurement, relatively."""
+    measured = Fraction(point["measured_peak_bytes"])
+    estimate = step_peak(ModelShape(**models[point["model"]]), step_setting(point), point["micro_batch"]).total
+    return (estimate - measured) / measured
+
+
+def compare_steps(report: dict) -> list[str]:
+    """Every step whose estimated peak is off by more than TOLERANCE, as sentences."""
+    problems = []
+    for point in report["points"]:
+        error = step_error(point, report["models"])
+        if abs(error) > TOLERANCE:
+            problems.append(f"{_step_label(point)} b={point['micro_batch']}: estimate off by {float(error):+.1%}")
+    return problems
+
+
+def _step_label(point: dict) -> str:
+    method = point["method"] if point["method"] == "full" else f"lora r={point['lora_rank']}"
+    return (
+        f"{point['model']} {method} {point['recipe']} {point['attention']} {point['recomputation']}"
+        f" s={point['sequence_length']}"
+    )
+
+
+def step_summary(report: dict) -> str:
+    """The steps as a table: the measured peak, the estimate's error and the moment it puts the peak at, by b."""
+    rows: dict[str, dict[int, str]] = {}
+    for point in report["points"]:
+        error = step_error(point, report["models"])
+        shape = ModelShape(**report["models"][point["model"]])
+        moment = step_peak(shape, step_setting(point), point["micro_batch"]).moment
+        cell = f"{point['measured_peak_bytes']:>11,} {float(error):+6.2%} {moment:<24}"
+        rows.setdefault(_step_label(point), {})[point["micro_batch"]] = cell
+    batches = sorted({point["micro_batch"] for point in report["points"]})
+    width = max(map(len, rows))
+    lines = [f"{'step':<{width}}" + "".join(f"  {f'b={b}: peak bytes, error, moment':<44}" for b in batches)]
+    for label, cells in rows.items():
+        lines.append((f"{label:<{width}}" + "".join(f"  {cells.get(b, ''):<44}" for b in batches)).rstrip())
+    errors = [abs(step_error(point, report["models"])) for point in report["points"]]
+    lines.append(
+        f"{len(errors)} steps, largest error {float(max(errors)):.2%}, mean {float(sum(errors) / len(errors)):.2%}"
+    )
+    versions = report["versions"]
+    lines.append(f"torch {versions['torch']}, transformers {versions['transformers']}, peft {versions['peft']}")
+    return "\n".join(lines)
+
+
 def main() -> int:
     start = time.monotonic()
     python = ensure_environment()
@@ -196,7 +258,19 @@ def main() -> int:
         print(f"{len(off)} activation points are off calc's estimate by more than {float(TOLERANCE):.0%}")
     else:
         print(f"every activation estimate within {float(TOLERANCE):.0%}; wrote {ACTIVATIONS.relative_to(ROOT)}")
-    return 1 if problems or off else 0
+    started = time.monotonic()
+    subprocess.run([str(python), str(MEASURE_STEPS), str(STEPS)], check=True)
+    steps = json.loads(STEPS.read_text(encoding="utf-8"))
+    print(step_summary(steps))
+    print(f"step measurement {time.monotonic() - started:.0f} s")
+    wrong = compare_steps(steps)
+    for problem in wrong:
+        print(f"OFF: {problem}")
+    if wrong:
+        print(f"{len(wrong)} steps are off calc.formulas.step's peak by more than {float(TOLERANCE):.0%}")
+    else:
+        print(f"every step's peak within {float(TOLERANCE):.0%}; wrote {STEPS.relative_to(ROOT)}")
+    return 1 if problems or off or wrong else 0
 
 
 if __name__ == "__main__":

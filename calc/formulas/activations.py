@@ -213,7 +213,12 @@ def forward_breakdown(
     {'attention': 0, 'mlp': 0, 'norms': 96, 'logits': 2036, 'outside': 1024}
     """
     _check(shape, sequence_length, precision, attention, recomputation)
-    terms, layers = _terms(shape, sequence_length, PRECISION_BYTES[precision], attention), shape.layers
+    return _forward(shape, _terms(shape, sequence_length, PRECISION_BYTES[precision], attention), recomputation)
+
+
+def _forward(shape: ModelShape, terms: _Terms, recomputation: str) -> dict[str, Fraction]:
+    """:func:`forward_breakdown` from its terms (calc.formulas.step gives others: autocast's, LoRA's)."""
+    layers = shape.layers
     if recomputation == "full":
         return _parts(0, 0, terms.norm, terms.logits, terms.input_ids + layers * terms.layer_input)
     core = terms.core_inputs if recomputation == "selective" else terms.core
@@ -249,7 +254,12 @@ def recomputation_breakdown(
     Fraction(0, 1)
     """
     _check(shape, sequence_length, precision, attention, recomputation)
-    terms, layers = _terms(shape, sequence_length, PRECISION_BYTES[precision], attention), shape.layers
+    return _recomputation(shape, _terms(shape, sequence_length, PRECISION_BYTES[precision], attention), recomputation)
+
+
+def _recomputation(shape: ModelShape, terms: _Terms, recomputation: str) -> dict[str, Fraction]:
+    """:func:`recomputation_breakdown` from its terms."""
+    layers = shape.layers
     if recomputation == "none":
         return _parts(0, 0, 0, 0, 0)
     if recomputation == "full":

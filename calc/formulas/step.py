@@ -1,0 +1,652 @@
+"""The peak memory of one whole training step on one GPU: forward, loss, backward and the optimizer's step.
+
+Weights, gradients and optimizer state (:mod:`calc.formulas.model_states`)
+plus ``b`` times the bytes autograd saves per sample
+(:mod:`calc.formulas.activations`) is not the peak: other tensors are alive
+beside them at some moment of the step. This module counts, term by term,
+what is alive at each moment that can hold the most:
+
+1. ``forward``: the loss is being computed; the saved tensors of the whole
+   forward pass, the logits and their float32 upcast, the decoder's output.
+2. ``loss``: backward starts; the loss's gradients, as large as the
+   float32 logits, twice, beside everything saved.
+3. the last decoder layer's backward (recomputed first, with
+   recomputation), at its MLP's, its second norm's and its attention
+   core's backward: the head's gradients and some of the layer's exist,
+   every layer's saved tensors are alive but the parts already done, and
+   the gradients flowing through the part come on top.
+4. the same three for the first decoder layer: every later gradient
+   exists, one layer's saved tensors are left.
+5. ``embeddings``: backward ends; every gradient.
+6. ``optimizer``: the optimizer's step; every gradient and the
+   optimizer's temporaries.
+
+Each moment is a fixed part plus ``b`` times a per-sample part, both by part
+(:data:`PARTS`); the peak at ``b`` is the largest moment at ``b``, and the
+largest micro-batch that fits a budget is exact (:func:`largest_micro_batch`).
+Between 3 and 4 the layers' backward passes trade saved tensors for
+gradients one layer at a time, so what is alive is linear in the layer's
+index and the most is at one end: 3 and 4 bound every layer's.
+
+``make validate`` measures whole steps with PyTorch's profiler on a CPU
+(``tools/measure_steps.py``, ``validation/steps.json``): full fine-tuning
+and LoRA, the recipes ``adamw-bf16``, ``adam-fp32``, ``sgd-fp32`` and
+``autocast-bf16``, eager and SDPA attention, the three recomputations,
+micro-batches of 1, 2 and 4, Llama, Qwen2 (tied) and Gemma-2 shapes, ZeRO
+stage 0 on one device; ``tests/test_steps.py`` holds this module to every
+point within 10% (all are within 1%). The optimizers run PyTorch's
+``foreach`` implementations, the default on CUDA. Not measurable there,
+and modelled with the same terms: the mixed-precision recipes with an fp32
+master copy (``adamw-mixed``, ``adamw-8bit``, ``sgd-momentum``: DeepSpeed's
+or FSDP's, on CUDA devices), ZeRO stages above 0 (several devices) and
+QLoRA's 4-bit base (bitsandbytes, CUDA).
+
+Not modelled: the CUDA caching allocator's reserve and fragmentation above
+what is allocated (``torch.cuda.max_memory_allocated`` is what this
+estimates, not ``max_memory_reserved``); the CUDA context; ZeRO's
+communication buckets and ZeRO-3's gathered weights of the layer being
+computed; QLoRA's dequantized weight of the projection being computed;
+LoRA under autocast; LoRA dropout (``lora_dropout`` > 0 keeps a float32
+copy of each adapted input and a mask); gradient accumulation, where the
+gradients of earlier micro-batches are alive from the forward pass on. Every value is exact (an int or a
+Fraction), in bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from fractions import Fraction
+
+from calc.formulas import activations
+from calc.formulas.activations import FLOAT32_BYTES, PRECISION_BYTES
+from calc.formulas.model_states import RECIPES as STATE_RECIPES
+from calc.formulas.model_states import STAGES, ModelStates, per_gpu
+from calc.formulas.parameters import (
+    ADAM_MOMENT_BYTES,
+    ADAPTER_GRADIENT_BYTES,
+    ADAPTER_WEIGHT_BYTES,
+    NF4_BYTES_PER_WEIGHT,
+    _has_bias,
+    base_parameters,
+    linear_shapes,
+    lora_parameters,
+    quantized_weights,
+)
+from calc.models import ModelShape
+
+# The breakdown's parts, in the order they are shown.
+PARTS = (
+    "weights",
+    "gradients",
+    "optimizer_state",
+    "weight_copies",  # autocast's 16-bit copies of the weights
+    "activations",  # what autograd saved in the forward pass
+    "recomputation",  # what a recomputed layer (or attention core) saves again in backward
+    "loss",  # the float32 logits and their gradients
+    "backward_temporaries",  # the gradients flowing through a layer's backward
+    "optimizer_temporaries",
+)
+METHODS = ("full", "lora", "qlora")
+# A decoder layer's backward, in order: its MLP's, its second norm's (post_attention_layernorm), its attention core's.
+LAYER_PARTS = ("MLP", "norm", "attention")
+MOMENTS = (
+    "forward",
+    "loss",
+    *(f"{layer} layer's {part}" for layer in ("last", "first") for part in LAYER_PARTS),
+    "embeddings",
+    "optimizer",
+)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a training recipe keeps its states and computes: what a step's peak depends on beyond the model."""
+
+    states: ModelStates  # bytes per trainable parameter (calc.formulas.model_states)
+    activations: str  # the precision the layers compute in (calc.formulas.activations.PRECISION_BYTES)
+    weights_dtype: str  # the precision of the weights the layers use, and of the gradients autograd makes
+    autocast: bool  # the weights are float32 and torch.autocast runs the layers in bfloat16
+    temporaries: Fraction  # the optimizer step's temporaries, bytes per trainable parameter
+    optimizer: str  # adamw, adamw-8bit or sgd: what a LoRA adapter's float32 parameters are trained with
+    measured: bool  # tools/measure_steps.py runs it on a CPU
+
+
+RECIPES: dict[str, Recipe] = {
+    # Pure bf16 weights, gradients and AdamW state (torch.optim.AdamW on a bf16 model). With foreach, PyTorch's
+    # default on CUDA, _multi_tensor_adam (torch/optim/adam.py) updates the states in place and allocates one list:
+    # exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs), as large as the state, in its dtype.
+    "adamw-bf16": Recipe(STATE_RECIPES["adamw-bf16"], "bf16", "bf16", False, Fraction(2), "adamw", True),
+    # The same in float32 throughout: exp_avg_sq_sqrt in float32.
+    "adam-fp32": Recipe(STATE_RECIPES["adam-fp32"], "fp32", "fp32", False, Fraction(4), "adamw", True),
+    # SGD with momentum in float32: _multi_tensor_sgd (torch/optim/sgd.py) updates the momentum buffers and the
+    # weights in place (torch._foreach_add_(device_params, device_grads, alpha=-lr)): no temporary.
+    "sgd-fp32": Recipe(STATE_RECIPES["sgd-fp32"], "fp32", "fp32", False, Fraction(0), "sgd", True),
+    # Float32 weights, gradients and AdamW state, the layers run under torch.autocast(dtype=torch.bfloat16): the
+    # states are adam-fp32's; autocast casts each weight to bf16 once per forward pass and keeps the copy in its
+    # cache while the forward pass runs, and the matmuls save it for backward (weight_copies below).
+    "autocast-bf16": Recipe(STATE_RECIPES["adam-fp32"], "bf16", "fp32", True, Fraction(4), "adamw", True),
+    # The mixed-precision recipes keep bf16 weights for the layers and an fp32 master copy in the optimizer state
+    # (ZeRO §3.1), as DeepSpeed and FSDP train. Their step upcasts the gradients to float32 for the master update
+    # (DeepSpeed's ZeRO optimizer: the fp32 gradient partition, single_partition_of_fp32_groups[i].grad), 4 bytes per
+    # parameter, sharded as the optimizer state, and updates with a fused kernel (FusedAdam, bitsandbytes' 8-bit
+    # kernel, a fused SGD) that allocates nothing more. Not measured: they need a CUDA device.
+    "adamw-mixed": Recipe(STATE_RECIPES["adamw-mixed"], "bf16", "bf16", False, Fraction(4), "adamw", False),
+    "adamw-8bit": Recipe(STATE_RECIPES["adamw-8bit"], "bf16", "bf16", False, Fraction(4), "adamw-8bit", False),
+    "sgd-momentum": Recipe(STATE_RECIPES["sgd-momentum"], "bf16", "bf16", False, Fraction(4), "sgd", False),
+}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One training step's setting, but the model's shape and the micro-batch.
+
+    ``method`` is ``full`` (every parameter trained), ``lora`` (an adapter
+    of ``lora_rank`` on ``lora_targets`` over a frozen base in the recipe's
+    weights dtype) or ``qlora`` (the same over a 4-bit NF4 base, computing
+    in bf16). ``zero_stage`` and ``gpus`` shard the model states as
+    :func:`calc.formulas.model_states.per_gpu` does; activations are each
+    GPU's own.
+    """
+
+    recipe: str
+    sequence_length: int
+    attention: str = "flash"
+    recomputation: str = "none"
+    method: str = "full"
+    lora_rank: int = 8
+    lora_targets: tuple[str, ...] = ()
+    zero_stage: int = 0
+    gpus: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lora_targets", tuple(self.lora_targets))
+
+
+@dataclass(frozen=True)
+class Moment:
+    """What is alive at one moment of the step: ``fixed`` plus ``b`` times ``per_sample``, in bytes by part."""
+
+    name: str
+    fixed: dict[str, Fraction]
+    per_sample: dict[str, Fraction]
+
+    def at(self, micro_batch: int) -> Fraction:
+        return sum(self.fixed.values(), Fraction(0)) + micro_batch * sum(self.per_sample.values(), Fraction(0))
+
+
+@dataclass(frozen=True)
+class Peak:
+    """The step's peak at one micro-batch: its bytes, the moment that holds it, and that moment by part."""
+
+    total: Fraction
+    moment: str
+    parts: dict[str, Fraction]
+    per_sample: Fraction  # the per-sample part of the moment holding the peak (loss and recomputation included)
+
+
+def _parts(**values: Fraction | int) -> dict[str, Fraction]:
+    return {part: Fraction(values.get(part, 0)) for part in PARTS}
+
+
+def _check(shape: ModelShape, setting: Setting) -> None:
+    if setting.recipe not in RECIPES:
+        raise ValueError(f"recipe must be one of {', '.join(RECIPES)}, not {setting.recipe!r}")
+    if setting.method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {setting.method!r}")
+    if setting.method == "qlora" and RECIPES[setting.recipe].activations != "bf16":
+        raise ValueError("QLoRA computes in bf16: choose a recipe that does")
+    if setting.method != "full" and RECIPES[setting.recipe].autocast:
+        raise ValueError("LoRA under autocast is not modelled")
+    if setting.zero_stage not in STAGES:
+        raise ValueError(f"ZeRO stage must be one of {STAGES}, not {setting.zero_stage!r}")
+    if isinstance(setting.gpus, bool) or not isinstance(setting.gpus, int) or setting.gpus < 1:
+        raise ValueError(f"need at least one GPU, not {setting.gpus!r}")
+    if setting.method != "full":
+        lora_parameters(shape, setting.lora_rank, setting.lora_targets)  # raises on a bad rank or target
+    precision = RECIPES[setting.recipe].activations
+    activations._check(shape, setting.sequence_length, precision, setting.attention, setting.recomputation)
+
+
+def _lora_terms(shape: ModelShape, setting: Setting, terms: activations._Terms, p: int) -> activations._Terms:
+    """What a frozen base with LoRA adapters saves, where full fine-tuning saves ``terms``.
+
+    A frozen ``nn.Linear`` saves only its weight (MmBackward0 keeps ``self``
+    for the weight's gradient alone: ``_saved_self`` is None when the weight
+    needs none), so the projections' inputs are gone, and so are the RMSNorm's
+    normalized output (kept by the product with the now frozen weight),
+    lm_head's input and the token ids (nn.Embedding, frozen, records no
+    backward). peft's LoRA ``Linear.forward`` (peft/tuners/lora/layer.py)
+    casts the input to the adapter's float32 (``_cast_input_dtype``), a copy
+    per adapted module unless the model is float32, which ``lora_A`` keeps;
+    ``lora_B`` keeps ``lora_A``'s output, ``r`` floats a token
+    (``lora_dropout`` = 0: nn.Identity, no mask). Counted as peft's
+    ``enable_input_require_grads`` leaves it (gradient checkpointing,
+    ``prepare_model_for_kbit_training``): the first layer saves as the others.
+    """
+    s, h, r = setting.sequence_length, shape.hidden_size, setting.lora_rank
+    widths = linear_shapes(shape)
+    targets = set(setting.lora_targets)
+    f32 = FLOAT32_BYTES
+
+    def adapted(modules: tuple[str, ...], width: int, own: int) -> int:
+        """The adapted modules' saved inputs, ``width`` values a token, and lora_A's outputs."""
+        names = [m for m in modules if m in targets]
+        if not names:
+            return 0
+        # float32 model: the input itself, one tensor however many modules share it; else a float32 copy each.
+        inputs = own if p == f32 else len(names) * f32 * s * width
+        return inputs + len(names) * f32 * s * r
+
+    # o_proj's input: SDPA keeps it anyway, as its output, unless it runs under selective recomputation's
+    # checkpoint; otherwise only an adapted o_proj keeps it.
+    by_core = not terms.eager and setting.recomputation != "selective"
+    attention_output = (terms.attention_output if by_core else 0) + adapted(
+        ("o_proj",), widths["o_proj"][0], 0 if by_core else terms.attention_output
+    )
+    intermediate = p * s * shape.intermediate_size  # one tensor as wide as the MLP
+    norm_output = (f32 if activations.FAMILIES[shape.model_type].norm_output_in_float32 else p) * s * h
+    return dataclasses.replace(
+        terms,
+        norm=terms.norm - norm_output,  # an RMSNorm keeps its float32 input and the rsqrt, not its output
+        attention_input=adapted(("q_proj", "k_proj", "v_proj"), h, terms.attention_input),
+        attention_output=attention_output,
+        # The activation keeps its input, the product its two factors (LlamaMLP.forward); down_proj's input only if
+        # it is adapted.
+        mlp=adapted(("gate_proj", "up_proj"), h, p * s * h)
+        + 3 * intermediate
+        + adapted(("down_proj",), shape.intermediate_size, intermediate),
+        logits=terms.logits - p * s * h,  # lm_head, frozen, keeps no input
+        input_ids=0,
+    )
+
+
+def _autocast_terms(shape: ModelShape, setting: Setting) -> activations._Terms:
+    """What a float32 model saves under ``torch.autocast(dtype=torch.bfloat16)``, per sample.
+
+    The linear layers and the attention run in bf16 (torch's autocast op
+    lists: linear, matmul, scaled_dot_product_attention); what autocast does
+    not list runs in the dtype it is given, so the residual stream stays
+    float32 (the embeddings are float32, and float32 + bf16 is float32), and
+    the RMSNorms keep float32 tensors as in a float32 model. Each linear layer
+    casts its input to bf16 itself (autocast caches only the weights' casts),
+    so q, k and v keep three bf16 copies of their input, gate and up two.
+    """
+    bf16 = activations._terms(shape, setting.sequence_length, PRECISION_BYTES["bf16"], setting.attention)
+    fp32 = activations._terms(shape, setting.sequence_length, FLOAT32_BYTES, setting.attention)
+    return dataclasses.replace(
+        bf16,
+        norm=fp32.norm,
+        attention_input=3 * bf16.attention_input,
+        mlp=bf16.mlp + bf16.attention_input,  # gate_proj's and up_proj's own copies of their input
+        layer_input=fp32.layer_input,  # the residual stream, float32
+        layer_input_in_norm=fp32.layer_input_in_norm,
+        # apply_rotary_pos_emb multiplies the queries and keys by float32 cos and sin tables, and autocast leaves
+        # products to type promotion: the core's inputs are float32 queries and keys (the attention casts them to
+        # bf16 itself, and keeps those casts), which selective recomputation's checkpoint keeps.
+        core_inputs=bf16.core_inputs + _rotated_casts(shape, setting),
+    )
+
+
+def _rotated_casts(shape: ModelShape, setting: Setting) -> int:
+    """The bytes per sample that the float32 queries and keys of autocast's attention add over bf16 ones."""
+    bf16 = PRECISION_BYTES["bf16"]
+    return (FLOAT32_BYTES - bf16) * setting.sequence_length * (shape.attention_heads + shape.kv_heads) * shape.head_dim
+
+
+def _terms(shape: ModelShape, setting: Setting) -> activations._Terms:
+    recipe = RECIPES[setting.recipe]
+    p = PRECISION_BYTES[recipe.activations]
+    if recipe.autocast:
+        terms = _autocast_terms(shape, setting)
+    else:
+        terms = activations._terms(shape, setting.sequence_length, p, setting.attention)
+    return terms if setting.method == "full" else _lora_terms(shape, setting, terms, p)
+
+
+# Eager attention masks a model makes per forward pass: Gemma-2 one for its global layers and one for its sliding
+# ones (modeling_gemma2.py: create_causal_mask, create_sliding_window_causal_mask); Llama, Mistral and Qwen2 (no
+# sliding layers by default) one.
+MASKS = {"llama": 1, "mistral": 1, "qwen2": 1, "gemma2": 2}
+
+# A LoRA adapter's parameters are float32 (calc.formulas.parameters: ADAPTER_WEIGHT_BYTES, peft's upcast) and so are
+# their gradients; the optimizer's state and its step's temporaries follow the optimizer, in float32.
+ADAPTER_STATES = {
+    # exp_avg, exp_avg_sq (torch/optim/adam.py, Adam._init_group: zeros_like(param)); the foreach step's
+    # exp_avg_sq_sqrt, as large as one of them.
+    "adamw": (
+        ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, 2 * ADAM_MOMENT_BYTES))),
+        Fraction(4),
+    ),
+    # bitsandbytes' 8-bit states and their block constants (calc.formulas.model_states, adamw-8bit), updated in
+    # its kernel.
+    "adamw-8bit": (
+        ModelStates(
+            Fraction(ADAPTER_WEIGHT_BYTES), Fraction(ADAPTER_GRADIENT_BYTES), 2 * Fraction(1) + 2 * Fraction(4, 256)
+        ),
+        Fraction(0),
+    ),
+    # momentum_buffer (torch/optim/sgd.py), updated in place.
+    "sgd": (ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, 4))), Fraction(0)),
+}
+
+
+@dataclass(frozen=True)
+class _Groups:
+    """Parameter counts, grouped by when backward makes their gradients."""
+
+    head: int  # lm_head and the final norm: backward's first gradients
+    layer: int  # one decoder layer's
+    embeddings: int  # the token embeddings', backward's last
+
+    def total(self, layers: int) -> int:
+        return self.head + layers * self.layer + self.embeddings
+
+
+def _trainable(shape: ModelShape, setting: Setting) -> _Groups:
+    if setting.method != "full":
+        # peft trains the adapters only, the same in every layer (calc.formulas.parameters.lora_parameters).
+        return _Groups(0, lora_parameters(shape, setting.lora_rank, setting.lora_targets) // shape.layers, 0)
+    embeddings = shape.vocab_size * shape.hidden_size  # nn.Embedding(vocab, hidden)
+    lm_head = 0 if shape.tie_word_embeddings else embeddings  # nn.Linear(hidden, vocab)
+    head = lm_head + shape.hidden_size  # and the final norm's weight
+    layer = (base_parameters(shape) - embeddings - head) // shape.layers
+    if shape.tie_word_embeddings:
+        # The shared matrix's gradient is made by lm_head's backward, the first; the embeddings' is added to it.
+        return _Groups(head + embeddings, layer, 0)
+    return _Groups(head, layer, embeddings)
+
+
+def _states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, ModelStates, Fraction]:
+    """Per GPU: the model states; the bytes per trainable parameter; the optimizer step's temporaries."""
+    recipe, stage, gpus = RECIPES[setting.recipe], setting.zero_stage, setting.gpus
+    trainable = _trainable(shape, setting).total(shape.layers)
+    if setting.method == "full":
+        per_parameter, temporaries, frozen = recipe.states, recipe.temporaries, Fraction(0)
+    else:
+        per_parameter, temporaries = ADAPTER_STATES[recipe.optimizer]
+        base = base_parameters(shape)
+        if setting.method == "qlora":
+            # The projections in NF4 with double quantization, the rest (embeddings, norms, lm_head) in bf16
+            # (calc.formulas.parameters.quantized_weights).
+            quantized = quantized_weights(shape)
+            frozen = quantized * NF4_BYTES_PER_WEIGHT + (base - quantized) * PRECISION_BYTES["bf16"]
+        else:
+            frozen = Fraction(base * PRECISION_BYTES[recipe.weights_dtype])
+    states = per_gpu(per_parameter, trainable, stage, gpus)
+    # ZeRO-3 shards every weight, frozen or not (Rajbhandari et al. 2019, §5.3).
+    states = dataclasses.replace(states, weights=states.weights + frozen / (gpus if stage >= 3 else 1))
+    # The step's temporaries are the optimizer's: sharded with its state (§5.1).
+    return states, per_parameter, temporaries * trainable / (gpus if stage >= 1 else 1)
+
+
+def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
+    """Every moment that can hold the step's peak (:data:`MOMENTS`), each as a fixed part plus a per-sample part."""
+    _check(shape, setting)
+    recipe, layers = RECIPES[setting.recipe], shape.layers
+    s, h, vocab = setting.sequence_length, shape.hidden_size, shape.vocab_size
+    p = PRECISION_BYTES[recipe.activations]
+    terms = _terms(shape, setting)
+    recomputation = setting.recomputation
+
+    # Saved per sample at the end of the forward pass (calc.formulas.activations).
+    forward = sum(activations._forward(shape, terms, recomputation).values())
+    # The last layer's backward at each of its parts; the first layer's, with the other layers' tensors released.
+    last, kept = _layer_backward(shape, setting, terms, p)
+
+    # The loss (transformers/loss/loss_utils.py, ForCausalLMLoss): logits.float() makes a float32 copy of the
+    # logits unless they are float32, while cross_entropy's log_softmax writes its float32 output (kept: counted in
+    # the activations); the logits themselves are alive until the loss is computed.
+    loss_forward = FLOAT32_BYTES * s * vocab + (p * s * vocab if p != FLOAT32_BYTES else 0)
+    # The decoder's output (last_hidden_state) is alive too, held by the model's output while the loss is computed
+    # (LlamaForCausalLM.forward): the very tensor lm_head keeps in full fine-tuning, but not when lm_head is frozen
+    # (LoRA), nor under autocast, where it is float32 and lm_head keeps a bf16 cast.
+    if recipe.autocast or setting.method != "full":
+        loss_forward += (FLOAT32_BYTES if recipe.autocast else p) * s * h
+    # Backward starts: nll_loss_backward writes a float32 gradient as large as the log-probabilities, and
+    # _log_softmax_backward_data another for the logits, while the log-probabilities are still kept (torch
+    # derivatives.yaml: nll_loss_forward, _log_softmax).
+    loss_backward = 2 * FLOAT32_BYTES * s * vocab
+
+    # The gradient of the embeddings' output, in the residual stream's dtype (float32 under autocast).
+    residual = (FLOAT32_BYTES if recipe.autocast else p) * s * h
+    # Eager attention takes transformers' 4D mask (masking_utils.py, eager_mask: batch × 1 × s × s, in the
+    # embeddings' dtype), one per kind of layer; a recomputed layer's (or core's) checkpoint keeps it as an input
+    # until that layer's backward. Without recomputation it dies as the decoder returns, before the loss.
+    mask = 0
+    if setting.attention == "eager" and recomputation != "none":
+        mask = MASKS[shape.model_type] * (FLOAT32_BYTES if recipe.autocast else p) * s * s
+
+    states, per_parameter, optimizer_temporaries = _states(shape, setting)
+    groups = _trainable(shape, setting)
+    sharded = setting.gpus if setting.zero_stage >= 2 else 1  # ZeRO-2 and 3 keep a shard of each gradient (§5.2)
+
+    def gradients(count: int) -> Fraction:
+        return per_parameter.gradients * count / sharded
+
+    last = [(name, own, {**part, "activations": part["activations"] + mask}) for name, own, part in last]
+    first = [
+        (name, own, {**part, "activations": part["activations"] - (layers - 1) * kept}) for name, own, part in last
+    ]
+    forward += mask
+
+    copies = _weight_copies(shape, setting)
+    fixed = {"weights": states.weights, "optimizer_state": states.optimizer}
+    # Tied, the shared matrix's two gradients, lm_head's and the one embedding_dense_backward writes (aten::zeros),
+    # meet before AccumulateGrad and are added out of place (an aten::add, as profiled for validation/steps.json):
+    # two more gradients of the matrix beside every other gradient.
+    matrix = shape.vocab_size * shape.hidden_size
+    tied = 2 * gradients(matrix) if shape.tie_word_embeddings and setting.method == "full" else 0
+    return (
+        Moment(
+            "forward",
+            _parts(**fixed, weight_copies=copies["forward"]),
+            _parts(activations=forward, loss=loss_forward),
+        ),
+        Moment(
+            "loss",
+            _parts(**fixed, weight_copies=copies["loss"]),
+            _parts(activations=forward, loss=loss_backward),
+        ),
+        *(
+            Moment(
+                f"{layer} layer's {name}",
+                _parts(**fixed, gradients=gradients(before + own), weight_copies=copies[f"{layer} layer's {name}"]),
+                _parts(**part),
+            )
+            for layer, before, parts in (
+                ("last", groups.head, last),
+                ("first", groups.head + (layers - 1) * groups.layer, first),
+            )
+            for name, own, part in parts
+        ),
+        Moment(
+            "embeddings",
+            _parts(**fixed, gradients=states.gradients + tied),
+            _parts(backward_temporaries=residual),  # the gradient of the embeddings' output
+        ),
+        Moment(
+            "optimizer",
+            _parts(**fixed, gradients=states.gradients, optimizer_temporaries=optimizer_temporaries),
+            _parts(),
+        ),
+    )
+
+
+def _layer_backward(
+    shape: ModelShape, setting: Setting, terms: activations._Terms, p: int
+) -> tuple[list[tuple[str, int, dict[str, Fraction]]], int]:
+    """The last layer's backward at each of :data:`LAYER_PARTS`: the part's name, the layer's trainable parameters
+    whose gradients exist by then, and per sample the saved tensors still alive, those recomputed and the gradients
+    flowing through (``backward_temporaries``); and what each layer keeps until its backward, per sample.
+
+    Backward runs a layer's parts last first, and each part's saved tensors are released once its backward has run
+    (torch/csrc/autograd/engine.cpp releases a node's saved variables after it runs, retain_graph being False).
+    """
+    s, h, heads, layers = setting.sequence_length, shape.hidden_size, shape.attention_heads, shape.layers
+    recomputation = setting.recomputation
+    # The gradient of the residual stream, in its dtype (float32 under autocast), alive from one layer to the next.
+    residual = (FLOAT32_BYTES if RECIPES[setting.recipe].autocast else p) * s * h
+    kept = terms.attention_input + terms.core + terms.attention_output + terms.mlp + shape.norms_per_layer * terms.norm
+    if recomputation == "selective":
+        kept += terms.core_inputs - terms.core
+    saved = layers * kept + terms.input_ids  # every layer's, as the forward pass left them
+    recomputed = Fraction(0)
+    if recomputation == "full":
+        # The checkpoints keep each layer's input; the last layer, recomputed, keeps all its tensors again (its first
+        # norm's float32 input is the checkpoint itself in a float32 model).
+        saved = layers * terms.layer_input + terms.input_ids
+        recomputed = Fraction(kept - terms.layer_input_in_norm)
+    # What the attention core's backward has released by then: the MLP, the norms after the attention, o_proj's
+    # input (SDPA keeps it: it is its output) and, eager, the probabilities' cast that the product with the values kept.
+    eager = terms.eager
+    rotated = _rotated_casts(shape, setting) // 2 if RECIPES[setting.recipe].autocast else 0  # bf16 casts of q, k
+    cast = p * heads * s * s if eager and p != FLOAT32_BYTES else 0
+    after_core = terms.mlp + (shape.norms_per_layer - 1) * terms.norm + (terms.attention_output + cast if eager else 0)
+    # The gated MLP's backward (LlamaMLP.forward): the gradient of down_proj's input, then those of the activation's
+    # output and of up_proj's, then of gate_proj's; down_proj's input is released after its backward, the product's
+    # factors after theirs: two intermediate-wide gradients beyond the saved tensors at most.
+    mlp = 2 * p * s * shape.intermediate_size
+    # RMSNorm's backward, in float32 (LlamaRMSNorm.forward upcasts): the gradient of the normalized states, of the
+    # upcast input through the product and through pow, and the reductions' broadcast: five float32 s×h tensors.
+    norm = 5 * FLOAT32_BYTES * s * h
+    if eager:
+        # The gradient of the probabilities, float32 (the cast's backward, or the matmul's in a float32 model), and
+        # softmax's backward's float32 output (torch: _softmax_backward_data).
+        core = 2 * FLOAT32_BYTES * heads * s * s
+    else:
+        # SDPA's backward writes the gradients of the queries and of the keys and values, kv_heads wide.
+        core = p * s * (heads + 2 * shape.kv_heads) * shape.head_dim
+    if recomputation == "selective":
+        # The core is recomputed after the MLP's backward and o_proj's: their saved tensors are gone by then.
+        released = terms.mlp + (shape.norms_per_layer - 1) * terms.norm + terms.attention_output
+        mlp_part = {"activations": saved, "recomputation": 0, "backward_temporaries": mlp + residual}
+        norm_part = {"activations": saved - terms.mlp, "recomputation": 0, "backward_temporaries": norm + residual}
+        core_part = {
+            "activations": saved - released,
+            # Recomputed under autocast, SDPA casts the float32 queries and keys to bf16 again, and keeps the casts.
+            "recomputation": terms.recomputed_core - cast + (rotated if not eager else 0),
+            "backward_temporaries": core + residual,
+        }
+        return list(
+            zip(LAYER_PARTS, _own_gradients(shape, setting), (mlp_part, norm_part, core_part), strict=True)
+        ), kept
+    split = "recomputation" if recomputation == "full" else "activations"
+    whole = {"activations": saved, "recomputation": recomputed}
+
+    def less(released: Fraction | int, temporaries: int) -> dict[str, Fraction]:
+        return {**whole, split: whole[split] - released, "backward_temporaries": temporaries + residual}
+
+    parts = (less(0, mlp), less(terms.mlp, norm), less(after_core, core))
+    own = _own_gradients(shape, setting)
+    return list(zip(LAYER_PARTS, own, parts, strict=True)), terms.layer_input if recomputation == "full" else kept
+
+
+def _own_gradients(shape: ModelShape, setting: Setting) -> tuple[int, int, int]:
+    """A layer's trainable parameters whose gradients exist at its MLP's, its second norm's and its attention core's
+    backward: down_proj's (made first, while the MLP's other gradients flow); the MLP's and the later norms'; and
+    o_proj's too."""
+    if setting.method == "full":
+        count = {
+            name: d_in * d_out + (d_out if _has_bias(shape, name) else 0)
+            for name, (d_in, d_out) in linear_shapes(shape).items()
+        }
+        norm = shape.hidden_size
+    else:
+        targets = set(setting.lora_targets)
+        r = setting.lora_rank
+        count = {name: r * (d_in + d_out) * (name in targets) for name, (d_in, d_out) in linear_shapes(shape).items()}
+        norm = 0
+    mlp = count["gate_proj"] + count["up_proj"] + count["down_proj"] + (shape.norms_per_layer - 1) * norm
+    return count["down_proj"], mlp, mlp + count["o_proj"]
+
+
+def _weight_copies(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
+    """Autocast's bf16 copies of the weights alive in the forward pass, the loss, and the last and the first layer's
+    backward at each of :data:`LAYER_PARTS` (none without autocast).
+
+    torch.autocast casts each float32 weight that requires gradients once, and
+    keeps the copy in its cache until the autocast region ends
+    (aten/src/ATen/autocast_mode.cpp, cached_cast); the matmul saves it to
+    compute its input's gradient, so each copy lives on until its layer's
+    backward. Under gradient checkpointing the layers save nothing in forward:
+    their copies die with the cache, as the forward pass and the loss end,
+    and the recomputation casts the layer's weights again. In a layer's
+    backward a copy is released with its matmul's saved tensors: down_proj's
+    by the MLP's moment, the MLP's by the norm's, o_proj's too by the core's.
+    """
+    moments = ("forward", "loss", *(f"{layer} layer's {part}" for layer in ("last", "first") for part in LAYER_PARTS))
+    if not RECIPES[setting.recipe].autocast:
+        return dict.fromkeys(moments, Fraction(0))
+    bf16 = PRECISION_BYTES["bf16"]
+    weights = {name: bf16 * d_in * d_out for name, (d_in, d_out) in linear_shapes(shape).items()}
+    layer = sum(weights.values())  # one layer's projections
+    mlp = weights["gate_proj"] + weights["up_proj"] + weights["down_proj"]
+    released = dict(zip(LAYER_PARTS, (weights["down_proj"], mlp, mlp + weights["o_proj"]), strict=True))
+    lm_head = bf16 * shape.vocab_size * shape.hidden_size  # lm_head's weight (the embeddings' when tied)
+    everything = shape.layers * layer + lm_head
+    full = setting.recomputation == "full"
+    # Before the last layer's backward every layer's copies are alive, or only the recomputed one's.
+    later = 0 if full else (shape.layers - 1) * layer
+    return {
+        "forward": Fraction(everything),
+        "loss": Fraction(lm_head if full else everything),
+        **{f"last layer's {part}": Fraction(later + layer - released[part]) for part in LAYER_PARTS},
+        **{f"first layer's {part}": Fraction(layer - released[part]) for part in LAYER_PARTS},
+    }
+
+
+def step_peak(shape: ModelShape, setting: Setting, micro_batch: int) -> Peak:
+    """The peak of one training step of ``micro_batch`` samples, in bytes, on one GPU.
+
+    >>> from calc.models import PRESETS
+    >>> shape = PRESETS["meta-llama/Llama-3.1-8B"]
+    >>> peak = step_peak(shape, Setting("adamw-bf16", 4096, recomputation="full"), 1)
+    >>> peak.moment, round(float(peak.total / 2**30), 2)  # GiB: 2 + 2 + 4 bytes a parameter, and the square roots
+    ('optimizer', 74.79)
+    >>> peak = step_peak(shape, Setting("adamw-bf16", 4096, recomputation="none"), 2)
+    >>> peak.moment, round(float(peak.total / 2**30), 2), round(float(peak.per_sample / 2**30), 2)
+    ('loss', 105.9, 30.51)
+    """
+    _check_micro_batch(micro_batch)
+    candidates = moments(shape, setting)
+    top = max(candidates, key=lambda moment: moment.at(micro_batch))  # the first of equals: the earliest
+    parts = {part: top.fixed[part] + micro_batch * top.per_sample[part] for part in PARTS}
+    return Peak(top.at(micro_batch), top.name, parts, sum(top.per_sample.values(), Fraction(0)))
+
+
+def per_sample_bytes(shape: ModelShape, setting: Setting) -> Fraction:
+    """What one more sample adds to the step's peak at large micro-batches: the largest per-sample part of a moment.
+
+    Not the bytes autograd saves per sample (calc.formulas.activations): the loss's gradients, a recomputed layer's
+    tensors and a layer's backward working set are counted too.
+    """
+    return max(sum(moment.per_sample.values(), Fraction(0)) for moment in moments(shape, setting))
+
+
+def largest_micro_batch(shape: ModelShape, setting: Setting, budget: int | Fraction) -> int:
+    """The largest micro-batch whose step's peak is within ``budget`` bytes; 0 when not even one sample fits.
+
+    Each moment is linear in the micro-batch, so it fits while ``fixed + b·per_sample ≤ budget``: the answer is
+    the smallest of those bounds, exact.
+
+    >>> from calc.models import PRESETS
+    >>> setting = Setting("adamw-bf16", 4096, recomputation="full")
+    >>> largest_micro_batch(PRESETS["meta-llama/Llama-3.1-8B"], setting, 80 * 2**30)  # 80 GiB
+    5
+    """
+    budget = Fraction(budget)
+    largest = None
+    for moment in moments(shape, setting):
+        fixed, per_sample = sum(moment.fixed.values(), Fraction(0)), sum(moment.per_sample.values(), Fraction(0))
+        if fixed > budget:
+            return 0
+        if per_sample:
+            bound = (budget - fixed) // per_sample
+            largest = bound if largest is None else min(largest, bound)
+    return int(largest)
+
+
+def _check_micro_batch(micro_batch: int) -> None:
+    if isinstance(micro_batch, bool) or not isinstance(micro_batch, int) or micro_batch < 1:
+        raise ValueError(f"the micro-batch must be a whole number of at least 1, not {micro_batch!r}")

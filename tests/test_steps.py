@@ -1,0 +1,168 @@
+"""calc.formulas.step against whole training steps measured with PyTorch (validation/steps.json), without torch."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from calc.formulas.model_states import RECIPES as STATE_RECIPES
+from calc.formulas.model_states import STAGES, per_gpu
+from calc.formulas.parameters import base_parameters
+from calc.formulas.step import (
+    MOMENTS,
+    PARTS,
+    RECIPES,
+    Setting,
+    largest_micro_batch,
+    moments,
+    per_sample_bytes,
+    step_peak,
+)
+from calc.models import PRESETS, ModelShape
+
+REPORT = json.loads((Path(__file__).resolve().parent.parent / "validation" / "steps.json").read_text(encoding="utf-8"))
+MODELS = {key: ModelShape(**fields) for key, fields in REPORT["models"].items()}
+POINTS = REPORT["points"]
+TOLERANCE = Fraction(1, 10)  # as tools/validate.py holds the measurement to
+FIELDS = ("recipe", "sequence_length", "attention", "recomputation", "method", "lora_rank", "lora_targets")
+
+
+def step_setting(point: dict) -> Setting:
+    return Setting(**{field: point[field] for field in FIELDS if field in point})
+
+
+def _id(point: dict) -> str:
+    method = point["method"] if point["method"] == "full" else f"lora{point['lora_rank']}"
+    return (
+        f"{point['model'][5:]}-{method}-{point['recipe']}-{point['attention']}-{point['recomputation']}"
+        f"-s{point['sequence_length']}-b{point['micro_batch']}"
+    )
+
+
+def _estimate(point: dict):
+    return step_peak(MODELS[point["model"]], step_setting(point), point["micro_batch"])
+
+
+def test_the_grid_covers_what_the_estimate_models():
+    settings = {(p["method"], p["recipe"], p["attention"], p["recomputation"]) for p in POINTS}
+    assert {s[0] for s in settings} == {"full", "lora"}
+    assert {s[1] for s in settings} == {recipe for recipe, r in RECIPES.items() if r.measured}
+    assert {s[2] for s in settings} == {"eager", "flash"}
+    assert {s[3] for s in settings} == {"none", "selective", "full"}
+    assert {p["micro_batch"] for p in POINTS} == {1, 2, 4}
+    assert len(MODELS) >= 2
+
+
+@pytest.mark.parametrize("point", POINTS, ids=_id)
+def test_every_measured_peak_is_within_the_tolerance(point):
+    measured = Fraction(point["measured_peak_bytes"])
+    assert abs(_estimate(point).total - measured) / measured <= TOLERANCE
+
+
+@pytest.mark.parametrize("point", POINTS, ids=_id)
+def test_the_committed_estimate_is_the_current_code_s(point):
+    # step.py changed since the measurement: run tools/measure_steps.py again and commit validation/steps.json.
+    estimate = _estimate(point)
+    assert (point["estimated_peak_bytes"], point["estimated_moment"]) == (int(estimate.total), estimate.moment)
+
+
+def test_the_peak_moments_measured_are_the_ones_expected():
+    # The estimate puts the peak in the optimizer's step at small micro-batches with AdamW, in backward at large ones;
+    # the profiler's phases must agree where the two are not close.
+    phase_of = {"forward": "forward", "optimizer": "optimizer"}
+    for point in POINTS:
+        phases = point["measured_phase_peaks"]
+        measured = max(phases, key=phases.get)
+        ranked = sorted(phases.values())
+        if ranked[-1] - ranked[-2] > ranked[-1] // 20:  # a clear winner, by more than 5%
+            assert phase_of.get(_estimate(point).moment, "backward") == measured, _id(point)
+
+
+@pytest.mark.parametrize("recipe", RECIPES)
+@pytest.mark.parametrize("recomputation", ["none", "selective", "full"])
+def test_the_peak_grows_linearly_in_the_micro_batch_and_the_largest_that_fits_is_exact(recipe, recomputation):
+    shape = PRESETS["meta-llama/Llama-3.1-8B"]
+    setting = Setting(recipe, 2048, "flash", recomputation)
+    peaks = [step_peak(shape, setting, b).total for b in range(1, 65)]
+    steps = [later - earlier for earlier, later in zip(peaks, peaks[1:], strict=False)]
+    assert all(step >= 0 for step in steps)
+    assert all(later >= earlier for earlier, later in zip(steps, steps[1:], strict=False))  # convex: a max of lines
+    assert steps[-1] == per_sample_bytes(shape, setting)  # at large b, each sample adds the steepest moment's part
+    for b in (1, 7, 40):
+        budget = step_peak(shape, setting, b).total
+        fits = largest_micro_batch(shape, setting, budget)
+        assert fits >= b
+        assert step_peak(shape, setting, fits).total <= budget < step_peak(shape, setting, fits + 1).total
+        assert largest_micro_batch(shape, setting, budget - 1) < b or peaks[b - 2] == budget
+
+
+def test_nothing_fits_below_the_model_states():
+    shape = PRESETS["meta-llama/Llama-3.1-8B"]
+    setting = Setting("adamw-mixed", 4096)
+    optimizer = next(m for m in moments(shape, setting) if m.name == "optimizer")
+    assert largest_micro_batch(shape, setting, sum(optimizer.fixed.values()) - 1) == 0
+
+
+def test_the_per_sample_part_of_the_peak_exceeds_the_saved_bytes():
+    # The step's per-sample part counts the loss's gradients beside the saved tensors: 8·s·V bytes more.
+    from calc.formulas.activations import activation_bytes
+
+    shape = PRESETS["meta-llama/Llama-3.1-8B"]
+    setting = Setting("adamw-bf16", 4096, "flash", "none")
+    saved = activation_bytes(shape, 4096, "bf16", "flash", "none")
+    assert per_sample_bytes(shape, setting) == saved + 8 * 4096 * shape.vocab_size
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_the_states_are_zero_s_table_one(stage):
+    # The optimizer's step holds every model state: ZeRO's per-device figures (Rajbhandari et al. 2019, §5, Table 1
+    # for 7.5B parameters and 64 GPUs: 120, 31.4, 16.6 and 1.9 GB) through calc.formulas.model_states.
+    shape = PRESETS["meta-llama/Llama-2-7b-hf"]
+    setting = Setting("adamw-mixed", 4096, zero_stage=stage, gpus=64)
+    optimizer = next(m for m in moments(shape, setting) if m.name == "optimizer")
+    states = per_gpu(STATE_RECIPES["adamw-mixed"], base_parameters(shape), stage, 64)
+    assert (optimizer.fixed["weights"], optimizer.fixed["gradients"], optimizer.fixed["optimizer_state"]) == (
+        states.weights,
+        states.gradients,
+        states.optimizer,
+    )
+    table = {0: 120, 1: Fraction(314, 10), 2: Fraction(166, 10), 3: Fraction(19, 10)}
+    scaled = per_gpu(STATE_RECIPES["adamw-mixed"], 7_500_000_000, stage, 64).total / 10**9
+    assert abs(scaled - table[stage]) < Fraction(1, 20)
+
+
+def test_moments_and_parts_are_all_there():
+    shape = PRESETS["Qwen/Qwen2.5-7B"] if "Qwen/Qwen2.5-7B" in PRESETS else next(iter(PRESETS.values()))
+    for moment in moments(shape, Setting("adam-fp32", 1024, "eager", "selective")):
+        assert moment.name in MOMENTS
+        assert set(moment.fixed) == set(moment.per_sample) == set(PARTS)
+        assert all(value >= 0 for value in (*moment.fixed.values(), *moment.per_sample.values()))
+
+
+def test_lora_trains_only_the_adapters():
+    shape = PRESETS["meta-llama/Llama-3.1-8B"]
+    full = step_peak(shape, Setting("adamw-bf16", 2048), 1)
+    lora = step_peak(shape, Setting("adamw-bf16", 2048, method="lora", lora_targets=("q_proj", "v_proj")), 1)
+    qlora = step_peak(shape, Setting("adamw-bf16", 2048, method="qlora", lora_targets=("q_proj", "v_proj")), 1)
+    assert qlora.total < lora.total < full.total
+    assert lora.parts["optimizer_state"] < full.parts["optimizer_state"] / 100
+
+
+def test_bad_settings_are_refused():
+    shape = PRESETS["meta-llama/Llama-3.1-8B"]
+    for setting, message in (
+        (Setting("adamw-fp16", 128), "recipe"),
+        (Setting("adamw-bf16", 128, method="dora"), "method"),
+        (Setting("autocast-bf16", 128, method="lora", lora_targets=("q_proj",)), "autocast"),
+        (Setting("adamw-bf16", 128, zero_stage=4), "ZeRO"),
+        (Setting("adamw-bf16", 128, method="lora", lora_targets=("qkv",)), "unknown target"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            step_peak(shape, setting, 1)
+    with pytest.raises(ValueError, match="micro-batch"):
+        step_peak(shape, Setting("adamw-bf16", 128), 0)
+    assert dataclasses.replace(Setting("adamw-bf16", 128, lora_targets=["q_proj"])).lora_targets == ("q_proj",)
