@@ -102,7 +102,7 @@ class Figure(Output):
     widget: ClassVar[str] = "figure"
 
     def render(self, result: Quantity | None, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext(self.missing) if result is None else result.text(locale)
+        return translations.gettext(self.missing) if result is None else result.text(locale, breakable=False)
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,7 @@ def test_each_locale_has_its_page(site, locale):
 def test_default_results_are_in_the_served_html(site, locale):
     html = (site / locale / "index.html").read_text(encoding="utf-8")
     assert '<output name="effective_batch">32</output>' in html
-    assert '<output name="activation_memory">2 GB</output>' in html
+    assert '<output name="activation_memory">2\u00a0GB</output>' in html
     assert re.search(r'<p class="placeholder" data-role="placeholder" hidden>\s*</p>', html)
 
 

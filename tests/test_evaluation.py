@@ -101,7 +101,7 @@ def test_the_worker_entry_point_speaks_json(localedir, locale):
     assert texts == {}
     assert answer == {
         "errors": {name: None for name in table.defaults},
-        "outputs": {"effective_batch": "32", "activation_memory": "2 GB"},
+        "outputs": {"effective_batch": "32", "activation_memory": "2\u00a0GB"},
         "prompt": None,
         "announcement": announcement,
         "texts": {},
