@@ -53,6 +53,14 @@ class Quantity:
 
 
 @dataclass(frozen=True)
+class Citation:
+    """A source the prose cites, as it reads in every language, and where to read it."""
+
+    text: str
+    href: str
+
+
+@dataclass(frozen=True)
 class Phrase:
     """A message id whose ``%(name)s`` placeholders are quantities, for a table's cell."""
 

@@ -20,7 +20,7 @@ from calc.gpus import cards_that_fit
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Count, Option
 from calc.models import CUSTOM, PRESETS, settle_preset
-from calc.outputs import Bar, Figure, Phrase, Quantity, Table, gigabytes
+from calc.outputs import Bar, Citation, Figure, Phrase, Quantity, Table, gigabytes
 
 GB = 10**9
 
@@ -28,7 +28,7 @@ MODEL = Choice(
     "model",
     N_("Model"),
     N_("A model whose parameter count is filled in for you, or your own count."),
-    options=(*(Option(repo, repo) for repo in PRESETS), Option(CUSTOM, N_("Another model: type its count"))),
+    options=(*(Option(repo, repo) for repo in PRESETS), Option(CUSTOM, N_("Custom (enter parameter count)"))),
     default="meta-llama/Llama-3.1-8B",
 )
 PARAMETERS = Amount(
@@ -42,11 +42,12 @@ PARAMETERS = Amount(
 )
 OPTIMIZER = Choice(
     "optimizer",
-    N_("Training recipe"),
+    N_("Optimizer and precision"),
     N_("The optimizer and the precision of the weights, which set what each parameter costs."),
     options=(
         Option("adamw-mixed", N_("AdamW, mixed precision")),
         Option("adam-fp32", N_("Adam or AdamW, all in fp32")),
+        Option("adamw-bf16-fp32-states", N_("AdamW, bf16 weights and gradients, moments in fp32")),
         Option("adamw-bf16", N_("AdamW, all in bf16")),
         Option("adamw-8bit", N_("8-bit AdamW (bitsandbytes), mixed precision")),
         Option("sgd-momentum", N_("SGD with momentum, mixed precision")),
@@ -58,14 +59,14 @@ ZERO_STAGE = Choice(
     "zero_stage",
     N_("ZeRO stage"),
     N_(
-        "What DeepSpeed ZeRO splits across the GPUs instead of copying to each. PyTorch FSDP's "
-        "SHARD_GRAD_OP and FULL_SHARD match stages two and three."
+        "What DeepSpeed ZeRO partitions across the GPUs instead of replicating on each. PyTorch FSDP's "
+        "SHARD_GRAD_OP and FULL_SHARD roughly correspond to ZeRO-2 and ZeRO-3."
     ),
     options=(
         Option("0", N_("None: every GPU holds everything")),
-        Option("1", N_("Stage one: optimizer state split")),
-        Option("2", N_("Stage two: optimizer state and gradients split")),
-        Option("3", N_("Stage three: optimizer state, gradients and weights split")),
+        Option("1", N_("ZeRO-1: optimizer state partitioned")),
+        Option("2", N_("ZeRO-2: optimizer state and gradients partitioned")),
+        Option("3", N_("ZeRO-3: optimizer state, gradients and weights partitioned")),
     ),
     default="2",
 )
@@ -79,7 +80,7 @@ GPUS = Count(
 ACTIVATION_MEMORY = Amount(
     "activation_memory",
     N_("Peak activation memory per GPU"),
-    N_("The activations of one micro-batch at their peak, as the gradient accumulation calculator gives them."),
+    N_("The activations of one micro-batch at their peak, as the gradient accumulation memory calculator gives them."),
     default=Decimal(2),
     maximum=Decimal(100_000),
     places=6,
@@ -122,7 +123,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     fits = [
         (
             gpu.name,
-            Quantity(Fraction(gpu.mib, 1024), GIBIBYTE, places=2),
+            gigabytes(gpu.bytes, 2),
             Phrase(N_("Fits, with %(spare)s to spare"), {"spare": gigabytes(gpu.bytes - total, 2)})
             if gpu in cards_that_fit(total)
             else Phrase(N_("Short by %(missing)s"), {"missing": gigabytes(total - gpu.bytes, 2)}),
@@ -158,8 +159,12 @@ CALCULATOR = Calculator(
             "total_memory", N_("Training memory per GPU"), N_("weights, gradients, optimizer state and activations")
         ),
         Bar("breakdown_bar", N_("Where the memory goes")),
-        Table("breakdown", N_("Memory per GPU, part by part"), (N_("Part"), N_("Bytes per parameter"), N_("Per GPU"))),
-        Table("fits", N_("Common GPUs, as nvidia-smi reports their memory"), (N_("GPU"), N_("Memory"), N_("Verdict"))),
+        Table("breakdown", N_("Memory per GPU, by component"), (N_("Part"), N_("Bytes per parameter"), N_("Per GPU"))),
+        Table(
+            "fits",
+            N_("Common GPUs, with the memory nvidia-smi reports, in the same gigabytes as the total"),
+            (N_("GPU"), N_("Memory"), N_("Verdict")),
+        ),
     ),
     compute=compute,
     summarize=summarize,
@@ -182,7 +187,10 @@ CALCULATOR = Calculator(
         "adam_total": Quantity(RECIPES["adamw-mixed"].total, places=0),
         "adam_ratio": Quantity(RECIPES["adamw-mixed"].optimizer / RECIPES["adamw-mixed"].weights, places=0),
         "fp32": Quantity(RECIPES["adam-fp32"].weights, places=0),
-        "zero_recipe": "Rajbhandari et al. 2019, §3.1",
+        "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
+        "one": Quantity(1),
+        # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default).
+        "transformers_auto_dtype": "5.0",
         "gigabyte": Quantity(GB),
         "h100_nominal": Quantity(80, GIGABYTE),
         "h100_mib": Quantity(gpus.GPUS_BY_ID["h100-80gb"].mib, MEBIBYTE),
