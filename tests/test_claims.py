@@ -27,7 +27,7 @@ def pages(site: Path, locale: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_no_page_says_deepspeed_drops_samples(site, locale):
-    """DeepSpeed asserts train = micro × steps × GPUs (runtime/config.py, _batch_assertion): it stops, it drops nothing."""
+    """DeepSpeed asserts train = micro × steps × GPUs (runtime/config.py, _batch_assertion): it stops, drops nothing."""
     said = {
         "en": r"drop(?:s|ped)? samples|silently",
         "es": r"descart\w* muestras|sin avisar",
