@@ -67,7 +67,7 @@ MEMORY_BUDGET = Amount(
     "memory_budget",
     N_("Activation memory budget per GPU"),
     N_(
-        "What each GPU has left for activations once the weights, gradients and optimizer state are in; "
+        "Memory left on each GPU for activations after the weights, gradients and optimizer state; "
         "the chart draws it as a line. Leave it blank if you have none in mind."
     ),
     default=Decimal(12),
