@@ -17,7 +17,10 @@ prose. The names are each framework's own:
   accumulates only inside ``with accelerator.accumulate(model):``: outside it
   the optimizer steps on every micro-batch (accelerate/accelerator.py,
   ``accumulate`` and ``_do_sync``);
-- Axolotl: ``micro_batch_size`` and ``gradient_accumulation_steps`` in its YAML.
+- Axolotl: ``micro_batch_size`` and ``gradient_accumulation_steps`` in its YAML;
+- Megatron-LM: ``--micro-batch-size`` and ``--global-batch-size``, from which it
+  derives the accumulation steps as global / (micro × data-parallel size)
+  (megatron/core/num_microbatches_calculator.py).
 
 The Python snippets open with the launch line their per-GPU numbers assume, as
 a comment: one process per GPU, on nodes of ``GPUS_PER_NODE`` GPUs at most.
@@ -30,7 +33,7 @@ import json
 from calc.i18n import N_
 from calc.outputs import Code
 
-FRAMEWORKS = ("transformers", "deepspeed", "lightning", "accelerate", "axolotl")
+FRAMEWORKS = ("transformers", "deepspeed", "lightning", "accelerate", "axolotl", "megatron")
 
 # The page knows only the total of data-parallel GPUs; the snippets assume nodes of up to 8 GPUs
 # (as in DGX and HGX servers) and the most GPUs per node that share the total evenly. The pages say so.
@@ -95,6 +98,11 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
             "        optimizer.zero_grad()\n"
         ),
         "axolotl": f"micro_batch_size: {b}\ngradient_accumulation_steps: {a}\n",
+        "megatron": (
+            f"torchrun{machines} --nproc_per_node={per_node} pretrain_gpt.py \\\n"
+            f"    --micro-batch-size {b} \\\n"
+            f"    --global-batch-size {b * a * g}\n"
+        ),
     }
 
 
@@ -105,6 +113,7 @@ SNIPPET_LABELS = {
     "lightning": N_("PyTorch Lightning"),
     "accelerate": N_("Hugging Face Accelerate"),
     "axolotl": N_("Axolotl configuration"),
+    "megatron": N_("Megatron-LM arguments"),
 }
 LANGUAGES = {
     "transformers": "python",
@@ -112,5 +121,6 @@ LANGUAGES = {
     "lightning": "python",
     "accelerate": "python",
     "axolotl": "yaml",
+    "megatron": "shell",
 }
 SNIPPETS = tuple(Code(name, SNIPPET_LABELS[name], LANGUAGES[name]) for name in FRAMEWORKS)

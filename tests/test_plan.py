@@ -87,6 +87,9 @@ def test_every_snippet_parses_and_carries_the_plan(b, a, g):
             if isinstance(node, ast.keyword) and isinstance(node.value, ast.Constant)
         }
         assert {name: given.get(name) for name in keywords} == keywords, framework
+    # Megatron-LM takes the micro-batch and the global batch, and derives the steps from them.
+    megatron = dict(re.findall(r"--(micro-batch-size|global-batch-size) (\d+)", code["megatron"]))
+    assert megatron == {"micro-batch-size": str(b), "global-batch-size": str(b * a * g)}
     # Lightning's devices are one node's GPUs: devices × num_nodes makes the plan's GPUs.
     lightning = {
         node.arg: node.value.value
