@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from gettext import NullTranslations
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
@@ -108,3 +109,21 @@ def test_the_cited_papers_are_linked_where_they_are_cited(site):
     assert "arxiv.org/abs/1910.02054" in html["vram"]
     assert "arxiv.org/abs/2205.05198" in html["activations"]
     assert "arxiv.org/abs/2106.09685" in html["lora"] and "arxiv.org/abs/2305.14314" in html["lora"]
+
+
+@pytest.mark.parametrize(
+    ("model", "attention", "noted"),
+    [
+        ("google/gemma-2-9b", "flash", True),
+        ("google/gemma-2-9b", "eager", False),
+        ("meta-llama/Llama-3.1-8B", "flash", False),
+    ],
+)
+def test_gemma_2_is_told_that_transformers_refuses_sdpa(model, attention, noted):
+    """transformers 5.24: Gemma2PreTrainedModel._supports_sdpa = False (soft-capping), _supports_flash_attn = True."""
+    from calc.activations import CALCULATOR
+
+    parsed = Locale.parse("en")
+    texts = {**default_texts(CALCULATOR, parsed), "model": model, "attention": attention}
+    note = evaluate(CALCULATOR, texts, parsed, NullTranslations()).outputs["attention_note"]
+    assert ("refuses SDPA" in note) == noted
