@@ -140,5 +140,5 @@ CALCULATOR = Calculator(
     settle=settle_shape,
     links=links,
     examples={"llama": {}, "llama_full": {"recomputation": "full"}},
-    facts={"korthikanti": Citation("Korthikanti et al., 2022, §4–5", "https://arxiv.org/abs/2205.05198")},
+    facts={"korthikanti": Citation("Korthikanti et al. (2022, §4–5)", "https://arxiv.org/abs/2205.05198")},
 )
