@@ -42,7 +42,9 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
         }
 
     def percent(error: float | Decimal) -> str:
-        return format_quantity(rounded(abs(Fraction(Decimal(str(error)))) * 100, 2), "concentr-percent", locale)
+        return format_quantity(
+            rounded(abs(Fraction(Decimal(str(error)))) * 100, 2), "concentr-percent", locale, breakable=False
+        )
 
     cycles = activations["accumulation"]["cycles"]
     steps = sorted({cycle["accumulation_steps"] for cycle in cycles})
