@@ -24,7 +24,7 @@ from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import N_
 from calc.inputs import Amount, Count, address_number
 from calc.outputs import Chart, Figure, Phrase, Plot, Quantity, Series, Text
-from calc.snippets import SNIPPETS, snippets
+from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
 # Bounds well past any real training run (the largest clusters have about
 # 10^5 GPUs), yet small enough that every result stays exact and readable.
@@ -67,7 +67,7 @@ MEMORY_BUDGET = Amount(
     "memory_budget",
     N_("Activation memory budget per GPU"),
     N_(
-        "What each GPU has left for activations once the weights, gradients and optimizer state are in; "
+        "Memory left on each GPU for activations after the weights, gradients and optimizer state; "
         "the chart draws it as a line. Leave it blank if you have none in mind."
     ),
     default=Decimal(12),
@@ -223,4 +223,6 @@ CALCULATOR = Calculator(
     links=links,
     # The page's worked example: the defaults, then the same run on 4 GPUs.
     examples={"single_gpu": {}, "four_gpus": {"gpus": Decimal(4)}},
+    # The Transformers release whose Trainer passes the cycle's token count to the loss (PR #34191).
+    facts={"gpus_per_node": Quantity(GPUS_PER_NODE), "token_count_version": "4.46"},
 )

@@ -17,7 +17,7 @@ from calc.formulas.activations import PRECISION_BYTES, activation_breakdown
 from calc.i18n import N_
 from calc.inputs import Choice, Count, Option, address_number
 from calc.model_inputs import MODEL, SHAPE, settle_shape, shape_of
-from calc.outputs import Bar, Figure, Quantity, Table, gigabytes
+from calc.outputs import Bar, Citation, Figure, Phrase, Quantity, Table, Text, gigabytes
 
 SEQUENCE_LENGTH = Count(
     "sequence_length",
@@ -39,7 +39,7 @@ ATTENTION = Choice(
     N_("Whether the attention probabilities are kept for the backward pass."),
     options=(
         Option("eager", N_("Eager: keeps the attention probabilities")),
-        Option("flash", N_("Fused (FlashAttention, SDPA): recomputes them")),
+        Option("flash", N_("Fused (FlashAttention, or a fused SDPA backend): recomputes them")),
     ),
     default="flash",
 )
@@ -49,7 +49,7 @@ RECOMPUTATION = Choice(
     N_("What the backward pass recomputes instead of keeping."),
     options=(
         Option("none", N_("None")),
-        Option("selective", N_("Selective: the attention core")),
+        Option("selective", N_("Selective (Megatron-LM, NeMo, torchtitan): the attention core")),
         Option("full", N_("Full: every layer (gradient checkpointing)")),
     ),
     default="none",
@@ -63,9 +63,23 @@ LABELS = {
 }
 
 
+# transformers refuses SDPA for the models whose attention caps its scores with a tanh (Gemma-2:
+# _supports_sdpa = False, "sdpa does not support softcapping", models/gemma2/modeling_gemma2.py, 5.24), and
+# accepts FlashAttention there (_supports_flash_attn = True). The fused estimate has been measured with SDPA only.
+SOFTCAPPED_ATTENTION = frozenset({"gemma2"})
+NO_SDPA = Phrase(
+    N_(
+        "Transformers refuses SDPA for this model, which caps its attention scores; it takes eager attention or "
+        "FlashAttention. The fused estimate stands for FlashAttention, which has not been measured on this model."
+    ),
+    {},
+)
+
+
 def compute(values: Mapping[str, object]) -> dict[str, object]:
+    shape = shape_of(values)
     parts = activation_breakdown(
-        shape_of(values),
+        shape,
         int(values["sequence_length"]),
         values["precision"],
         values["attention"],
@@ -80,6 +94,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             (LABELS[part], gigabytes(size, 3), Quantity(100 * size / total, PERCENT, places=1))
             for part, size in parts.items()
         ],
+        "attention_note": NO_SDPA
+        if values["attention"] == "flash" and shape.model_type in SOFTCAPPED_ATTENTION
+        else None,
     }
 
 
@@ -114,13 +131,14 @@ CALCULATOR = Calculator(
         ),
         Bar("breakdown_bar", N_("Where the activation memory goes")),
         Table(
-            "breakdown", N_("Activation memory per sample, part by part"), (N_("Part"), N_("Per sample"), N_("Share"))
+            "breakdown", N_("Activation memory per sample, by component"), (N_("Part"), N_("Per sample"), N_("Share"))
         ),
+        Text("attention_note", N_("Attention kernel")),
     ),
     compute=compute,
     summarize=summarize,
     settle=settle_shape,
     links=links,
-    examples={"llama": {}},
-    facts={"korthikanti": "Korthikanti et al. 2022, §4–5"},
+    examples={"llama": {}, "llama_full": {"recomputation": "full"}},
+    facts={"korthikanti": Citation("Korthikanti et al. (2022, §4–5)", "https://arxiv.org/abs/2205.05198")},
 )

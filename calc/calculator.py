@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from calc.inputs import Field, Value
-    from calc.outputs import Quantity, Shown
+    from calc.outputs import Citation, Quantity, Shown
 
 # Results must be exact: any rounding would raise instead of showing a
 # value that differs from the formula's. (Outputs round only to be shown.)
@@ -45,7 +45,7 @@ class Calculator:
       page's prose works through; ``facts`` are named quantities it quotes
       (a recipe's bytes, a card's memory), so that every number in prose
       comes from here, formatted for the locale, or literal text that no
-      language changes (a citation such as "§3.1").
+      language changes; a :class:`~calc.outputs.Citation` is a linked source.
     """
 
     name: str
@@ -58,7 +58,7 @@ class Calculator:
         lambda values, results: {}
     )
     examples: Mapping[str, Mapping[str, Value]] = field(default_factory=dict)
-    facts: Mapping[str, Quantity | str] = field(default_factory=dict)
+    facts: Mapping[str, Quantity | Citation | str] = field(default_factory=dict)
 
     @property
     def inputs(self) -> tuple[Field, ...]:

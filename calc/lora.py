@@ -20,6 +20,7 @@ from calc.formulas.parameters import (
     adapter_training_bytes,
     base_bytes_16bit,
     base_bytes_qlora,
+    base_bytes_qlora_prepared,
     base_parameters,
     lora_parameters,
 )
@@ -27,7 +28,7 @@ from calc.i18n import N_
 from calc.inputs import ChoiceSet, Count, Option
 from calc.model_inputs import MODEL, SHAPE, settle_shape, shape_of, shape_values
 from calc.models import PRESETS
-from calc.outputs import Figure, Quantity, Table, gigabytes
+from calc.outputs import Citation, Figure, Quantity, Table, gigabytes
 
 RANK = Count("rank", N_("Rank"), N_("The adapter's rank r."), default=Decimal(16), maximum=Decimal(65_536))
 TARGETS = ChoiceSet(
@@ -60,7 +61,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 gigabytes(adapter_training_bytes(trainable), 2),
             ),
             (N_("Base model weights, 16-bit"), gigabytes(base_bytes_16bit(shape), 2)),
-            (N_("Base model weights, 4-bit NF4 (QLoRA)"), gigabytes(base_bytes_qlora(shape), 2)),
+            (
+                N_("Base model weights, QLoRA: NF4, the rest in 16\u00a0bits"),
+                gigabytes(base_bytes_qlora(shape), 2),
+            ),
+            (
+                N_("Base model weights, QLoRA: NF4, the rest in fp32 after peft's preparation"),
+                gigabytes(base_bytes_qlora_prepared(shape), 2),
+            ),
         ],
     }
 
@@ -103,7 +111,12 @@ CALCULATOR = Calculator(
         }
     },
     facts={
-        "lora_source": "Hu et al. 2021, §4.1",
+        "lora_source": Citation("Hu et al., 2021, §4.1", "https://arxiv.org/abs/2106.09685"),
+        "qlora_source": Citation("Dettmers et al., 2023, §3", "https://arxiv.org/abs/2305.14314"),
+        "qlora_config": (
+            'BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", '
+            "bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)"
+        ),
         "training_bytes": Quantity(ADAPTER_TRAINING_BYTES_PER_PARAMETER),
         "nf4_bytes": Quantity(NF4_BYTES_PER_WEIGHT, places=3),
     },

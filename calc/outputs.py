@@ -55,6 +55,14 @@ class Quantity:
 
 
 @dataclass(frozen=True)
+class Citation:
+    """A source the prose cites, as it reads in every language, and where to read it."""
+
+    text: str
+    href: str
+
+
+@dataclass(frozen=True)
 class Phrase:
     """A message id whose ``%(name)s`` placeholders are quantities, for a table's cell."""
 
@@ -107,7 +115,7 @@ class Figure(Output):
     empty: ClassVar[str] = ""
 
     def render(self, result: Quantity | None, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext(self.missing) if result is None else result.text(locale)
+        return translations.gettext(self.missing) if result is None else result.text(locale, breakable=False)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from calc.i18n import N_
 from calc.inputs import Count, Input, address_number
 from calc.outputs import Figure, Phrase, Quantity, Table, Text
 from calc.problems import InputProblem, quantity
-from calc.snippets import SNIPPETS, snippets
+from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
 TARGET_BATCH = Count(
     "target_batch",
@@ -37,7 +37,7 @@ TARGET_BATCH = Count(
 GPUS = replace(accumulation.GPUS, default=Decimal(8))
 MEMORY_BUDGET = replace(
     accumulation.MEMORY_BUDGET,
-    description=N_("What each GPU has left for activations once the weights, gradients and optimizer state are in."),
+    description=N_("Memory left on each GPU for activations after the weights, gradients and optimizer state."),
     default=Decimal(16),
     optional=False,
 )
@@ -85,7 +85,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         if reached == target
         else Phrase(
             N_(
-                "The target of %(target)s is not a multiple of the number of GPUs, %(gpus)s: this plan reaches "
+                "The target of %(target)s is not a multiple of the number of GPUs (%(gpus)s): this plan reaches "
                 "%(reached)s, the nearest batch they can share evenly."
             ),
             {"target": Quantity(target), "gpus": Quantity(gpus), "reached": Quantity(reached)},
@@ -141,7 +141,7 @@ CALCULATOR = Calculator(
             N_("effective batch size times sequence length"),
             missing=N_("no sequence length"),
         ),
-        Text("adjustment", N_("Adjustment")),
+        Text("adjustment", N_("Adjusted target")),
         Table(
             "plans",
             N_("Every plan within the budget"),
@@ -153,4 +153,5 @@ CALCULATOR = Calculator(
     summarize=summarize,
     links=links,
     examples={"default": {}, "uneven": {"target_batch": Decimal(250)}},
+    facts={"gpus_per_node": Quantity(GPUS_PER_NODE)},
 )

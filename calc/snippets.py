@@ -10,10 +10,20 @@ prose. The names are each framework's own:
   ``gradient_accumulation_steps``, which DeepSpeed asserts satisfy
   train = micro × steps × world size (deepspeed/runtime/config.py,
   ``_batch_assertion``);
-- PyTorch Lightning: ``Trainer(accumulate_grad_batches=…)``, the micro-batch
-  being the DataLoader's ``batch_size``;
-- Hugging Face Accelerate: ``Accelerator(gradient_accumulation_steps=…)``;
-- Axolotl: ``micro_batch_size`` and ``gradient_accumulation_steps`` in its YAML.
+- PyTorch Lightning: ``Trainer(devices, num_nodes, accumulate_grad_batches)``,
+  the micro-batch being the DataLoader's ``batch_size``; ``devices`` counts
+  the GPUs of one node (lightning/pytorch/trainer/trainer.py);
+- Hugging Face Accelerate: ``Accelerator(gradient_accumulation_steps=…)``, which
+  accumulates only inside ``with accelerator.accumulate(model):``: outside it
+  the optimizer steps on every micro-batch (accelerate/accelerator.py,
+  ``accumulate`` and ``_do_sync``);
+- Axolotl: ``micro_batch_size`` and ``gradient_accumulation_steps`` in its YAML;
+- Megatron-LM: ``--micro-batch-size`` and ``--global-batch-size``, from which it
+  derives the accumulation steps as global / (micro × data-parallel size)
+  (megatron/core/num_microbatches_calculator.py).
+
+The Python snippets open with the launch line their per-GPU numbers assume, as
+a comment: one process per GPU, on nodes of ``GPUS_PER_NODE`` GPUs at most.
 """
 
 from __future__ import annotations
@@ -23,7 +33,21 @@ import json
 from calc.i18n import N_
 from calc.outputs import Code
 
-FRAMEWORKS = ("transformers", "deepspeed", "lightning", "accelerate", "axolotl")
+FRAMEWORKS = ("transformers", "deepspeed", "lightning", "accelerate", "axolotl", "megatron")
+
+# The page knows only the total of data-parallel GPUs; the snippets assume nodes of up to 8 GPUs
+# (as in DGX and HGX servers) and the most GPUs per node that share the total evenly. The pages say so.
+GPUS_PER_NODE = 8
+
+
+def nodes(gpus: int) -> tuple[int, int]:
+    """``(nodes, GPUs per node)`` for ``gpus`` in all: the most GPUs per node, up to ``GPUS_PER_NODE``, that divide it.
+
+    >>> nodes(1), nodes(8), nodes(64), nodes(12), nodes(11)
+    ((1, 1), (1, 8), (8, 8), (2, 6), (11, 1))
+    """
+    per_node = max(d for d in range(1, min(gpus, GPUS_PER_NODE) + 1) if gpus % d == 0)
+    return gpus // per_node, per_node
 
 
 def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, str]:
@@ -35,8 +59,12 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
     <BLANKLINE>
     """
     b, a, g = micro_batch, accumulation_steps, gpus
+    n, per_node = nodes(g)
+    machines = f" --nnodes={n}" if n > 1 else ""
+    accelerate_machines = f" --num_machines={n}" if n > 1 else ""
     return {
         "transformers": (
+            f"# torchrun{machines} --nproc_per_node={per_node} train.py\n"
             "from transformers import TrainingArguments\n\n"
             "args = TrainingArguments(\n"
             '    output_dir="output",\n'
@@ -53,15 +81,28 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
             "from lightning.pytorch import Trainer\n"
             "from torch.utils.data import DataLoader\n\n"
             f"loader = DataLoader(dataset, batch_size={b})\n"
-            f"trainer = Trainer(devices={g}, accumulate_grad_batches={a})\n"
+            f"trainer = Trainer(devices={per_node}, num_nodes={n}, accumulate_grad_batches={a})\n"
         ),
         "accelerate": (
+            f"# accelerate launch{accelerate_machines} --num_processes={g} train.py\n"
             "from accelerate import Accelerator\n"
             "from torch.utils.data import DataLoader\n\n"
             f"accelerator = Accelerator(gradient_accumulation_steps={a})\n"
-            f"loader = accelerator.prepare(DataLoader(dataset, batch_size={b}))\n"
+            f"loader = DataLoader(dataset, batch_size={b})\n"
+            "model, optimizer, loader = accelerator.prepare(model, optimizer, loader)\n\n"
+            "for batch in loader:\n"
+            "    with accelerator.accumulate(model):\n"
+            "        loss = model(**batch).loss\n"
+            "        accelerator.backward(loss)\n"
+            "        optimizer.step()\n"
+            "        optimizer.zero_grad()\n"
         ),
         "axolotl": f"micro_batch_size: {b}\ngradient_accumulation_steps: {a}\n",
+        "megatron": (
+            f"torchrun{machines} --nproc_per_node={per_node} pretrain_gpt.py \\\n"
+            f"    --micro-batch-size {b} \\\n"
+            f"    --global-batch-size {b * a * g}\n"
+        ),
     }
 
 
@@ -72,6 +113,7 @@ SNIPPET_LABELS = {
     "lightning": N_("PyTorch Lightning"),
     "accelerate": N_("Hugging Face Accelerate"),
     "axolotl": N_("Axolotl configuration"),
+    "megatron": N_("Megatron-LM arguments"),
 }
 LANGUAGES = {
     "transformers": "python",
@@ -79,5 +121,6 @@ LANGUAGES = {
     "lightning": "python",
     "accelerate": "python",
     "axolotl": "yaml",
+    "megatron": "shell",
 }
 SNIPPETS = tuple(Code(name, SNIPPET_LABELS[name], LANGUAGES[name]) for name in FRAMEWORKS)

@@ -20,7 +20,7 @@ from calc.formulas.parameters import base_parameters
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Count, Option, address_number
 from calc.models import PRESETS
-from calc.outputs import Bar, Figure, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import Bar, Citation, Figure, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM, settle_preset
 
 GB = 10**9
@@ -39,7 +39,7 @@ MODEL = Choice(
     "model",
     N_("Model"),
     N_("A model whose parameter count is filled in for you, or your own count."),
-    options=(*(Option(repo, repo) for repo in PRESETS), Option(CUSTOM, N_("Another model: type its count"))),
+    options=(*(Option(repo, repo) for repo in PRESETS), Option(CUSTOM, N_("Custom (enter parameter count)"))),
     default="meta-llama/Llama-3.1-8B",
 )
 PARAMETERS = Amount(
@@ -53,11 +53,12 @@ PARAMETERS = Amount(
 )
 OPTIMIZER = Choice(
     "optimizer",
-    N_("Training recipe"),
+    N_("Optimizer and precision"),
     N_("The optimizer and the precision of the weights, which set what each parameter costs."),
     options=(
         Option("adamw-mixed", N_("AdamW, mixed precision")),
         Option("adam-fp32", N_("Adam or AdamW, all in fp32")),
+        Option("adamw-bf16-fp32-states", N_("AdamW, bf16 weights and gradients, moments in fp32")),
         Option("adamw-bf16", N_("AdamW, all in bf16")),
         Option("adamw-8bit", N_("8-bit AdamW (bitsandbytes), mixed precision")),
         Option("sgd-momentum", N_("SGD with momentum, mixed precision")),
@@ -69,14 +70,14 @@ ZERO_STAGE = Choice(
     "zero_stage",
     N_("ZeRO stage"),
     N_(
-        "What DeepSpeed ZeRO splits across the GPUs instead of copying to each. PyTorch FSDP's "
-        "SHARD_GRAD_OP and FULL_SHARD match stages two and three."
+        "What DeepSpeed ZeRO partitions across the GPUs instead of replicating on each. PyTorch FSDP's "
+        "SHARD_GRAD_OP and FULL_SHARD roughly correspond to ZeRO-2 and ZeRO-3."
     ),
     options=(
         Option("0", N_("None: every GPU holds everything")),
-        Option("1", N_("Stage one: optimizer state split")),
-        Option("2", N_("Stage two: optimizer state and gradients split")),
-        Option("3", N_("Stage three: optimizer state, gradients and weights split")),
+        Option("1", N_("ZeRO-1: optimizer state partitioned")),
+        Option("2", N_("ZeRO-2: optimizer state and gradients partitioned")),
+        Option("3", N_("ZeRO-3: optimizer state, gradients and weights partitioned")),
     ),
     default="2",
 )
@@ -90,7 +91,7 @@ GPUS = Count(
 ACTIVATION_MEMORY = Amount(
     "activation_memory",
     N_("Peak activation memory per GPU"),
-    N_("The activations of one micro-batch at their peak, as the gradient accumulation calculator gives them."),
+    N_("The activations of one micro-batch at their peak, as the gradient accumulation memory calculator gives them."),
     default=Decimal(2),
     maximum=Decimal(100_000),
     places=6,
@@ -101,7 +102,7 @@ GPU = Choice(
     "gpu",
     N_("Your GPU"),
     N_("The card the run is for, with its memory as nvidia-smi reports it, or a capacity of your own."),
-    options=(*(Option(gpu.id, gpu.name) for gpu in gpus.GPUS), Option(CUSTOM, N_("Another GPU: type its memory"))),
+    options=(*(Option(gpu.id, gpu.name) for gpu in gpus.GPUS), Option(CUSTOM, N_("Custom (enter its memory)"))),
     default="h100-80gb",
 )
 GPU_MEMORY = Amount(
@@ -186,10 +187,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         for key, label in PARTS
     ]
     rows.append((N_("Total"), Quantity(recipe.total, places=3), gigabytes(total, 2)))
-    fits = [
-        (gpu.name, Quantity(Fraction(gpu.mib, 1024), GIBIBYTE, places=2), verdict(Fraction(gpu.bytes), total))
-        for gpu in gpus.GPUS
-    ]
+    fits = [(gpu.name, gigabytes(gpu.bytes, 2), verdict(Fraction(gpu.bytes), total)) for gpu in gpus.GPUS]
     capacity = Fraction(values["gpu_memory"]) * GB
     left = capacity - (total - parts["activations"])
     return {
@@ -245,8 +243,12 @@ CALCULATOR = Calculator(
             missing=N_("Nothing: the rest alone does not fit"),
         ),
         Bar("breakdown_bar", N_("Where the memory goes")),
-        Table("breakdown", N_("Memory per GPU, part by part"), (N_("Part"), N_("Bytes per parameter"), N_("Per GPU"))),
-        Table("fits", N_("Common GPUs, as nvidia-smi reports their memory"), (N_("GPU"), N_("Memory"), N_("Verdict"))),
+        Table("breakdown", N_("Memory per GPU, by component"), (N_("Part"), N_("Bytes per parameter"), N_("Per GPU"))),
+        Table(
+            "fits",
+            N_("Common GPUs, with the memory nvidia-smi reports, in the same gigabytes as the total"),
+            (N_("GPU"), N_("Memory"), N_("Verdict")),
+        ),
     ),
     compute=compute,
     summarize=summarize,
@@ -271,7 +273,10 @@ CALCULATOR = Calculator(
         "adam_total": Quantity(RECIPES["adamw-mixed"].total, places=0),
         "adam_ratio": Quantity(RECIPES["adamw-mixed"].optimizer / RECIPES["adamw-mixed"].weights, places=0),
         "fp32": Quantity(RECIPES["adam-fp32"].weights, places=0),
-        "zero_recipe": "Rajbhandari et al. 2019, §3.1",
+        "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
+        "one": Quantity(1),
+        # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default).
+        "transformers_auto_dtype": "5.0",
         "gigabyte": Quantity(GB),
         # nvidia-smi's figure for a process that only initialised CUDA (https://github.com/pytorch/pytorch/issues/34323).
         "cuda_context": Quantity(781, MEBIBYTE),

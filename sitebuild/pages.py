@@ -21,7 +21,7 @@ from calc.calculators import load
 from calc.evaluation import default_texts, evaluate
 from calc.formatting import format_number, format_quantity, unit_symbol
 from calc.inputs import Amount, Count, Value
-from calc.outputs import Quantity
+from calc.outputs import Citation, Quantity
 from calc.problems import InputProblem
 from sitebuild.config import ASSETS, CATALOG, CONTENT_SECURITY_POLICY, LOCALES, PAGES
 from sitebuild.validation import validation_facts
@@ -53,7 +53,14 @@ def autonym(locale: str) -> str:
 
 
 def math_symbol(symbol: str) -> Markup:
-    """A formula's symbol set inline in prose, as MathML."""
+    """A formula's symbol set inline in prose, as MathML: ``N_w`` is N with a subscript w.
+
+    >>> print(math_symbol("N_w"), math_symbol("g"))
+    <math><msub><mi>N</mi><mi>w</mi></msub></math> <math><mi>g</mi></math>
+    """
+    base, _, subscript = symbol.partition("_")
+    if subscript:
+        return Markup("<math><msub><mi>{}</mi><mi>{}</mi></msub></math>").format(base, subscript)
     return Markup("<math><mi>{}</mi></math>").format(symbol)
 
 
@@ -137,6 +144,15 @@ def relative(path: str, target: str) -> str:
     return "../" * path.count("/") + target or "./"
 
 
+def _fact(fact: Quantity | Citation | str, locale: Locale) -> str | Markup:
+    """A fact as prose quotes it: a quantity for the locale, a citation as its link, text as it is."""
+    if isinstance(fact, Quantity):
+        return fact.text(locale, breakable=False)
+    if isinstance(fact, Citation):
+        return Markup('<a href="{}" rel="external">{}</a>').format(fact.href, fact.text)
+    return fact
+
+
 def prose_context(name: str, locale: Locale, translations: NullTranslations) -> dict[str, object]:
     """What a calculator's prose quotes: its worked examples and facts, formatted for ``locale``."""
     calculator = load(name)
@@ -152,10 +168,7 @@ def prose_context(name: str, locale: Locale, translations: NullTranslations) -> 
             ) from problem
     return {
         "examples": examples,
-        "facts": {
-            key: fact.text(locale, breakable=False) if isinstance(fact, Quantity) else fact
-            for key, fact in calculator.facts.items()
-        },
+        "facts": {key: _fact(fact, locale) for key, fact in calculator.facts.items()},
         "validation": validation_facts(locale, translations),
         "math": math_symbol,
     }

@@ -35,8 +35,16 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
     parameters, activations = _read("parameters.json"), _read("activations.json")
     points = activations["points"]
 
+    def tokens(count: int) -> str:
+        # The sequence length, labelled: a bare number in the configuration would say nothing.
+        return translations.ngettext("%(count)s\u00a0token", "%(count)s\u00a0tokens", count) % {
+            "count": format_number(Decimal(count), locale)
+        }
+
     def percent(error: float | Decimal) -> str:
-        return format_quantity(rounded(abs(Fraction(Decimal(str(error)))) * 100, 2), "concentr-percent", locale)
+        return format_quantity(
+            rounded(abs(Fraction(Decimal(str(error)))) * 100, 2), "concentr-percent", locale, breakable=False
+        )
 
     cycles = activations["accumulation"]["cycles"]
     steps = sorted({cycle["accumulation_steps"] for cycle in cycles})
@@ -64,7 +72,7 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
                 "configuration": ", ".join(
                     [
                         point["model"].removeprefix("test/"),
-                        format_number(Decimal(point["sequence_length"]), locale),
+                        tokens(point["sequence_length"]),
                         point["precision"],
                         translated(_ATTENTION[point["attention"]]),
                         translated(_RECOMPUTATION[point["recomputation"]]),

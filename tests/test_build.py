@@ -130,6 +130,7 @@ def test_framework_snippets_are_on_the_page_with_their_code(site, locale, name):
         "lightning",
         "accelerate",
         "axolotl",
+        "megatron",
     }
     html = (site / locale / PAGES[name] / "index.html").read_text(encoding="utf-8")
     (deepspeed,) = re.findall(r'data-snippet="deepspeed">(.*?)</code>', html, flags=re.S)

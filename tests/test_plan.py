@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from decimal import Decimal
 
 import pytest
@@ -76,7 +77,7 @@ def test_every_snippet_parses_and_carries_the_plan(b, a, g):
     assert yaml.safe_load(code["axolotl"]) == {"micro_batch_size": b, "gradient_accumulation_steps": a}
     expected = {
         "transformers": {"per_device_train_batch_size": b, "gradient_accumulation_steps": a},
-        "lightning": {"batch_size": b, "devices": g, "accumulate_grad_batches": a},
+        "lightning": {"batch_size": b, "accumulate_grad_batches": a},
         "accelerate": {"gradient_accumulation_steps": a, "batch_size": b},
     }
     for framework, keywords in expected.items():
@@ -86,5 +87,35 @@ def test_every_snippet_parses_and_carries_the_plan(b, a, g):
             if isinstance(node, ast.keyword) and isinstance(node.value, ast.Constant)
         }
         assert {name: given.get(name) for name in keywords} == keywords, framework
+    # Megatron-LM takes the micro-batch and the global batch, and derives the steps from them.
+    megatron = dict(re.findall(r"--(micro-batch-size|global-batch-size) (\d+)", code["megatron"]))
+    assert megatron == {"micro-batch-size": str(b), "global-batch-size": str(b * a * g)}
+    # Lightning's devices are one node's GPUs: devices × num_nodes makes the plan's GPUs.
+    lightning = {
+        node.arg: node.value.value
+        for node in ast.walk(ast.parse(code["lightning"]))
+        if isinstance(node, ast.keyword) and node.arg in ("devices", "num_nodes")
+    }
+    assert set(lightning) == {"devices", "num_nodes"} and lightning["devices"] * lightning["num_nodes"] == g
+    # The launch lines start one process per GPU, g in all.
+    torchrun = re.search(r"torchrun(?: --nnodes=(\d+))? --nproc_per_node=(\d+) ", code["transformers"])
+    assert int(torchrun[1] or 1) * int(torchrun[2]) == g
+    assert "accelerate launch" in code["accelerate"] and f"--num_processes={g} " in code["accelerate"]
     # Plain ASCII digits, whatever the locale.
     assert all(text.isascii() for text in code.values())
+
+
+@pytest.mark.parametrize(("b", "a", "g"), [(1, 1, 1), (4, 8, 2), (3, 1000, 1024)])
+def test_the_accelerate_loop_accumulates(b, a, g):
+    """Accelerate accumulates only inside accelerator.accumulate(model): the loop's body must sit in it."""
+    tree = ast.parse(snippets(b, a, g)["accelerate"])
+    (loop,) = [node for node in ast.walk(tree) if isinstance(node, ast.For)]
+    (block,) = loop.body
+    assert isinstance(block, ast.With)
+    (context,) = block.items
+    assert ast.unparse(context.context_expr) == "accelerator.accumulate(model)"
+    called = {ast.unparse(node.func) for node in ast.walk(block) if isinstance(node, ast.Call)}
+    assert {"accelerator.backward", "optimizer.step", "optimizer.zero_grad"} <= called
+    # Nothing steps the optimizer outside it.
+    outside = [node for node in tree.body if node is not loop]
+    assert not [n for top in outside for n in ast.walk(top) if isinstance(n, ast.Attribute) and n.attr == "step"]

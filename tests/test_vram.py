@@ -60,6 +60,7 @@ def test_zero_formulas_exactly():
     [
         ("adamw-mixed", 2, 2, 12),
         ("adam-fp32", 4, 4, 8),
+        ("adamw-bf16-fp32-states", 2, 2, 8),
         ("adamw-bf16", 2, 2, 4),
         ("adamw-8bit", 2, 2, 4 + 2 + Fraction(2 * 4, 256)),
         ("sgd-momentum", 2, 2, 8),
@@ -77,6 +78,7 @@ def test_recipe_totals():
     assert totals == {
         "adamw-mixed": 16,
         "adam-fp32": 16,
+        "adamw-bf16-fp32-states": 12,
         "adamw-bf16": 8,
         "adamw-8bit": Fraction(321, 32),  # 10 + 1/32: the absmax of two states, one float32 per 256
         "sgd-momentum": 12,

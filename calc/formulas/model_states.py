@@ -67,6 +67,14 @@ RECIPES: dict[str, ModelStates] = {
         # exp_avg, exp_avg_sq: zeros_like(param), so the weights' dtype (PyTorch torch/optim/adamw.py)
         optimizer=2 * Fraction(4),
     ),
+    # bf16 weights and gradients with AdamW's moments in fp32, and no master copy: 2 + 2 + 8 = 12. PyTorch's
+    # AdamW makes its moments in the weights' dtype (torch/optim/adamw.py), so this takes an optimizer that
+    # allocates them in fp32 itself; the weights' updates are still rounded to bf16.
+    "adamw-bf16-fp32-states": ModelStates(
+        weights=Fraction(2),  # bf16
+        gradients=Fraction(2),  # bf16
+        optimizer=2 * Fraction(4),  # exp_avg, exp_avg_sq in fp32
+    ),
     # Pure bf16 AdamW, no fp32 master copy: 2 + 2 + 4 = 8.
     "adamw-bf16": ModelStates(
         weights=Fraction(2),  # bf16

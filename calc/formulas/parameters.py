@@ -222,3 +222,29 @@ def _exact_decimal(value: Fraction) -> Decimal:
             raise ValueError(f"{value} has no exact decimal")
     digits = value.numerator * (10**places // value.denominator)
     return Decimal(f"{digits}E-{places}") if places else Decimal(digits)
+
+
+# --- QLoRA with peft's prepare_model_for_kbit_training -------------------------------------------------------------
+# The QLoRA reference script (artidoro/qlora, qlora.py) and most recipes call it before get_peft_model. It casts
+# every float16/bfloat16 parameter that is not a bitsandbytes Params4bit to float32 (peft 0.21,
+# peft/utils/other.py, prepare_model_for_kbit_training: "cast all non INT8 parameters to fp32"): the embeddings,
+# lm_head, the norms and any bias, which 4-bit loading left in 16 bits (see quantized_weights).
+KBIT_PREPARED_BYTES = 4
+
+
+def base_bytes_qlora_prepared(shape: ModelShape) -> Decimal:
+    """The frozen base in QLoRA after ``prepare_model_for_kbit_training``: projections in NF4, the rest in fp32.
+
+    Loaded with ``BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
+    bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)``, as the
+    QLoRA paper does; the compute dtype changes no stored byte.
+
+    >>> from calc.models import PRESETS
+    >>> base_bytes_qlora_prepared(PRESETS["meta-llama/Llama-3.1-8B"])
+    Decimal('7804174336')
+    >>> base_bytes_qlora(PRESETS["meta-llama/Llama-3.1-8B"])
+    Decimal('5702295552')
+    """
+    quantized = quantized_weights(shape)
+    kept = base_parameters(shape) - quantized
+    return _exact_decimal(quantized * NF4_BYTES_PER_WEIGHT + kept * KBIT_PREPARED_BYTES)

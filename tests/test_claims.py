@@ -1,0 +1,129 @@
+"""What the pages claim and how they write it: no false DeepSpeed claim, quantities on one line, sources linked."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from gettext import NullTranslations
+from html import unescape
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from babel import Locale
+
+from calc.calculators import CALCULATORS
+from calc.evaluation import default_texts, evaluate
+from calc.i18n import load_translations
+from sitebuild.config import LOCALES, PAGES
+
+# A number, then a unit the calculators show, then nothing that continues the word.
+_UNIT = r"(?:GB|MB|GiB|MiB|%)(?!\w)"
+_SPLIT_QUANTITY = re.compile(r"\d[ \t\n]+" + _UNIT)
+
+
+def pages(site: Path, locale: str) -> dict[str, str]:
+    return {name: (site / locale / path / "index.html").read_text(encoding="utf-8") for name, path in PAGES.items()}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_no_page_says_deepspeed_drops_samples(site, locale):
+    """DeepSpeed asserts train = micro × steps × GPUs (runtime/config.py, _batch_assertion): it stops, drops nothing."""
+    said = {
+        "en": r"drop(?:s|ped)? samples|silently",
+        "es": r"descart\w* muestras|sin avisar",
+        "it": r"scart\w* campioni|senza alcun avviso",
+    }[locale]
+    for name, html in pages(site, locale).items():
+        assert not re.search(said, unescape(html), flags=re.I), name
+    # And the planner says what DeepSpeed does instead.
+    assert "_batch_assertion" in pages(site, locale)["plan"]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_output_keeps_its_number_and_unit_on_one_line(site, locale):
+    for name, html in pages(site, locale).items():
+        outputs = re.findall(r"<output\b[^>]*>(.*?)</output>", html, flags=re.S)
+        cells = re.findall(r'data-output="[^"]+"[^>]*>(.*?)</(?:table|p|div)>', html, flags=re.S)
+        assert outputs, name
+        for text in outputs + cells:
+            assert not _SPLIT_QUANTITY.search(unescape(re.sub(r"<[^>]+>", "", text))), (name, text)
+
+
+def _split_quantities(text: str) -> list[str]:
+    return _SPLIT_QUANTITY.findall(text)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize("name", sorted(CALCULATORS))
+def test_the_live_results_keep_number_and_unit_together(localedir, locale, name):
+    """What the worker sends the page: every result, table cell and sentence, for every example."""
+    calculator, parsed = CALCULATORS[name], Locale.parse(locale)
+    translations = load_translations(localedir, locale)
+    for overrides in [{}, *calculator.examples.values()]:
+        texts = {
+            **default_texts(calculator, parsed),
+            **{key: str(value) for key, value in overrides.items() if isinstance(value, (Decimal, str))},
+        }
+        shown = evaluate(calculator, texts, parsed, translations)
+        for output, value in shown.outputs.items():
+            flat = re.sub(r"<[^>]+>", "\u00a0", str(value))
+            assert not _split_quantities(flat), (output, flat)
+        assert not _split_quantities(shown.announcement or ""), shown.announcement
+
+
+class _Citations(HTMLParser):
+    """Each 'et al.' and 'arXiv:' in the visible text, and whether it sits inside a link."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links = 0
+        self.hidden = 0
+        self.found: list[tuple[str, bool]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.links += tag == "a"
+        self.hidden += tag in ("script", "style", "code", "pre")
+
+    def handle_endtag(self, tag):
+        self.links -= tag == "a"
+        self.hidden -= tag in ("script", "style", "code", "pre")
+
+    def handle_data(self, data):
+        if not self.hidden:
+            self.found += [(match, self.links > 0) for match in re.findall(r"\w+ et al\.|arXiv:\S+", data)]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_citation_is_a_link(site, locale):
+    for name, html in pages(site, locale).items():
+        parser = _Citations()
+        parser.feed(html)
+        unlinked = [text for text, linked in parser.found if not linked]
+        assert not unlinked, (name, unlinked)
+
+
+def test_the_cited_papers_are_linked_where_they_are_cited(site):
+    """ZeRO, Korthikanti et al., LoRA and QLoRA, each from the page that quotes it."""
+    html = pages(site, "en")
+    assert "arxiv.org/abs/1910.02054" in html["vram"]
+    assert "arxiv.org/abs/2205.05198" in html["activations"]
+    assert "arxiv.org/abs/2106.09685" in html["lora"] and "arxiv.org/abs/2305.14314" in html["lora"]
+
+
+@pytest.mark.parametrize(
+    ("model", "attention", "noted"),
+    [
+        ("google/gemma-2-9b", "flash", True),
+        ("google/gemma-2-9b", "eager", False),
+        ("meta-llama/Llama-3.1-8B", "flash", False),
+    ],
+)
+def test_gemma_2_is_told_that_transformers_refuses_sdpa(model, attention, noted):
+    """transformers 5.24: Gemma2PreTrainedModel._supports_sdpa = False (soft-capping), _supports_flash_attn = True."""
+    from calc.activations import CALCULATOR
+
+    parsed = Locale.parse("en")
+    texts = {**default_texts(CALCULATOR, parsed), "model": model, "attention": attention}
+    note = evaluate(CALCULATOR, texts, parsed, NullTranslations()).outputs["attention_note"]
+    assert ("refuses SDPA" in note) == noted
