@@ -186,6 +186,8 @@ def address(
     """
     pairs = []
     for i in calculator.inputs:
+        if not getattr(i, "in_address", True):
+            continue
         if errors.get(i.name) is None and i.name in values:
             if values[i.name] != i.default:
                 pairs.append((i.name, i.to_address(values[i.name])))

@@ -11,37 +11,119 @@ from fractions import Fraction
 from gettext import NullTranslations
 
 from calc.calculator import Calculator, Group
+from calc.configs import ConfigProblem, Reading, read_config
 from calc.formatting import MEGABYTE, PERCENT
 from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
     NF4_BYTES_PER_WEIGHT,
     TARGET_MODULES,
+    active_parameters,
     adapter_bytes,
     adapter_training_bytes,
     base_bytes_16bit,
     base_bytes_qlora,
     base_parameters,
     lora_parameters,
+    target_modules,
 )
 from calc.i18n import N_
-from calc.inputs import ChoiceSet, Count, Option
-from calc.model_inputs import MODEL, SHAPE, settle_shape, shape_of, shape_values
-from calc.models import PRESETS
+from calc.inputs import ChoiceSet, Count, Option, Pasted
+from calc.model_inputs import MODEL, SHAPE_FIELDS, shape_inputs, shape_of, shape_values
+from calc.models import ARCHITECTURES, CUSTOM, PRESETS
 from calc.outputs import Figure, Quantity, Table, gigabytes
+from calc.parsing import InputProblem
 
 RANK = Count("rank", N_("Rank"), N_("The adapter's rank r."), default=Decimal(16), maximum=Decimal(65_536))
 TARGETS = ChoiceSet(
     "target_modules",
     N_("Target modules"),
-    N_("The projections that get an adapter, by the names peft's target_modules uses."),
+    N_(
+        "The projections that get an adapter, by the names peft's target_modules uses; a mixture's experts by "
+        "the names its target_parameters uses. Only the model's own count."
+    ),
     options=tuple(Option(name, name) for name in TARGET_MODULES),
-    default=frozenset(TARGET_MODULES),
+    default=frozenset(target_modules(PRESETS[MODEL.default])),
 )
+SHAPE, settle_shape = shape_inputs(*SHAPE_FIELDS)
+
+
+def _reading(text: str) -> Reading:
+    """The config.json's shape, or the reason it is not one, for the field to show."""
+    try:
+        return read_config(text)
+    except ConfigProblem as problem:
+        details = {key: Decimal(value) if isinstance(value, int) else value for key, value in problem.details.items()}
+        raise InputProblem(problem.code, **details) from None
+
+
+CONFIG = Pasted(
+    "config",
+    N_("Paste a config.json"),
+    N_(
+        "The model's config.json, as its repository holds it: it fills in the shape below. A multimodal model's "
+        "text_config is read as its language model."
+    ),
+    parse=_reading,
+)
+
+# What does the same job under another architecture's names: Phi-3 fuses q, k, v and gate, up;
+# a mixture of experts has its MLP in the experts' 3-D parameters.
+COUNTERPARTS = {
+    "q_proj": ("qkv_proj",),
+    "k_proj": ("qkv_proj",),
+    "v_proj": ("qkv_proj",),
+    "qkv_proj": ("q_proj", "k_proj", "v_proj"),
+    "gate_proj": ("gate_up_proj", "experts.gate_up_proj"),
+    "up_proj": ("gate_up_proj", "experts.gate_up_proj"),
+    "gate_up_proj": ("gate_proj", "up_proj", "experts.gate_up_proj"),
+    "experts.gate_up_proj": ("gate_proj", "up_proj", "gate_up_proj"),
+    "down_proj": ("experts.down_proj",),
+    "experts.down_proj": ("down_proj",),
+}
+
+
+def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
+    """The shape in step with the model, and the target modules with the model's own names.
+
+    Choosing another model or architecture keeps the chosen targets the new
+    model has, each under its own name (q_proj becomes Phi-3's qkv_proj), or
+    all of its targets when none is left.
+
+    >>> sorted(settle({"model": "microsoft/Phi-3-mini-4k-instruct", "target_modules": {"q_proj", "v_proj"}},
+    ...               "model")["target_modules"])
+    ['qkv_proj']
+    """
+    reading = values.get("config")
+    if reading is not None:
+        # A pasted config.json becomes the custom shape it describes, and leaves the field empty for the next.
+        settled = {"model": CUSTOM, **shape_values(reading.shape), "config": None}
+        changed = "architecture"
+    else:
+        settled = settle_shape(values, changed)
+    if changed not in ("model", "architecture"):
+        return settled
+    try:
+        available = target_modules(shape_of({**values, **settled}))
+    except (InputProblem, ValueError, TypeError, KeyError):
+        return settled  # a shape with a problem: its field says so, and the targets wait
+    chosen = values.get("target_modules") or frozenset()
+    kept = {name for name in chosen if name in available} | {
+        other for name in chosen for other in COUNTERPARTS.get(name, ()) if other in available
+    }
+    return settled | {"target_modules": frozenset(kept or available)}
 
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     # A preset's own shape: it knows what the form does not (Gemma-2's head_dim, tied embeddings, biases).
     shape = shape_of(values)
+    missing = values["target_modules"] - set(target_modules(shape))
+    if missing:
+        raise InputProblem(
+            "not_in_model",
+            field="target_modules",
+            missing=", ".join(name for name in TARGET_MODULES if name in missing),
+            available=", ".join(target_modules(shape)),
+        )
     trainable = lora_parameters(shape, int(values["rank"]), values["target_modules"])
     base = base_parameters(shape)
 
@@ -52,6 +134,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "trainable_parameters": Quantity(trainable),
         "share": Quantity(Fraction(100 * trainable, base), PERCENT, places=3),
         "base_parameters": Quantity(base),
+        "active_parameters": Quantity(active_parameters(shape)),
         "sizes": [
             (N_("Adapter file, 16-bit"), megabytes(adapter_bytes(trainable, 16))),
             (N_("Adapter file, 32-bit (peft's default)"), megabytes(adapter_bytes(trainable, 32))),
@@ -82,17 +165,22 @@ CALCULATOR = Calculator(
     groups=(
         Group(N_("Base model"), (MODEL,)),
         Group(N_("Adapter"), (RANK, TARGETS)),
-        Group(N_("Model shape"), SHAPE),
+        Group(N_("Model shape"), (CONFIG, *SHAPE)),
     ),
     outputs=(
         Figure("trainable_parameters", N_("Trainable parameters"), N_("in the adapter's A and B matrices")),
         Figure("share", N_("Share of the base model"), N_("trainable parameters as a share of the base model's")),
         Figure("base_parameters", N_("Base model parameters"), N_("frozen while the adapter is trained")),
+        Figure(
+            "active_parameters",
+            N_("Active parameters per token"),
+            N_("in a mixture of experts, all but the experts a token is not sent to"),
+        ),
         Table("sizes", N_("Sizes"), (N_("Item"), N_("Size"))),
     ),
     compute=compute,
     summarize=summarize,
-    settle=settle_shape,
+    settle=settle,
     # The worked example: peft's own printout for Llama-2-7b with r = 8 on q and v.
     examples={
         "llama2": {
@@ -104,6 +192,8 @@ CALCULATOR = Calculator(
     },
     facts={
         "lora_source": "Hu et al. 2021, §4.1",
+        # transformers' names, which no language changes.
+        "architectures": ", ".join(ARCHITECTURES),
         "training_bytes": Quantity(ADAPTER_TRAINING_BYTES_PER_PARAMETER),
         "nf4_bytes": Quantity(NF4_BYTES_PER_WEIGHT, places=3),
     },

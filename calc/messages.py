@@ -76,6 +76,56 @@ def describe(problem: InputProblem, field, locale: Locale, translations: NullTra
             return _("The hidden size must be divisible by the number of attention heads.")
         case "kv_heads_do_not_divide":
             return _("The attention heads must be divisible by the number of key and value heads.")
+        case "experts_without_mixture":
+            return _("Only a mixture of experts has these: leave the field blank, or choose %(mixtures)s.") % {
+                "mixtures": details["mixtures"]
+            }
+        case "mixture_needs_value":
+            return _("A mixture of experts needs this value.")
+        case "more_experts_per_token_than_experts":
+            return _("A token cannot go to more experts than a layer has.")
+        case "expert_width_is_intermediate_size":
+            return _("Mixtral's experts are as wide as its intermediate size: enter the same value.")
+        case "not_in_model":
+            return _("This model has no %(missing)s. Its projections are %(available)s.") % {
+                "missing": details["missing"],
+                "available": details["available"],
+            }
+        case "config_too_large":
+            return _("This is longer than a config.json: paste one of at most %(limit)s bytes.") % {
+                "limit": number("limit")
+            }
+        case "config_too_deep":
+            return _("This JSON nests far deeper than a config.json does.")
+        case "config_not_json":
+            return _("This is not valid JSON: look at line %(line)s, character %(column)s.") % {
+                "line": number("line"),
+                "column": number("column"),
+            }
+        case "config_not_object":
+            return _("A config.json holds one JSON object, between braces.")
+        case "config_missing_key":
+            return _("The config has no %(key)s.") % {"key": details["key"]}
+        case "config_unknown_model_type":
+            return _("The calculator reads the model types %(known)s, not %(model_type)s.") % {
+                "known": details["known"],
+                "model_type": details["model_type"],
+            }
+        case "config_not_count":
+            return _("%(key)s is %(value)s: it should be a whole number, at least one.") % {
+                "key": details["key"],
+                "value": details["value"],
+            }
+        case "config_not_boolean":
+            return _("%(key)s is %(value)s: it should be true or false.") % {
+                "key": details["key"],
+                "value": details["value"],
+            }
+        case "config_unsupported":
+            return _("The calculator cannot count a model with %(key)s set to %(value)s.") % {
+                "key": details["key"],
+                "value": details["value"],
+            }
         case "too_many_decimals":
             count = int(details["count"])
             return ngettext(

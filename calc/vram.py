@@ -19,17 +19,14 @@ from calc.formulas.parameters import base_parameters
 from calc.gpus import cards_that_fit
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Count, Option
+from calc.model_inputs import model_choice
 from calc.models import CUSTOM, PRESETS, settle_preset
 from calc.outputs import Bar, Figure, Phrase, Quantity, Table, gigabytes
 
 GB = 10**9
 
-MODEL = Choice(
-    "model",
-    N_("Model"),
-    N_("A model whose parameter count is filled in for you, or your own count."),
-    options=(*(Option(repo, repo) for repo in PRESETS), Option(CUSTOM, N_("Another model: type its count"))),
-    default="meta-llama/Llama-3.1-8B",
+MODEL = model_choice(
+    N_("A model whose parameter count is filled in for you, or your own count."), N_("Another model: type its count")
 )
 PARAMETERS = Amount(
     "parameters",

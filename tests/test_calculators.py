@@ -84,14 +84,14 @@ def test_lora_counts_what_peft_prints(ready_pages, locale):
 @pytest.mark.parametrize("locale", LOCALES)
 def test_lora_explains_a_shape_or_a_choice_that_cannot_be(ready_pages, locale):
     page = start_over(ready_pages, locale, "lora")
-    page.fill("[name=attention_heads]", "33")
-    expect(page.locator("#attention_heads-error")).to_be_visible()
-    expect(page.locator("[name=attention_heads]")).to_have_attribute("aria-invalid", "true")
+    page.fill("[name=kv_heads]", "3")
+    expect(page.locator("#kv_heads-error")).to_be_visible()
+    expect(page.locator("[name=kv_heads]")).to_have_attribute("aria-invalid", "true")
     expect(page.locator("[data-role=outcome]")).to_be_hidden()
     for module in MODULES:
         page.uncheck(f"[name=target_modules][value={module}]")
     expect(page.locator("#target_modules-error")).to_be_visible()
-    page.fill("[name=attention_heads]", "32")
+    page.fill("[name=kv_heads]", "8")
     page.check("[name=target_modules][value=q_proj]")
     expect(page.locator("[data-role=outcome]")).to_be_visible()
     expect(page.locator("[aria-invalid]")).to_have_count(0)
