@@ -7,9 +7,9 @@ import pytest
 from babel import Locale
 
 from calc.accumulation import CALCULATOR
-from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.browser import evaluator
 from calc.evaluation import default_texts, evaluate
+from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import load_translations
 from calc.outputs import Quantity
 from sitebuild.config import LOCALES

@@ -11,8 +11,8 @@ import yaml
 from babel import Locale
 
 from calc.evaluation import default_texts, evaluate
-from calc.i18n import load_translations
 from calc.formulas.batch import divisors
+from calc.i18n import load_translations
 from calc.plan import CALCULATOR, compute
 from calc.snippets import FRAMEWORKS, snippets
 from sitebuild.config import LOCALES

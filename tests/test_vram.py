@@ -6,8 +6,8 @@ from fractions import Fraction
 import pytest
 
 from calc.formatting import rounded
-from calc.gpus import GPUS, GPUS_BY_ID, MIB, cards_that_fit
 from calc.formulas.model_states import RECIPES, STAGES, ModelStates, per_gpu
+from calc.gpus import GPUS, GPUS_BY_ID, MIB, cards_that_fit
 
 GB = 10**9
 PSI = 7_500_000_000  # the ZeRO paper's 7.5B-parameter example (Table 1, Figure 1)
