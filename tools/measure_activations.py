@@ -424,7 +424,8 @@ def relative_error(estimated: Fraction, measured: int | str) -> float:
 def measure_point(model: transformers.PreTrainedModel, key: str, setting: dict) -> dict:
     """One point: the peak per sample (the headline), and the two moments that can hold it.
 
-    ``setting`` holds calc.formulas.activations' arguments but the shape: sequence_length, precision, attention, recomputation.
+    ``setting`` holds calc.formulas.activations' arguments but the shape: sequence_length, precision,
+    attention, recomputation.
     """
     shape = MODELS[key]
     with recomputing(model, setting["recomputation"], setting["attention"]):

@@ -200,7 +200,7 @@ def main() -> int:
     for problem in off:
         print(f"OFF: {problem}")
     if off:
-        print(f"{len(off)} activation points are off calc.formulas.activations' estimate by more than {float(TOLERANCE):.0%}")
+        print(f"{len(off)} activation points are off calc's estimate by more than {float(TOLERANCE):.0%}")
     else:
         print(f"every activation estimate within {float(TOLERANCE):.0%}; wrote {ACTIVATIONS.relative_to(ROOT)}")
     return 1 if problems or off else 0
