@@ -10,7 +10,9 @@ for its ``model_type`` (:data:`calc.models.ARCHITECTURES` names them), except
 the sizes every real config.json states (layers, widths, heads, vocabulary),
 whose class defaults describe no real model: those must be there. A
 multimodal config whose own ``model_type`` is not read here is read through
-its ``text_config``, the language model, when that one is.
+its ``text_config``, the language model, when that one is; a ``text_config``
+does rely on its class's sizes (Gemma-3's leaves out its heads and
+vocabulary), so there they take the defaults too.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ def read_config(text: str) -> Reading:
         inner = config.get("text_config")
         if isinstance(inner, dict) and inner.get("model_type") in ARCHITECTURES:
             try:
-                return Reading(_shape(inner, inner["model_type"]), text_config=True)
+                return Reading(_shape(inner, inner["model_type"], sized=True), text_config=True)
             except ConfigProblem as problem:
                 if "key" in problem.details:  # named where it sits in the file
                     problem.details["key"] = f"text_config.{problem.details['key']}"
@@ -90,15 +92,22 @@ def read_config(text: str) -> Reading:
     return Reading(_shape(config, model_type))
 
 
-def _shape(config: dict, model_type: str) -> ModelShape:
-    """The shape of a ``model_type`` model from its config's keys, with the config class's defaults."""
+def _shape(config: dict, model_type: str, *, sized: bool = False) -> ModelShape:
+    """The shape of a ``model_type`` model from its config's keys, with the config class's defaults.
+
+    ``sized``: the sizes too may be left to the class's defaults.
+    """
     architecture = ARCHITECTURES[model_type]
+
+    def size(key: str) -> int:
+        return _count(config, key, architecture.sizes[key] if sized else None)
+
     sizes = {
-        "layers": _count(config, "num_hidden_layers"),
-        "hidden_size": _count(config, "hidden_size"),
-        "attention_heads": _count(config, "num_attention_heads"),
-        "intermediate_size": _count(config, "intermediate_size"),
-        "vocab_size": _count(config, "vocab_size"),
+        "layers": size("num_hidden_layers"),
+        "hidden_size": size("hidden_size"),
+        "attention_heads": size("num_attention_heads"),
+        "intermediate_size": size("intermediate_size"),
+        "vocab_size": size("vocab_size"),
     }
     # num_key_value_heads: the class's default, or None (LlamaConfig, Phi3Config): as many as the attention heads.
     sizes["kv_heads"] = _count(config, "num_key_value_heads", architecture.kv_heads or sizes["attention_heads"])

@@ -87,7 +87,8 @@ def settle(values: Mapping[str, object], changed: str | None) -> dict[str, objec
 
     Choosing another model or architecture keeps the chosen targets the new
     model has, each under its own name (q_proj becomes Phi-3's qkv_proj), or
-    all of its targets when none is left.
+    all of its targets when none is left; so do the default targets when
+    the page opens on another model.
 
     >>> sorted(settle({"model": "microsoft/Phi-3-mini-4k-instruct", "target_modules": {"q_proj", "v_proj"}},
     ...               "model")["target_modules"])
@@ -100,7 +101,9 @@ def settle(values: Mapping[str, object], changed: str | None) -> dict[str, objec
         changed = "architecture"
     else:
         settled = settle_shape(values, changed)
-    if changed not in ("model", "architecture"):
+    # On opening the page, the default targets follow the model too (an address may name only the model).
+    opening = changed is None and values.get("target_modules") == TARGETS.default
+    if changed not in ("model", "architecture") and not opening:
         return settled
     try:
         available = target_modules(shape_of({**values, **settled}))

@@ -38,6 +38,7 @@ PRESET_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("Qwen3", tuple(f"Qwen/Qwen3-{size}" for size in ("0.6B", "1.7B", "4B", "8B", "14B", "32B"))),
     ("Gemma-2", ("google/gemma-2-2b", "google/gemma-2-9b", "google/gemma-2-27b")),
+    ("Gemma-3", ("google/gemma-3-1b-pt",)),
     ("Mistral", ("mistralai/Mistral-7B-v0.1", "mistralai/Mistral-Nemo-Base-2407")),
     ("Phi-3", ("microsoft/Phi-3-mini-4k-instruct",)),
     (N_("Mixture of experts"), ("mistralai/Mixtral-8x7B-v0.1", "Qwen/Qwen3-30B-A3B")),

@@ -72,11 +72,13 @@ class Architecture:
     for as many as the attention heads. ``tie_word_embeddings``: the
     config class's default. ``experts``: the config's key for the number of
     experts, ``None`` for a dense model; ``expert_width``: its key for an
-    expert's width.
+    expert's width. ``sizes``: the class's defaults for the sizes, by
+    config key, which a multimodal config's ``text_config`` may rely on.
     """
 
     norms_per_layer: int
     tie_word_embeddings: bool
+    sizes: Mapping[str, int]
     head_dim: int | None = None
     kv_heads: int | None = None
     qkv_bias: bool = False
@@ -88,26 +90,78 @@ class Architecture:
     expert_width: str | None = None
 
 
+def _sizes(layers: int, hidden: int, heads: int, intermediate: int, vocabulary: int) -> dict[str, int]:
+    """A config class's defaults for the layers, width, heads, intermediate size and vocabulary."""
+    return {
+        "num_hidden_layers": layers,
+        "hidden_size": hidden,
+        "num_attention_heads": heads,
+        "intermediate_size": intermediate,
+        "vocab_size": vocabulary,
+    }
+
+
 # Each from transformers 5.24's models/<model_type>/configuration_<model_type>.py and modeling_<model_type>.py.
 ARCHITECTURES: dict[str, Architecture] = {
     # LlamaConfig: head_dim None → hidden // heads, num_key_value_heads None → heads, attention_bias and
     # mlp_bias switches (False), tie False. Two RMSNorms a layer: input_layernorm, post_attention_layernorm.
-    "llama": Architecture(norms_per_layer=2, tie_word_embeddings=False, attention_bias=True, mlp_bias=True),
+    "llama": Architecture(
+        sizes=_sizes(32, 4096, 32, 11008, 32000),
+        norms_per_layer=2,
+        tie_word_embeddings=False,
+        attention_bias=True,
+        mlp_bias=True,
+    ),
     # MistralConfig: num_key_value_heads 8; every projection bias=False (modeling_mistral.py).
-    "mistral": Architecture(norms_per_layer=2, tie_word_embeddings=False, kv_heads=8),
+    "mistral": Architecture(
+        sizes=_sizes(32, 4096, 32, 14336, 32000), norms_per_layer=2, tie_word_embeddings=False, kv_heads=8
+    ),
     # Qwen2Config: num_key_value_heads 32; Qwen2Attention hard-codes bias=True on q, k, v, False on o.
-    "qwen2": Architecture(norms_per_layer=2, tie_word_embeddings=False, kv_heads=32, qkv_bias=True),
+    "qwen2": Architecture(
+        sizes=_sizes(32, 4096, 32, 22016, 151936),
+        norms_per_layer=2,
+        tie_word_embeddings=False,
+        kv_heads=32,
+        qkv_bias=True,
+    ),
     # Qwen3Config: head_dim 128, num_key_value_heads 32; Qwen3Attention's q_norm and k_norm.
     "qwen3": Architecture(
-        norms_per_layer=2, tie_word_embeddings=False, head_dim=128, kv_heads=32, attention_bias=True, qk_norm=True
+        sizes=_sizes(32, 4096, 32, 22016, 151936),
+        norms_per_layer=2,
+        tie_word_embeddings=False,
+        head_dim=128,
+        kv_heads=32,
+        attention_bias=True,
+        qk_norm=True,
     ),
     # Gemma2Config: head_dim 256, num_key_value_heads 4, tie True; input_, post_attention_, pre_feedforward_
     # and post_feedforward_layernorm (modeling_gemma2.py).
-    "gemma2": Architecture(norms_per_layer=4, tie_word_embeddings=True, head_dim=256, kv_heads=4, attention_bias=True),
+    "gemma2": Architecture(
+        sizes=_sizes(26, 2304, 8, 9216, 256000),
+        norms_per_layer=4,
+        tie_word_embeddings=True,
+        head_dim=256,
+        kv_heads=4,
+        attention_bias=True,
+    ),
+    # Gemma3TextConfig: head_dim 256, num_key_value_heads 4, tie True; Gemma-2's four norms a layer and
+    # Gemma3Attention's q_norm and k_norm (models/gemma3/modeling_gemma3.py).
+    "gemma3_text": Architecture(
+        sizes=_sizes(26, 2304, 8, 9216, 262208),
+        norms_per_layer=4,
+        tie_word_embeddings=True,
+        head_dim=256,
+        kv_heads=4,
+        attention_bias=True,
+        qk_norm=True,
+    ),
     # Phi3Config: num_key_value_heads None → heads; Phi3Attention.qkv_proj and Phi3MLP.gate_up_proj, no biases.
-    "phi3": Architecture(norms_per_layer=2, tie_word_embeddings=False, fused_projections=True),
+    "phi3": Architecture(
+        sizes=_sizes(32, 3072, 32, 8192, 32064), norms_per_layer=2, tie_word_embeddings=False, fused_projections=True
+    ),
     # MixtralConfig: num_key_value_heads 8; MixtralExperts are num_local_experts experts of intermediate_size.
     "mixtral": Architecture(
+        sizes=_sizes(32, 4096, 32, 14336, 32000),
         norms_per_layer=2,
         tie_word_embeddings=False,
         kv_heads=8,
@@ -118,6 +172,7 @@ ARCHITECTURES: dict[str, Architecture] = {
     # num_experts experts of moe_intermediate_size. No head_dim in the class: getattr(config, "head_dim",
     # hidden_size // num_attention_heads) in Qwen3MoeAttention.
     "qwen3_moe": Architecture(
+        sizes=_sizes(24, 2048, 32, 6144, 151936),
         norms_per_layer=2,
         tie_word_embeddings=False,
         kv_heads=4,
@@ -463,6 +518,20 @@ PRESETS: dict[str, ModelShape] = dict(
             head_dim=128,
             intermediate_size=36864,
             vocab_size=256000,
+            tie_word_embeddings=True,
+        ),
+        # Gemma-3-1B, the text-only Gemma-3: head_dim 256, one key and value head; tie_word_embeddings left out
+        # (Gemma3TextConfig's default, true). litgpt cites google/gemma-3-1b-it, whose shape the -pt model shares.
+        _preset(
+            "google/gemma-3-1b-pt",
+            "gemma3_text",
+            layers=26,
+            hidden_size=1152,
+            attention_heads=4,
+            kv_heads=1,
+            head_dim=256,
+            intermediate_size=6912,
+            vocab_size=262144,
             tie_word_embeddings=True,
         ),
         # Mistral: 7B's config.json has no head_dim (4096 // 32); Nemo's has head_dim 128, not 5120 // 32. Nemo is

@@ -250,8 +250,34 @@ def test_a_multimodal_config_is_read_through_its_text_config():
     assert reading.text_config
     assert reading.shape.model_type == "mistral"
     with pytest.raises(ConfigProblem) as raised:
-        read_config(json.dumps({**llava, "text_config": {"model_type": "mistral"}}))
-    assert raised.value.details == {"key": "text_config.num_hidden_layers"}
+        read_config(json.dumps({**llava, "text_config": {"model_type": "mistral", "hidden_size": "wide"}}))
+    assert raised.value.details == {"key": "text_config.hidden_size", "value": "wide"}
+
+
+def test_a_text_config_relies_on_its_class_for_what_it_leaves_out():
+    # Gemma-3-4B's config.json: its text_config states a few sizes; Gemma3TextConfig gives the heads
+    # (8, 4 of key and value, 256 wide), the vocabulary (262,208) and tied embeddings.
+    gemma3 = {
+        "architectures": ["Gemma3ForConditionalGeneration"],
+        "model_type": "gemma3",
+        "text_config": {
+            "hidden_size": 2560,
+            "intermediate_size": 10240,
+            "model_type": "gemma3_text",
+            "num_hidden_layers": 34,
+            "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+            "sliding_window": 1024,
+        },
+        "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152},
+    }
+    shape = read_config(json.dumps(gemma3)).shape
+    assert (shape.layers, shape.attention_heads, shape.kv_heads, shape.head_dim) == (34, 8, 4, 256)
+    assert (shape.vocab_size, shape.tie_word_embeddings, shape.qk_norm, shape.norms_per_layer) == (
+        262208,
+        True,
+        True,
+        4,
+    )
 
 
 @pytest.mark.parametrize(
@@ -265,7 +291,10 @@ def test_a_multimodal_config_is_read_through_its_text_config():
         (
             '{"model_type": "gpt2"}',
             "config_unknown_model_type",
-            {"model_type": "gpt2", "known": "llama, mistral, qwen2, qwen3, gemma2, phi3, mixtral, qwen3_moe"},
+            {
+                "model_type": "gpt2",
+                "known": "llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3, mixtral, qwen3_moe",
+            },
         ),
         ('{"model_type": "llama"}', "config_missing_key", {"key": "num_hidden_layers"}),
         (

@@ -38,6 +38,7 @@ PUBLISHED = {
     "google/gemma-2-2b": 2_614_341_888,
     "google/gemma-2-9b": 9_241_705_984,
     "google/gemma-2-27b": 27_227_128_320,
+    "google/gemma-3-1b-pt": 999_885_952,
     "mistralai/Mistral-7B-v0.1": 7_241_732_096,
     "mistralai/Mistral-Nemo-Base-2407": 12_247_782_400,
     "microsoft/Phi-3-mini-4k-instruct": 3_821_079_552,
@@ -208,7 +209,7 @@ def test_pasting_a_config_fills_the_shape_and_makes_the_model_custom():
         ("{", "This is not valid JSON: look at line 1, character 2."),
         (
             '{"model_type": "gpt2"}',
-            "The calculator reads the model types llama, mistral, qwen2, qwen3, gemma2, phi3, "
+            "The calculator reads the model types llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3, "
             "mixtral, qwen3_moe, not gpt2.",
         ),
         ('{"model_type": "llama"}', "The config has no num_hidden_layers."),
@@ -219,3 +220,16 @@ def test_a_config_that_cannot_be_read_says_why_beside_its_field(text, message):
     assert view.errors["config"] == message
     assert view.texts.get("model", "meta-llama/Llama-3.1-8B") == "meta-llama/Llama-3.1-8B"
     assert "config" not in view.address
+
+
+def test_an_address_naming_only_a_mixture_opens_with_its_own_targets():
+    from calc.evaluation import restore
+
+    texts = restore(CALCULATOR, "?model=mistralai/Mixtral-8x7B-v0.1", EN)
+    view = evaluate(CALCULATOR, texts, EN, NullTranslations(), restoring=True)
+    assert view.errors["target_modules"] is None
+    assert view.texts["target_modules"][-2:] == ["experts.gate_up_proj", "experts.down_proj"]
+    assert view.outputs["base_parameters"] == "46,702,792,704"
+    # Targets the address names are the reader's: one the model lacks is said so, never replaced.
+    texts = restore(CALCULATOR, "?model=microsoft/Phi-3-mini-4k-instruct&target_modules=q_proj", EN)
+    assert evaluate(CALCULATOR, texts, EN, NullTranslations(), restoring=True).errors["target_modules"]

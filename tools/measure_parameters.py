@@ -79,6 +79,12 @@ TEST_SHAPES = {
     "test/gemma2-untied": ModelShape(
         **{**_TINY, "head_dim": 8, "norms_per_layer": 4}, model_type="gemma2", tie_word_embeddings=False
     ),
+    "test/gemma3-text-biases-untied": ModelShape(
+        **{**_TINY, "head_dim": 8, "norms_per_layer": 4, "qkv_bias": True, "o_bias": True},
+        model_type="gemma3_text",
+        tie_word_embeddings=False,
+        qk_norm=True,
+    ),
     # Phi3Config's pad_token_id, 32000, must be a token of the vocabulary.
     "test/phi3-gqa-tied": ModelShape(
         **{**_TINY, "vocab_size": 32064}, model_type="phi3", tie_word_embeddings=True, fused_projections=True
