@@ -13,12 +13,18 @@ from gettext import NullTranslations
 
 from calc.calculator import Calculator, Group
 from calc.formatting import PERCENT, rounded
-from calc.formulas.activations import PRECISION_BYTES, activation_breakdown
+from calc.formulas.activations import FAMILIES, PRECISION_BYTES, activation_breakdown
 from calc.i18n import N_
 from calc.inputs import Choice, Count, Option, address_number
-from calc.model_inputs import MODEL, SHAPE, settle_shape, shape_of
+from calc.model_inputs import SHAPE, model_choice, settle_shape, shape_of
 from calc.outputs import Bar, Citation, Figure, Phrase, Quantity, Table, Text, gigabytes
 
+# Only the presets whose architecture the estimate covers.
+MODEL = model_choice(
+    N_("A model whose shape is filled in for you, or a shape of your own."),
+    N_("Another model: type its shape"),
+    keep=lambda shape: shape.model_type in FAMILIES,
+)
 SEQUENCE_LENGTH = Count(
     "sequence_length",
     N_("Sequence length"),

@@ -178,6 +178,8 @@ def address(
     """
     pairs = []
     for i in calculator.inputs:
+        if not i.in_address:
+            continue
         if errors.get(i.name) is None and i.name in values:
             if values[i.name] != i.default:
                 pairs.append((i.name, i.to_address(values[i.name])))

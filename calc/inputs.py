@@ -18,6 +18,7 @@ rather than a reason to withhold the results.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from gettext import NullTranslations
@@ -86,6 +87,8 @@ class Input:
     unit: str | None = field(default=None, kw_only=True)
 
     widget: ClassVar[str]
+    # Whether the page's address carries the input (a pasted text would make it kilobytes long).
+    in_address: ClassVar[bool] = True
 
     def accepts(self, locale: Locale, translations: NullTranslations) -> str:
         """The hint's second sentence: what the input takes ("" when the widget shows it)."""
@@ -237,10 +240,14 @@ class Amount(_Number):
 
 @dataclass(frozen=True)
 class Option:
-    """One of a choice's options: its value (in the page and the address) and its label's message id."""
+    """One of a choice's options: its value (in the page and the address) and its label's message id.
+
+    ``group``: the label of the ``<optgroup>`` it is listed under, if any.
+    """
 
     value: str
     label: str
+    group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -266,6 +273,20 @@ class Choice(Input):
         if value not in {option.value for option in self.options}:
             raise NotAnOption()
         return value
+
+    def groups(self) -> list[tuple[str | None, list[Option]]]:
+        """The options in their order, each run of one ``group`` together.
+
+        >>> options = (Option("a", "", "A"), Option("b", "", "A"), Option("c", ""))
+        >>> [(group, [o.value for o in run]) for group, run in Choice("z", "", "", options, "a").groups()]
+        [('A', ['a', 'b']), (None, ['c'])]
+        """
+        runs: list[tuple[str | None, list[Option]]] = []
+        for option in self.options:
+            if not runs or runs[-1][0] != option.group:
+                runs.append((option.group, []))
+            runs[-1][1].append(option)
+        return runs
 
     def text(self, value: str, locale: Locale) -> str:
         return value
@@ -312,10 +333,42 @@ class ChoiceSet(Input):
         return text.split(",") if text else []
 
 
+@dataclass(frozen=True)
+class Pasted(Input):
+    """A text pasted whole, such as a model's config.json: a ``<textarea>``.
+
+    ``parse`` turns the text into the value, or raises :class:`InputProblem`;
+    blank is ``None``. The text is no part of the address (a config.json
+    would make it kilobytes long): what it says lands in other fields, and
+    the calculator's ``settle`` clears it once it has.
+    """
+
+    parse: Callable[[str], object]
+    default: None = None
+
+    widget: ClassVar[str] = "pasted"
+    in_address: ClassVar[bool] = False
+    # Left blank, the fields it would fill are the model.
+    optional: bool = field(default=True, kw_only=True)
+
+    def read(self, raw: Raw, locale: Locale) -> object:
+        text = _text(raw)
+        return self.parse(text) if text.strip() else None
+
+    def text(self, value: object, locale: Locale) -> str:
+        return ""
+
+    def to_address(self, value: object) -> str:
+        return ""
+
+    def from_address(self, text: str) -> None:
+        return None
+
+
 def _text(raw: Raw) -> str:
     # A list where one value was expected is not something this page sends.
     return raw if isinstance(raw, str) else ""
 
 
 # Every kind a calculator may use.
-Field = Count | Amount | Choice | ChoiceSet
+Field = Count | Amount | Choice | ChoiceSet | Pasted

@@ -6,9 +6,12 @@ The counts and byte sizes, with their sources, are :mod:`calc.formulas.parameter
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
+
+from babel import Locale
 
 from calc.calculator import Calculator, Group
 from calc.formatting import MEGABYTE, PERCENT
@@ -16,6 +19,7 @@ from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
     NF4_BYTES_PER_WEIGHT,
     TARGET_MODULES,
+    active_parameters,
     adapter_bytes,
     adapter_training_bytes,
     base_bytes_16bit,
@@ -23,26 +27,105 @@ from calc.formulas.parameters import (
     base_bytes_qlora_prepared,
     base_parameters,
     lora_parameters,
+    target_modules,
 )
 from calc.i18n import N_
-from calc.inputs import ChoiceSet, Count, Option
-from calc.model_inputs import MODEL, SHAPE, settle_shape, shape_of, shape_values
-from calc.models import PRESETS
+from calc.inputs import ChoiceSet, Count, Input, Option
+from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of, shape_values
+from calc.models import ARCHITECTURES, PRESETS
 from calc.outputs import Citation, Figure, Quantity, Table, gigabytes
+from calc.presets import CUSTOM
+from calc.problems import InputProblem
+
+
+@dataclass
+class NotInModel(InputProblem):
+    """Target modules the model lacks: ``missing``, and the projections it has, ``available``."""
+
+    missing: str
+    available: str
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext("This model has no %(missing)s. Its projections are %(available)s.") % {
+            "missing": self.missing,
+            "available": self.available,
+        }
+
 
 RANK = Count("rank", N_("Rank"), N_("The adapter's rank r."), default=Decimal(16), maximum=Decimal(65_536))
 TARGETS = ChoiceSet(
     "target_modules",
     N_("Target modules"),
-    N_("The projections that get an adapter, by the names peft's target_modules uses."),
+    N_(
+        "The projections that get an adapter, by the names peft's target_modules uses; a mixture's experts by "
+        "the names its target_parameters uses. Only the model's own count."
+    ),
     options=tuple(Option(name, name) for name in TARGET_MODULES),
-    default=frozenset(TARGET_MODULES),
+    default=frozenset(target_modules(PRESETS[MODEL.default])),
 )
+SHAPE, settle_shape = shape_inputs(*SHAPE_FIELDS)
+
+
+# What does the same job under another architecture's names: Phi-3 fuses q, k, v and gate, up;
+# a mixture of experts has its MLP in the experts' 3-D parameters.
+COUNTERPARTS = {
+    "q_proj": ("qkv_proj",),
+    "k_proj": ("qkv_proj",),
+    "v_proj": ("qkv_proj",),
+    "qkv_proj": ("q_proj", "k_proj", "v_proj"),
+    "gate_proj": ("gate_up_proj", "experts.gate_up_proj"),
+    "up_proj": ("gate_up_proj", "experts.gate_up_proj"),
+    "gate_up_proj": ("gate_proj", "up_proj", "experts.gate_up_proj"),
+    "experts.gate_up_proj": ("gate_proj", "up_proj", "gate_up_proj"),
+    "down_proj": ("experts.down_proj",),
+    "experts.down_proj": ("down_proj",),
+}
+
+
+def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
+    """The shape in step with the model, and the target modules with the model's own names.
+
+    Choosing another model or architecture keeps the chosen targets the new
+    model has, each under its own name (q_proj becomes Phi-3's qkv_proj), or
+    all of its targets when none is left; so do the default targets when
+    the page opens on another model.
+
+    >>> sorted(settle({"model": "microsoft/Phi-3-mini-4k-instruct", "target_modules": {"q_proj", "v_proj"}},
+    ...               "model")["target_modules"])
+    ['qkv_proj']
+    """
+    reading = values.get("config")
+    if reading is not None:
+        # A pasted config.json becomes the custom shape it describes, and leaves the field empty for the next.
+        settled = {"model": CUSTOM, **shape_values(reading.shape), "config": None}
+        changed = "architecture"
+    else:
+        settled = settle_shape(values, changed)
+    # On opening the page, the default targets follow the model too (an address may name only the model).
+    opening = changed is None and values.get("target_modules") == TARGETS.default
+    if changed not in ("model", "architecture") and not opening:
+        return settled
+    try:
+        available = target_modules(shape_of({**values, **settled}))
+    except (InputProblem, ValueError, TypeError, KeyError):
+        return settled  # a shape with a problem: its field says so, and the targets wait
+    chosen = values.get("target_modules") or frozenset()
+    kept = {name for name in chosen if name in available} | {
+        other for name in chosen for other in COUNTERPARTS.get(name, ()) if other in available
+    }
+    return settled | {"target_modules": frozenset(kept or available)}
 
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     # A preset's own shape: it knows what the form does not (Gemma-2's head_dim, tied embeddings, biases).
     shape = shape_of(values)
+    missing = values["target_modules"] - set(target_modules(shape))
+    if missing:
+        raise NotInModel(
+            ", ".join(name for name in TARGET_MODULES if name in missing),
+            ", ".join(target_modules(shape)),
+            field="target_modules",
+        )
     trainable = lora_parameters(shape, int(values["rank"]), values["target_modules"])
     base = base_parameters(shape)
 
@@ -53,6 +136,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "trainable_parameters": Quantity(trainable),
         "share": Quantity(Fraction(100 * trainable, base), PERCENT, places=3),
         "base_parameters": Quantity(base),
+        "active_parameters": Quantity(active_parameters(shape)),
         "sizes": [
             (N_("Adapter file, 16-bit"), megabytes(adapter_bytes(trainable, 16))),
             (N_("Adapter file, 32-bit (peft's default)"), megabytes(adapter_bytes(trainable, 32))),
@@ -90,17 +174,22 @@ CALCULATOR = Calculator(
     groups=(
         Group(N_("Base model"), (MODEL,)),
         Group(N_("Adapter"), (RANK, TARGETS)),
-        Group(N_("Model shape"), SHAPE),
+        Group(N_("Model shape"), (CONFIG, *SHAPE)),
     ),
     outputs=(
         Figure("trainable_parameters", N_("Trainable parameters"), N_("in the adapter's A and B matrices")),
         Figure("share", N_("Share of the base model"), N_("trainable parameters as a share of the base model's")),
         Figure("base_parameters", N_("Base model parameters"), N_("frozen while the adapter is trained")),
+        Figure(
+            "active_parameters",
+            N_("Active parameters per token"),
+            N_("in a mixture of experts, all but the experts a token is not sent to"),
+        ),
         Table("sizes", N_("Sizes"), (N_("Item"), N_("Size"))),
     ),
     compute=compute,
     summarize=summarize,
-    settle=settle_shape,
+    settle=settle,
     # The worked example: peft's own printout for Llama-2-7b with r = 8 on q and v.
     examples={
         "llama2": {
@@ -117,6 +206,8 @@ CALCULATOR = Calculator(
             'BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", '
             "bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)"
         ),
+        # transformers' names, which no language changes.
+        "architectures": ", ".join(ARCHITECTURES),
         "training_bytes": Quantity(ADAPTER_TRAINING_BYTES_PER_PARAMETER),
         "nf4_bytes": Quantity(NF4_BYTES_PER_WEIGHT, places=3),
     },

@@ -1,22 +1,27 @@
 """The part of a form that describes a model: a preset, or its shape typed field by field.
 
 The LoRA and activation calculators share it: choosing a preset fills the
-shape, editing the shape makes the model custom, and a custom shape is read
-as a Llama-like decoder.
+shape, editing the shape makes the model custom. A page shows the shape
+fields it needs (:func:`shape_inputs`); a custom shape is read as the
+architecture the page's ``architecture`` field names, or as a Llama where
+the page has none, and a field a page leaves out takes transformers'
+default (``head_dim``: hidden size over heads; untied embeddings; no experts).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from gettext import NullTranslations
 
 from babel import Locale
 
+from calc.configs import ConfigProblem, Reading, read_config
+from calc.formatting import format_number
 from calc.i18n import N_
-from calc.inputs import Choice, Count, Input, Option
-from calc.models import PRESETS, ModelShape
+from calc.inputs import Choice, Count, Field, Input, Option, Pasted
+from calc.models import ARCHITECTURES, PRESETS, ModelShape, architecture_shape
 from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem
 
@@ -35,78 +40,314 @@ class KvHeadsDoNotDivide(InputProblem):
         return translations.gettext("The attention heads must be divisible by the number of key and value heads.")
 
 
-def _shape_input(name: str, label: str, description: str, maximum: int) -> Count:
-    return Count(
-        name, label, description, default=Decimal(getattr(PRESETS[DEFAULT_MODEL], name)), maximum=Decimal(maximum)
+@dataclass
+class ExpertsWithoutMixture(InputProblem):
+    """An expert field filled in for an architecture that has none; ``mixtures`` names those that do."""
+
+    mixtures: str
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext(
+            "Only a mixture of experts has these: leave the field blank, or choose %(mixtures)s."
+        ) % {"mixtures": self.mixtures}
+
+
+@dataclass
+class MixtureNeedsValue(InputProblem):
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext("A mixture of experts needs this value.")
+
+
+@dataclass
+class MoreExpertsPerTokenThanExperts(InputProblem):
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext("A token cannot go to more experts than a layer has.")
+
+
+@dataclass
+class ExpertWidthIsIntermediateSize(InputProblem):
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext("Mixtral's experts are as wide as its intermediate size: enter the same value.")
+
+
+# The model choice's groups, by family and size; a family's name is no catalog string, it reads the same everywhere.
+PRESET_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "Llama",
+        (
+            "meta-llama/Llama-3.2-1B",
+            "meta-llama/Llama-3.2-3B",
+            "meta-llama/Llama-2-7b-hf",
+            "meta-llama/Llama-3.1-8B",
+            "meta-llama/Llama-3.1-70B",
+        ),
+    ),
+    (
+        "Qwen2.5",
+        tuple(f"Qwen/Qwen2.5-{size}" for size in ("0.5B", "1.5B", "3B", "7B", "14B", "32B", "72B")),
+    ),
+    ("Qwen3", tuple(f"Qwen/Qwen3-{size}" for size in ("0.6B", "1.7B", "4B", "8B", "14B", "32B"))),
+    ("Gemma-2", ("google/gemma-2-2b", "google/gemma-2-9b", "google/gemma-2-27b")),
+    ("Gemma-3", ("google/gemma-3-1b-pt",)),
+    ("Mistral", ("mistralai/Mistral-7B-v0.1", "mistralai/Mistral-Nemo-Base-2407")),
+    ("Phi-3", ("microsoft/Phi-3-mini-4k-instruct",)),
+    (N_("Mixture of experts"), ("mistralai/Mixtral-8x7B-v0.1", "Qwen/Qwen3-30B-A3B")),
+)
+
+
+def model_choice(
+    description: str, custom_label: str, keep: Callable[[ModelShape], bool] = lambda shape: True
+) -> Choice:
+    """A ``model`` choice of the presets ``keep`` accepts, grouped by family, and a custom model last."""
+    options = [Option(repo, repo, group) for group, repos in PRESET_GROUPS for repo in repos if keep(PRESETS[repo])]
+    return Choice(
+        "model",
+        N_("Model"),
+        description,
+        options=(*options, Option(CUSTOM, custom_label)),
+        default=DEFAULT_MODEL,
     )
 
 
-MODEL = Choice(
-    "model",
-    N_("Model"),
-    N_("A model whose shape is filled in for you, or a shape of your own."),
-    options=(*(Option(repo, repo) for repo in PRESETS), Option(CUSTOM, N_("Another model: type its shape"))),
-    default=DEFAULT_MODEL,
+MODEL = model_choice(
+    N_("A model whose shape is filled in for you, or a shape of your own."), N_("Another model: type its shape")
 )
-SHAPE = (
-    _shape_input("layers", N_("Layers"), N_("Decoder layers (num_hidden_layers)."), 1_000),
-    _shape_input("hidden_size", N_("Hidden size"), N_("Width of the residual stream (hidden_size)."), 1_000_000),
-    _shape_input("attention_heads", N_("Attention heads"), N_("Query heads per layer (num_attention_heads)."), 10_000),
-    _shape_input(
+
+# The values a true/false field takes, in the page and in the address.
+TRUE, FALSE = "true", "false"
+
+
+# How each of calc.configs' reasons is worded, by its code: the reader itself stays free of the catalogs.
+# Each takes gettext, the reason's details, and a function that formats one of them as a number.
+CONFIG_WORDS: dict[str, Callable[[Callable[[str], str], Mapping[str, object], Callable[[str], str]], str]] = {
+    "config_too_large": lambda _, details, number: (
+        _("This is longer than a config.json: paste one of at most %(limit)s bytes.") % {"limit": number("limit")}
+    ),
+    "config_too_deep": lambda _, details, number: _("This JSON nests far deeper than a config.json does."),
+    "config_not_json": lambda _, details, number: (
+        _("This is not valid JSON: look at line %(line)s, character %(column)s.")
+        % {"line": number("line"), "column": number("column")}
+    ),
+    "config_not_object": lambda _, details, number: _("A config.json holds one JSON object, between braces."),
+    "config_missing_key": lambda _, details, number: _("The config has no %(key)s.") % {"key": details["key"]},
+    "config_unknown_model_type": lambda _, details, number: (
+        _("The calculator reads the model types %(known)s, not %(model_type)s.")
+        % {"known": details["known"], "model_type": details["model_type"]}
+    ),
+    "config_not_count": lambda _, details, number: (
+        _("%(key)s is %(value)s: it should be a whole number, at least one.")
+        % {"key": details["key"], "value": details["value"]}
+    ),
+    "config_not_boolean": lambda _, details, number: (
+        _("%(key)s is %(value)s: it should be true or false.") % {"key": details["key"], "value": details["value"]}
+    ),
+    "config_unsupported": lambda _, details, number: (
+        _("The calculator cannot count a model with %(key)s set to %(value)s.")
+        % {"key": details["key"], "value": details["value"]}
+    ),
+}
+
+
+@dataclass
+class ConfigUnreadable(InputProblem):
+    """A pasted text that is no config.json the calculator reads; ``problem`` is the reader's reason."""
+
+    problem: ConfigProblem
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        details = self.problem.details
+
+        def number(name: str) -> str:
+            return format_number(Decimal(details[name]), locale)
+
+        return CONFIG_WORDS[self.problem.code](translations.gettext, details, number)
+
+
+def _reading(text: str) -> Reading:
+    """The config.json's shape, or the reason it is not one, for the field to show."""
+    try:
+        return read_config(text)
+    except ConfigProblem as problem:
+        raise ConfigUnreadable(problem) from None
+
+
+CONFIG = Pasted(
+    "config",
+    N_("Paste a config.json"),
+    N_(
+        "The model's config.json, as its repository holds it: it fills in the shape below. A multimodal model's "
+        "text_config is read as its language model."
+    ),
+    parse=_reading,
+)
+
+
+def _size(name: str, label: str, description: str, maximum: int, *, optional: bool = False) -> Count:
+    default = getattr(PRESETS[DEFAULT_MODEL], name)
+    return Count(
+        name,
+        label,
+        description,
+        default=Decimal(default) if default else None,
+        maximum=Decimal(maximum),
+        optional=optional,
+        example=Decimal(8) if optional else None,
+    )
+
+
+_SHAPE_FIELDS: tuple[Field, ...] = (
+    Choice(
+        "architecture",
+        N_("Architecture"),
+        N_("The model_type in its config.json, which fixes its biases, norms and projections."),
+        options=tuple(Option(name, name) for name in ARCHITECTURES),
+        default=PRESETS[DEFAULT_MODEL].model_type,
+    ),
+    _size("layers", N_("Layers"), N_("Decoder layers (num_hidden_layers)."), 1_000),
+    _size("hidden_size", N_("Hidden size"), N_("Width of the residual stream (hidden_size)."), 1_000_000),
+    _size("attention_heads", N_("Attention heads"), N_("Query heads per layer (num_attention_heads)."), 10_000),
+    _size(
         "kv_heads",
         N_("Key and value heads"),
         N_("As many as the attention heads, or fewer with grouped-query attention (num_key_value_heads)."),
         10_000,
     ),
-    _shape_input(
+    _size(
+        "head_dim",
+        N_("Head dimension"),
+        N_("Width of each attention head (head_dim): often the hidden size over the heads, but not always."),
+        100_000,
+    ),
+    _size(
         "intermediate_size",
         N_("Intermediate size"),
         N_("Width of the MLP's gate and up projections (intermediate_size)."),
         10_000_000,
     ),
-    _shape_input("vocab_size", N_("Vocabulary"), N_("Tokens in the vocabulary (vocab_size)."), 10_000_000),
+    _size("vocab_size", N_("Vocabulary"), N_("Tokens in the vocabulary (vocab_size)."), 10_000_000),
+    Choice(
+        "tie_word_embeddings",
+        N_("Tied embeddings"),
+        N_("Whether the output layer, lm_head, is the embedding matrix itself (tie_word_embeddings)."),
+        options=(Option(TRUE, N_("Yes: one matrix, counted once")), Option(FALSE, N_("No: two matrices"))),
+        default=TRUE if PRESETS[DEFAULT_MODEL].tie_word_embeddings else FALSE,
+    ),
+    _size(
+        "experts",
+        N_("Experts"),
+        N_("In a mixture of experts, the experts in each layer (num_local_experts, num_experts); blank otherwise."),
+        100_000,
+        optional=True,
+    ),
+    _size(
+        "experts_per_token",
+        N_("Experts per token"),
+        N_("How many experts each token is sent to (num_experts_per_tok); blank without experts."),
+        100_000,
+        optional=True,
+    ),
+    _size(
+        "expert_intermediate_size",
+        N_("Expert intermediate size"),
+        N_("Width of each expert's MLP (moe_intermediate_size; in Mixtral, intermediate_size)."),
+        10_000_000,
+        optional=True,
+    ),
 )
+SHAPE_FIELDS = {field.name: field for field in _SHAPE_FIELDS}
 
 
-def shape_values(shape: ModelShape) -> dict[str, Decimal]:
-    return {i.name: Decimal(getattr(shape, i.name)) for i in SHAPE}
+def shape_values(shape: ModelShape, names: Iterable[str] = SHAPE_FIELDS) -> dict[str, object]:
+    """A shape's values for the fields ``names``, as the fields hold them."""
+    values = {
+        "architecture": shape.model_type,
+        "tie_word_embeddings": TRUE if shape.tie_word_embeddings else FALSE,
+        **{
+            name: Decimal(getattr(shape, name)) if getattr(shape, name) else None
+            for name in SHAPE_FIELDS
+            if name not in ("architecture", "tie_word_embeddings")
+        },
+    }
+    return {name: values[name] for name in names}
 
 
-def settle_shape(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
-    """A preset fills the shape; editing the shape makes the model custom."""
-    return settle_preset(values, changed, choice="model", presets=PRESETS, fill=shape_values)
+def shape_inputs(*names: str) -> tuple[tuple[Field, ...], Callable[[Mapping[str, object], str | None], dict]]:
+    """The shape fields ``names``, in the order given, and the ``settle`` that keeps them in step with ``model``.
+
+    >>> fields, settle = shape_inputs("layers", "head_dim")
+    >>> [field.name for field in fields]
+    ['layers', 'head_dim']
+    >>> settle({"model": "Qwen/Qwen3-0.6B", "layers": Decimal(4), "head_dim": Decimal(8)}, "model")
+    {'layers': Decimal('28'), 'head_dim': Decimal('128')}
+    """
+    fields = tuple(SHAPE_FIELDS[name] for name in names)
+
+    def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
+        """A preset fills the shape; editing the shape makes the model custom."""
+        return settle_preset(
+            values, changed, choice="model", presets=PRESETS, fill=lambda shape: shape_values(shape, names)
+        )
+
+    return fields, settle
 
 
 def typed_shape(values: Mapping[str, object]) -> ModelShape:
-    """The shape typed in the form, as a Llama-like decoder: untied, no biases, two norms a layer.
+    """The shape typed in the form, as the architecture it names (a Llama where the form has no such field).
 
-    Raises an :class:`InputProblem` on the field at fault when the heads do
-    not divide the width, or the key and value heads the heads.
+    Raises :class:`InputProblem` on the field at fault when the heads do
+    not divide the width (only where the form has no head dimension), the
+    key and value heads do not divide the heads, or the experts' fields do
+    not fit the architecture.
     """
+    model_type = values.get("architecture", "llama")
     hidden, heads, kv_heads = (int(values[name]) for name in ("hidden_size", "attention_heads", "kv_heads"))
-    if hidden % heads:
+    if "head_dim" not in values and hidden % heads:
         raise HeadsDoNotDivide(field="attention_heads")
     if heads % kv_heads:
         raise KvHeadsDoNotDivide(field="kv_heads")
-    return ModelShape(
-        model_type="llama",
+    # LlamaConfig's default head_dim where the form has none.
+    head_dim = int(values.get("head_dim") or hidden // heads)
+    intermediate = int(values["intermediate_size"])
+    experts = {
+        name: int(values.get(name) or 0) for name in ("experts", "experts_per_token", "expert_intermediate_size")
+    }
+    if ARCHITECTURES[model_type].experts is None:
+        for name, value in experts.items():
+            if value:
+                mixtures = ", ".join(key for key, architecture in ARCHITECTURES.items() if architecture.experts)
+                raise ExpertsWithoutMixture(mixtures, field=name)
+    else:
+        for name, value in experts.items():
+            if not value:
+                raise MixtureNeedsValue(field=name)
+        if experts["experts_per_token"] > experts["experts"]:
+            raise MoreExpertsPerTokenThanExperts(field="experts_per_token")
+        if (
+            ARCHITECTURES[model_type].expert_width == "intermediate_size"
+            and experts["expert_intermediate_size"] != intermediate
+        ):
+            raise ExpertWidthIsIntermediateSize(field="expert_intermediate_size")
+    return architecture_shape(
+        model_type,
         layers=int(values["layers"]),
         hidden_size=hidden,
         attention_heads=heads,
         kv_heads=kv_heads,
-        head_dim=hidden // heads,  # LlamaConfig's default head_dim
-        intermediate_size=int(values["intermediate_size"]),
+        head_dim=head_dim,
+        intermediate_size=intermediate,
         vocab_size=int(values["vocab_size"]),
-        tie_word_embeddings=False,
-        qkv_bias=False,
-        o_bias=False,
-        mlp_bias=False,
-        norms_per_layer=2,
-        source="",
+        tie_word_embeddings=values.get("tie_word_embeddings") == TRUE,
+        **experts,
     )
 
 
 def shape_of(values: Mapping[str, object]) -> ModelShape:
-    """The model the form describes: a preset's own shape, which knows what the form does not
+    """The model the form describes: a preset's own shape, which knows what the form may not
     (Gemma-2's head_dim, tied embeddings, biases), or the typed one."""
     return PRESETS.get(values["model"]) or typed_shape(values)
+
+
+# The fields the activation estimator's custom shape has: a Llama's.
+SHAPE, settle_shape = shape_inputs(
+    "layers", "hidden_size", "attention_heads", "kv_heads", "intermediate_size", "vocab_size"
+)

@@ -19,6 +19,7 @@ from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import base_parameters
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Count, Option, address_number
+from calc.model_inputs import model_choice
 from calc.models import PRESETS
 from calc.outputs import Bar, Citation, Figure, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM, settle_preset
@@ -35,12 +36,8 @@ def gpu_memory(gpu: gpus.GPU) -> Decimal:
     return Decimal(gpu.bytes).scaleb(-9)
 
 
-MODEL = Choice(
-    "model",
-    N_("Model"),
-    N_("A model whose parameter count is filled in for you, or your own count."),
-    options=(*(Option(repo, repo) for repo in PRESETS), Option(CUSTOM, N_("Custom (enter parameter count)"))),
-    default="meta-llama/Llama-3.1-8B",
+MODEL = model_choice(
+    N_("A model whose parameter count is filled in for you, or your own count."), N_("Custom (enter parameter count)")
 )
 PARAMETERS = Amount(
     "parameters",

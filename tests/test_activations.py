@@ -15,6 +15,7 @@ import pytest
 
 from calc.formulas.activations import (
     ATTENTIONS,
+    FAMILIES,
     PARTS,
     PRECISION_BYTES,
     RECOMPUTATIONS,
@@ -151,7 +152,8 @@ def test_measured_recomputation_saves(point):
     assert twin("full") < twin("selective") <= measured(point)
 
 
-SHAPES_TO_SCALE = {**PRESETS, **SHAPES}
+# The presets whose architecture the estimate covers (the activation page offers no other).
+SHAPES_TO_SCALE = {**{key: shape for key, shape in PRESETS.items() if shape.model_type in FAMILIES}, **SHAPES}
 
 
 @pytest.mark.parametrize("key", SHAPES_TO_SCALE)
@@ -170,7 +172,9 @@ def test_estimated_scaling_laws(key, precision):
             none, selective, full = (activation_bytes(shape, length, precision, attention, r) for r in RECOMPUTATIONS)
             assert selective <= none
             if key in PRESETS:
-                assert full * 5 < none  # keeping one tensor per layer
+                # keeping one tensor per layer; in the smallest presets the logits, which no recomputation
+                # drops, weigh more than in the 7B ones
+                assert full * 3 < none
             else:
                 assert full < none
 

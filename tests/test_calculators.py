@@ -6,6 +6,7 @@ load starts Python); only the tests of addresses load pages of their own.
 
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal
 
@@ -114,17 +115,36 @@ def test_lora_counts_what_peft_prints(ready_pages, locale):
 @pytest.mark.parametrize("locale", LOCALES)
 def test_lora_explains_a_shape_or_a_choice_that_cannot_be(ready_pages, locale):
     page = start_over(ready_pages, locale, "lora")
-    page.fill("[name=attention_heads]", "33")
-    expect(page.locator("#attention_heads-error")).to_be_visible()
-    expect(page.locator("[name=attention_heads]")).to_have_attribute("aria-invalid", "true")
+    page.fill("[name=kv_heads]", "3")
+    expect(page.locator("#kv_heads-error")).to_be_visible()
+    expect(page.locator("[name=kv_heads]")).to_have_attribute("aria-invalid", "true")
     expect(page.locator("[data-role=outcome]")).to_be_hidden()
     for module in MODULES:
         page.uncheck(f"[name=target_modules][value={module}]")
     expect(page.locator("#target_modules-error")).to_be_visible()
-    page.fill("[name=attention_heads]", "32")
+    page.fill("[name=kv_heads]", "8")
     page.check("[name=target_modules][value=q_proj]")
     expect(page.locator("[data-role=outcome]")).to_be_visible()
     expect(page.locator("[aria-invalid]")).to_have_count(0)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_lora_reads_a_pasted_config_json(ready_pages, locale):
+    """Qwen2.5-0.5B's config.json: tied embeddings, q, k and v biases; 494,032,768 parameters as published."""
+    from tests.test_configs import QWEN2_5_0_5B
+
+    page = start_over(ready_pages, locale, "lora")
+    page.fill("[name=config]", json.dumps(QWEN2_5_0_5B, indent=2))
+    expect(page.locator("output[name=base_parameters]")).to_have_text(number("494032768", locale))
+    expect(page.locator("[name=model]")).to_have_value("custom")
+    expect(page.locator("[name=architecture]")).to_have_value("qwen2")
+    expect(page.locator("[name=head_dim]")).to_have_value("64")
+    expect(page.locator("[name=tie_word_embeddings]")).to_have_value("true")
+    expect(page.locator("[name=config]")).to_have_value("")
+    page.fill("[name=config]", '{"model_type": "gpt2"}')
+    expect(page.locator("#config-error")).to_be_visible()
+    expect(page.locator("[name=config]")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("[data-role=outcome]")).to_be_hidden()
 
 
 @pytest.mark.parametrize("name", PAGES)

@@ -14,7 +14,7 @@ from calc.calculators import NAMES, load
 from calc.evaluation import default_texts, evaluate
 from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import load_translations
-from calc.inputs import Choice, ChoiceSet, Count
+from calc.inputs import Choice, ChoiceSet, Count, Pasted
 from calc.outputs import Quantity
 from sitebuild.config import LOCALES
 from tests.expectations import expected
@@ -177,6 +177,8 @@ def extremes(field) -> list:
         return [option.value for option in field.options]
     if isinstance(field, ChoiceSet):
         return [[option.value] for option in field.options]
+    if isinstance(field, Pasted):
+        return ["", "{", "[]", '{"model_type": "gpt2"}', '{"model_type": "llama"}']
     smallest = field.minimum if isinstance(field, Count) else field.minimum + Decimal(1).scaleb(-field.places)
     return [str(smallest), str(field.maximum)]
 

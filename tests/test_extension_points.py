@@ -14,9 +14,11 @@ from babel import Locale
 from jinja2.exceptions import UndefinedError
 
 from calc.calculators import NAMES, PAGES, load
+from calc.configs import ConfigProblem
 from calc.formatting import GIGABYTE
 from calc.i18n import load_translations
 from calc.inputs import Amount, Count, Input
+from calc.model_inputs import CONFIG_WORDS, ConfigUnreadable
 from calc.outputs import Output
 from calc.problems import InputProblem
 from sitebuild.config import LOCALES, ROOT, TEMPLATES
@@ -61,11 +63,16 @@ def test_a_pages_worker_imports_no_other_calculator():
 
 
 def problems() -> list[InputProblem]:
-    """One problem of each kind, every number it holds a 2."""
+    """One problem of each kind, every number it holds a 2, every text "x"; a pasted config's, one per reason."""
     made = []
     for kind in kinds(InputProblem):
+        if kind is ConfigUnreadable:
+            details = {"limit": 2, "line": 2, "column": 2, "key": "x", "known": "x", "model_type": "x", "value": "x"}
+            made += [kind(ConfigProblem(code, **details)) for code in CONFIG_WORDS]
+            continue
         # Annotations are strings here (PEP 563).
-        held = {f.name: 2 if f.type == "int" else Decimal(2) for f in dataclasses.fields(kind) if not f.kw_only}
+        typed = {"int": 2, "str": "x"}
+        held = {f.name: typed.get(f.type, Decimal(2)) for f in dataclasses.fields(kind) if not f.kw_only}
         made.append(kind(**held))
     return made
 

@@ -15,7 +15,7 @@ import pytest
 
 from calc.formulas.parameters import (
     NF4_BYTES_PER_WEIGHT,
-    TARGET_MODULES,
+    active_parameters,
     adapter_bytes,
     adapter_training_bytes,
     base_bytes_16bit,
@@ -23,6 +23,7 @@ from calc.formulas.parameters import (
     base_parameters,
     lora_parameters,
     quantized_weights,
+    target_modules,
 )
 from calc.models import PRESETS, ModelShape
 
@@ -45,12 +46,17 @@ def test_every_preset_was_validated_as_it_is():
 def test_the_grid_is_whole():
     assert REPORT["configurations"] == {"models": len(MODELS), "lora": len(POINTS)}
     assert set(REPORT["versions"]) == {"peft", "torch", "transformers"}
-    grid = {(rank, targets) for rank in REPORT["ranks"] for targets in REPORT["target_sets"]}
-    assert {"q_v", "all"} <= set(REPORT["target_sets"])
-    assert REPORT["target_sets"]["all"] == list(TARGET_MODULES)
     for key, measured in MODELS.items():
-        points = [(point["rank"], point["targets"]) for point in measured["lora"]]
-        assert sorted(points) == sorted(grid), key
+        # Every rank, each target alone or with its part of the layer, and all of them together.
+        points = {(point["rank"], tuple(point["targets"])) for point in measured["lora"]}
+        assert {(rank, tuple(measured["targets"])) for rank in REPORT["ranks"]} <= points, key
+        assert len(points) == len(measured["lora"]), key
+
+
+@pytest.mark.parametrize("key", MODELS)
+def test_the_targets_offered_are_the_models_own(key):
+    # What a page offers is what peft finds in the model: nothing it lacks, nothing left out.
+    assert sorted(target_modules(shape_of(key))) == sorted(MODELS[key]["targets"])
 
 
 @pytest.mark.parametrize("key", MODELS)
@@ -60,11 +66,11 @@ def test_base_parameters(key):
 
 
 @pytest.mark.parametrize(
-    ("key", "point"), POINTS, ids=[f"{key}-r{point['rank']}-{point['targets']}" for key, point in POINTS]
+    ("key", "point"), POINTS, ids=[f"{key}-r{point['rank']}-{','.join(point['targets'])}" for key, point in POINTS]
 )
 def test_lora_parameters(key, point):
     assert point["bias"] == "none"
-    trainable = lora_parameters(shape_of(key), point["rank"], REPORT["target_sets"][point["targets"]])
+    trainable = lora_parameters(shape_of(key), point["rank"], point["targets"])
     assert trainable == point["trainable"]
     assert MODELS[key]["parameters"] + trainable == point["all_parameters"]
 
@@ -74,13 +80,19 @@ def test_lora_parameters(key, point):
     [
         # peft's print_trainable_parameters() for these, as published:
         ("meta-llama/Llama-2-7b-hf", 8, ["q_proj", "v_proj"], 4_194_304, 6_742_609_920),
-        ("meta-llama/Llama-3.1-8B", 16, list(TARGET_MODULES), 41_943_040, 8_072_204_288),
+        (
+            "meta-llama/Llama-3.1-8B",
+            16,
+            ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+            41_943_040,
+            8_072_204_288,
+        ),
     ],
 )
 def test_published_peft_printouts(key, rank, targets, trainable, total):
     assert lora_parameters(PRESETS[key], rank, targets) == trainable
     assert base_parameters(PRESETS[key]) + trainable == total
-    measured = [p for p in MODELS[key]["lora"] if p["rank"] == rank and REPORT["target_sets"][p["targets"]] == targets]
+    measured = [p for p in MODELS[key]["lora"] if p["rank"] == rank and p["targets"] == targets]
     assert [(p["trainable"], p["all_parameters"]) for p in measured] == [(trainable, total)]
 
 
@@ -90,11 +102,27 @@ def test_targets_are_a_set():
 
 
 @pytest.mark.parametrize(
-    ("rank", "targets"), [(0, ["q_proj"]), (True, ["q_proj"]), (Decimal(8), ["q_proj"]), (8, []), (8, ["lm_head"])]
+    ("rank", "targets"),
+    [(0, ["q_proj"]), (True, ["q_proj"]), (Decimal(8), ["q_proj"]), (8, []), (8, ["lm_head"]), (8, ["qkv_proj"])],
 )
 def test_bad_lora_arguments(rank, targets):
     with pytest.raises(ValueError):
         lora_parameters(PRESETS["meta-llama/Llama-2-7b-hf"], rank, targets)
+
+
+@pytest.mark.parametrize(
+    ("key", "total", "active"),
+    [
+        # The totals the models' cards publish; the active count, "A3B" and Mixtral's 12.9B, from the same shape.
+        ("meta-llama/Llama-3.2-1B", 1_235_814_400, 1_235_814_400),
+        ("Qwen/Qwen2.5-0.5B", 494_032_768, 494_032_768),
+        ("mistralai/Mixtral-8x7B-v0.1", 46_702_792_704, 12_879_925_248),
+        ("Qwen/Qwen3-30B-A3B", 30_532_122_624, 3_353_032_704),
+    ],
+)
+def test_published_totals(key, total, active):
+    assert base_parameters(PRESETS[key]) == total == MODELS[key]["parameters"]
+    assert active_parameters(PRESETS[key]) == active
 
 
 def test_adapter_bytes():

@@ -159,7 +159,7 @@ def test_bad_settings_are_refused():
         (Setting("adamw-bf16", 128, method="dora"), "method"),
         (Setting("autocast-bf16", 128, method="lora", lora_targets=("q_proj",)), "autocast"),
         (Setting("adamw-bf16", 128, zero_stage=4), "ZeRO"),
-        (Setting("adamw-bf16", 128, method="lora", lora_targets=("qkv",)), "unknown target"),
+        (Setting("adamw-bf16", 128, method="lora", lora_targets=("qkv",)), "not in this model"),
     ):
         with pytest.raises(ValueError, match=message):
             step_peak(shape, setting, 1)

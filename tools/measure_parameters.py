@@ -1,19 +1,23 @@
 """Count parameters with transformers and peft themselves; run by tools/validate.py inside .venv-validate.
 
-For every preset in calc.models.PRESETS, and a few small shapes that
-exercise what no preset does (biases on o and the MLP, a tied Qwen2, an
-untied Gemma-2, a head_dim that is not hidden_size // heads), it builds the
-model on the meta device from a config object (no weights, nothing
-downloaded) and records:
+For every preset in calc.models.PRESETS, and a few small shapes per
+architecture that exercise what no preset does (biases on o and the MLP, a
+tied Qwen2 or Qwen3, an untied Gemma-2, a head_dim that is not
+hidden_size // heads, fewer key and value heads in Phi-3, small mixtures of
+experts), it builds the model on the meta device from a config object (no
+weights, nothing downloaded) and records:
 
 - ``parameters``: ``sum(p.numel() for p in model.parameters())``;
 - ``quantized_weights``: the weights of the ``nn.Linear`` modules that
   transformers' 4-bit bitsandbytes loading replaces, selected as
   transformers/integrations/bitsandbytes.py, replace_with_bnb_linear, does;
-- for each rank and set of target modules, peft's
-  ``get_nb_trainable_parameters()`` with ``LoraConfig(r=rank, target_modules=...)``.
+- ``targets``: what a LoRA adapter can target in a decoder layer: the names
+  of its ``nn.Linear`` modules and, in a mixture of experts, ``experts.``
+  and the name of each of the experts' 3-D parameters;
+- for each rank and set of those targets, peft's ``get_nb_trainable_parameters()``
+  with ``LoraConfig(r=rank, target_modules=[modules], target_parameters=[experts' parameters])``.
 
-Usage: measure_parameters.py OUTPUT.json
+It imports only calc.models from the repository. Usage: measure_parameters.py OUTPUT.json
 """
 
 from __future__ import annotations
@@ -36,15 +40,10 @@ from transformers.quantizers.quantizers_utils import should_convert_module
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from calc.models import PRESETS, ModelShape  # noqa: E402  (the repository's own package, found through ROOT)
+from calc.models import ARCHITECTURES, PRESETS, ModelShape  # noqa: E402  (the repository's own package)
 
-RANKS = (1, 8, 16, 64)
-TARGET_SETS = {
-    "q_v": ("q_proj", "v_proj"),
-    "attention": ("q_proj", "k_proj", "v_proj", "o_proj"),
-    "mlp": ("gate_proj", "up_proj", "down_proj"),
-    "all": ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"),
-}
+# LoRA's count is linear in the rank: three ranks show it, and hold the published printouts (r = 8 and 16).
+RANKS = (1, 8, 16)
 
 _TEST_SHAPE = "tools/measure_parameters.py: a small test shape"
 _TINY = {
@@ -71,14 +70,48 @@ TEST_SHAPES = {
         **{**_TINY, "kv_heads": 1, "head_dim": 32}, model_type="mistral", tie_word_embeddings=False
     ),
     "test/qwen2-tied": ModelShape(**{**_TINY, "qkv_bias": True}, model_type="qwen2", tie_word_embeddings=True),
+    "test/qwen3-tied-wide-heads": ModelShape(
+        **{**_TINY, "head_dim": 32}, model_type="qwen3", tie_word_embeddings=True, qk_norm=True
+    ),
+    "test/qwen3-biases": ModelShape(
+        **{**_TINY, "qkv_bias": True, "o_bias": True}, model_type="qwen3", tie_word_embeddings=False, qk_norm=True
+    ),
     "test/gemma2-untied": ModelShape(
         **{**_TINY, "head_dim": 8, "norms_per_layer": 4}, model_type="gemma2", tie_word_embeddings=False
+    ),
+    "test/gemma3-text-biases-untied": ModelShape(
+        **{**_TINY, "head_dim": 8, "norms_per_layer": 4, "qkv_bias": True, "o_bias": True},
+        model_type="gemma3_text",
+        tie_word_embeddings=False,
+        qk_norm=True,
+    ),
+    # Phi3Config's pad_token_id, 32000, must be a token of the vocabulary.
+    "test/phi3-gqa-tied": ModelShape(
+        **{**_TINY, "vocab_size": 32064}, model_type="phi3", tie_word_embeddings=True, fused_projections=True
+    ),
+    "test/mixtral-4-experts": ModelShape(
+        **_TINY,
+        model_type="mixtral",
+        tie_word_embeddings=False,
+        experts=4,
+        experts_per_token=2,
+        expert_intermediate_size=96,
+    ),
+    "test/qwen3-moe-tied": ModelShape(
+        **{**_TINY, "head_dim": 32},
+        model_type="qwen3_moe",
+        tie_word_embeddings=True,
+        qk_norm=True,
+        experts=6,
+        experts_per_token=3,
+        expert_intermediate_size=40,
     ),
 }
 
 
 def transformers_config(shape: ModelShape) -> transformers.PretrainedConfig:
     """The config object for ``shape``, with the keys its config.json would have."""
+    architecture = ARCHITECTURES[shape.model_type]
     kwargs = {
         "num_hidden_layers": shape.layers,
         "hidden_size": shape.hidden_size,
@@ -87,18 +120,28 @@ def transformers_config(shape: ModelShape) -> transformers.PretrainedConfig:
         "intermediate_size": shape.intermediate_size,
         "vocab_size": shape.vocab_size,
         "tie_word_embeddings": shape.tie_word_embeddings,
+        # Always stated: Gemma2Config's and Qwen3Config's defaults (256, 128) are not derived from the width.
+        "head_dim": shape.head_dim,
     }
-    # config.json states head_dim where it is not hidden_size // heads; Gemma2Config's default (256) is not derived.
-    if shape.model_type == "gemma2" or shape.head_dim != shape.hidden_size // shape.attention_heads:
-        kwargs["head_dim"] = shape.head_dim
-    # Only these configs have bias switches (Mistral and Qwen2 fix theirs in the modeling code); a shape whose
-    # flags the architecture cannot have will show as a count that differs from calc.formulas.parameters'.
-    if shape.model_type in ("llama", "gemma2"):
+    # Only some configs have bias switches (the others fix theirs in the modeling code); a shape whose flags the
+    # architecture cannot have will show as a count that differs from calc.formulas.parameters'.
+    if architecture.attention_bias:
         if shape.qkv_bias != shape.o_bias:
             raise ValueError(f"{shape.model_type}'s attention_bias is one switch for q, k, v and o")
-        kwargs["attention_bias"] = shape.qkv_bias
-    if shape.model_type == "llama":
+        kwargs["attention_bias"] = shape.o_bias
+    if architecture.mlp_bias:
         kwargs["mlp_bias"] = shape.mlp_bias
+    if architecture.experts:
+        kwargs[architecture.experts] = shape.experts
+        kwargs["num_experts_per_tok"] = shape.experts_per_token
+        if (
+            architecture.expert_width == "intermediate_size"
+            and shape.expert_intermediate_size != shape.intermediate_size
+        ):
+            raise ValueError(f"{shape.model_type}'s experts are intermediate_size wide")
+        kwargs[architecture.expert_width] = shape.expert_intermediate_size
+    if shape.model_type == "qwen3_moe":
+        kwargs |= {"decoder_sparse_step": 1, "mlp_only_layers": []}  # experts in every layer
     return AutoConfig.for_model(shape.model_type, **kwargs)
 
 
@@ -117,24 +160,48 @@ def quantized_weights(model: transformers.PreTrainedModel) -> int:
     )
 
 
+def targets(model: transformers.PreTrainedModel) -> dict[str, list[str]]:
+    """What LoRA can target in the first decoder layer, by part: the nn.Linear modules, the experts' parameters."""
+    layer = model.model.layers[0]
+    parts: dict[str, list[str]] = {}
+    for name, module in layer.named_modules():
+        if type(module) is nn.Linear:
+            parts.setdefault(name.split(".")[0], []).append(name.rsplit(".", 1)[-1])
+    experts = getattr(layer.mlp, "experts", None)
+    if experts is not None:
+        parts["experts"] = [f"experts.{name}" for name, _ in experts.named_parameters()]
+    return parts
+
+
+def lora_config(rank: int, names: list[str]) -> LoraConfig:
+    modules = [name for name in names if not name.startswith("experts.")]
+    parameters = [name for name in names if name.startswith("experts.")]
+    return LoraConfig(r=rank, target_modules=modules or None, target_parameters=parameters or None)
+
+
 def measure(shape: ModelShape) -> dict:
     model = build(shape)
+    parts = targets(model)
+    sets = parts | {"all": [n for names in parts.values() for n in names]}
+    if {"q_proj", "v_proj"} <= set(sets["all"]):
+        sets["q_v"] = ["q_proj", "v_proj"]
     result = {
         "class": type(model).__name__,
         "parameters": sum(p.numel() for p in model.parameters()),
         "quantized_weights": quantized_weights(model),
         "shape": dataclasses.asdict(shape),
+        "targets": sets["all"],
         "lora": [],
     }
     for rank in RANKS:
-        for name, targets in TARGET_SETS.items():
-            config = LoraConfig(r=rank, target_modules=list(targets))
+        for names in sets.values():
+            config = lora_config(rank, names)
             # The adapter's matrices are made on the meta device too: a 70B model's would take gigabytes.
             with torch.device("meta"):
                 peft_model = get_peft_model(build(shape), config)
             trainable, total = peft_model.get_nb_trainable_parameters()
             result["lora"].append(
-                {"rank": rank, "targets": name, "bias": config.bias, "trainable": trainable, "all_parameters": total}
+                {"rank": rank, "targets": names, "bias": config.bias, "trainable": trainable, "all_parameters": total}
             )
     return result
 
@@ -151,7 +218,6 @@ def main(output: Path) -> None:
         "models": models,
         "presets": sorted(PRESETS),
         "ranks": list(RANKS),
-        "target_sets": {name: list(targets) for name, targets in TARGET_SETS.items()},
         "versions": {"peft": peft.__version__, "torch": torch.__version__, "transformers": transformers.__version__},
     }
     output.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")

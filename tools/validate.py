@@ -39,7 +39,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from calc.formulas.activations import activation_bytes  # noqa: E402
-from calc.formulas.parameters import base_parameters, lora_parameters, quantized_weights  # noqa: E402
+from calc.formulas.parameters import (  # noqa: E402
+    base_parameters,
+    lora_parameters,
+    quantized_weights,
+    target_modules,
+)
 from calc.formulas.step import Setting, step_peak  # noqa: E402
 from calc.models import PRESETS, ModelShape  # noqa: E402
 
@@ -90,11 +95,13 @@ def compare(report: dict) -> list[str]:
             problems.append(
                 f"{key}: {quantized_weights(shape)} quantized weights, transformers {measured['quantized_weights']}"
             )
+        if sorted(target_modules(shape)) != sorted(measured["targets"]):
+            problems.append(f"{key}: targets {target_modules(shape)}, the model has {measured['targets']}")
         for point in measured["lora"]:
-            ours = lora_parameters(shape, point["rank"], report["target_sets"][point["targets"]])
+            ours = lora_parameters(shape, point["rank"], point["targets"])
             if ours != point["trainable"] or measured["parameters"] + ours != point["all_parameters"]:
                 problems.append(
-                    f"{key}, r={point['rank']} on {point['targets']}: {ours} trainable, "
+                    f"{key}, r={point['rank']} on {','.join(point['targets'])}: {ours} trainable, "
                     f"peft {point['trainable']} of {point['all_parameters']}"
                 )
     return problems

@@ -3,7 +3,7 @@
 // number and every word it shows comes from Python and the gettext catalogs.
 //
 // What it applies, by element:
-//   an input or select [name]: its error, and its text when Python sets it;
+//   an input, select or textarea [name]: its error, and its text when Python sets it;
 //   output[name]: a figure's text;
 //   [data-output][data-kind=table]: a table's rows; [data-kind=svg]: a chart (a line
 //   chart has both: its picture and its table share the output's name);
@@ -25,7 +25,7 @@ const results = form.querySelector(".results");
 const placeholder = form.querySelector('[data-role="placeholder"]');
 const outcome = form.querySelector('[data-role="outcome"]');
 const announcer = form.querySelector('[data-role="announcement"]');
-const controls = [...form.querySelectorAll("input[name], select[name]")];
+const controls = [...form.querySelectorAll("input[name], select[name], textarea[name]")];
 const names = [...new Set(controls.map((control) => control.name))];
 const outputs = [...form.querySelectorAll("output[name]")];
 const parts = [...form.querySelectorAll("[data-output]")];

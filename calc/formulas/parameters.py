@@ -6,10 +6,11 @@ a float. ``make validate`` checks the counts against transformers' and peft's
 own (``validation/parameters.json``); ``tests/test_lora_counts.py`` holds
 this module to them.
 
-The shapes are those of Llama-like decoders (:class:`calc.models.ModelShape`):
-token embeddings, then per layer an attention block (q, k, v, o projections)
-and a gated MLP (gate, up, down projections) with their RMSNorms, a final
-RMSNorm and the output projection ``lm_head``.
+The shapes are decoder-only transformers (:class:`calc.models.ModelShape`):
+token embeddings, then per layer an attention block (q, k, v, o projections,
+or Phi-3's fused qkv_proj) and an MLP (gate, up, down projections, or Phi-3's
+fused gate_up_proj; or a mixture of experts with its router) with their
+RMSNorms, a final RMSNorm and the output projection ``lm_head``.
 """
 
 from __future__ import annotations
@@ -20,10 +21,22 @@ from fractions import Fraction
 
 from calc.models import ModelShape
 
-ATTENTION_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj")
-MLP_MODULES = ("gate_proj", "up_proj", "down_proj")
-# The names peft's LoraConfig(target_modules=[...]) matches in these models.
-TARGET_MODULES = ATTENTION_MODULES + MLP_MODULES
+# Every name a LoRA adapter may target in these models, in the order a page lists them: the module names
+# peft's LoraConfig(target_modules=[...]) matches, then the experts' 3-D parameters, which peft adapts
+# through LoraConfig(target_parameters=[...]) (peft 0.21: peft/tuners/lora/layer.py, ParamWrapper).
+TARGET_MODULES = (
+    "q_proj",
+    "k_proj",
+    "v_proj",
+    "qkv_proj",
+    "o_proj",
+    "gate_proj",
+    "up_proj",
+    "gate_up_proj",
+    "down_proj",
+    "experts.gate_up_proj",
+    "experts.down_proj",
+)
 
 # Bytes per base-model parameter held in bfloat16 or float16.
 HALF_PRECISION_BYTES = 2
@@ -51,26 +64,75 @@ ADAPTER_TRAINING_BYTES_PER_PARAMETER = ADAPTER_WEIGHT_BYTES + ADAPTER_GRADIENT_B
 
 
 def linear_shapes(shape: ModelShape) -> dict[str, tuple[int, int]]:
-    """``(in_features, out_features)`` of each projection in one decoder layer.
+    """``(in_features, out_features)`` of each ``nn.Linear`` in one decoder layer.
 
     >>> from calc.models import PRESETS
     >>> projections = linear_shapes(PRESETS["meta-llama/Llama-3.1-8B"])
     >>> projections["q_proj"], projections["k_proj"], projections["o_proj"], projections["down_proj"]
     ((4096, 4096), (4096, 1024), (4096, 4096), (14336, 4096))
+    >>> linear_shapes(PRESETS["microsoft/Phi-3-mini-4k-instruct"])
+    {'qkv_proj': (3072, 9216), 'o_proj': (3072, 3072), 'gate_up_proj': (3072, 16384), 'down_proj': (8192, 3072)}
+    >>> list(linear_shapes(PRESETS["mistralai/Mixtral-8x7B-v0.1"]))
+    ['q_proj', 'k_proj', 'v_proj', 'o_proj']
     """
     # Widths as transformers' LlamaAttention and LlamaMLP (models/llama/modeling_llama.py) and their
-    # Mistral, Qwen2 and Gemma-2 counterparts build them.
+    # Mistral, Qwen2, Qwen3, Gemma-2 and MoE counterparts build them.
     queries = shape.attention_heads * shape.head_dim  # q_proj: hidden → heads·head_dim
     keys_values = shape.kv_heads * shape.head_dim  # k_proj, v_proj: fewer heads (GQA, Ainslie et al. 2023, §2.2)
+    if shape.fused_projections:
+        # Phi3Attention.qkv_proj: hidden → heads·head_dim + 2·kv_heads·head_dim (models/phi3/modeling_phi3.py)
+        attention = {"qkv_proj": (shape.hidden_size, queries + 2 * keys_values)}
+    else:
+        attention = {
+            "q_proj": (shape.hidden_size, queries),
+            "k_proj": (shape.hidden_size, keys_values),
+            "v_proj": (shape.hidden_size, keys_values),
+        }
+    attention["o_proj"] = (queries, shape.hidden_size)  # o_proj: heads·head_dim → hidden
+    if shape.experts:
+        return attention  # the experts are 3-D parameters and the router no nn.Linear: expert_shapes
+    if shape.fused_projections:
+        # Phi3MLP.gate_up_proj: hidden → 2·intermediate, gate and up side by side
+        mlp = {"gate_up_proj": (shape.hidden_size, 2 * shape.intermediate_size)}
+    else:
+        mlp = {
+            "gate_proj": (shape.hidden_size, shape.intermediate_size),  # gated MLP (Shazeer 2020, "GLU Variants", §2)
+            "up_proj": (shape.hidden_size, shape.intermediate_size),
+        }
+    mlp["down_proj"] = (shape.intermediate_size, shape.hidden_size)
+    return attention | mlp
+
+
+def expert_shapes(shape: ModelShape) -> dict[str, tuple[int, int, int]]:
+    """``(experts, in_features, out_features)`` of each 3-D expert parameter in one decoder layer.
+
+    transformers 5 stores a layer's experts as two ``nn.Parameter`` of
+    ``(experts, 2·width, hidden)`` and ``(experts, hidden, width)``
+    (models/mixtral/modeling_mixtral.py, MixtralExperts; models/qwen3_moe/modeling_qwen3_moe.py,
+    Qwen3MoeExperts). A dense model has none.
+
+    >>> from calc.models import PRESETS
+    >>> expert_shapes(PRESETS["Qwen/Qwen3-30B-A3B"])
+    {'experts.gate_up_proj': (128, 2048, 1536), 'experts.down_proj': (128, 768, 2048)}
+    """
+    if not shape.experts:
+        return {}
+    width = shape.expert_intermediate_size
     return {
-        "q_proj": (shape.hidden_size, queries),
-        "k_proj": (shape.hidden_size, keys_values),
-        "v_proj": (shape.hidden_size, keys_values),
-        "o_proj": (queries, shape.hidden_size),  # o_proj: heads·head_dim → hidden
-        "gate_proj": (shape.hidden_size, shape.intermediate_size),  # gated MLP (Shazeer 2020, "GLU Variants", §2)
-        "up_proj": (shape.hidden_size, shape.intermediate_size),
-        "down_proj": (shape.intermediate_size, shape.hidden_size),
+        "experts.gate_up_proj": (shape.experts, shape.hidden_size, 2 * width),
+        "experts.down_proj": (shape.experts, width, shape.hidden_size),
     }
+
+
+def target_modules(shape: ModelShape) -> tuple[str, ...]:
+    """The names a LoRA adapter can target in this model, in ``TARGET_MODULES``' order.
+
+    >>> from calc.models import PRESETS
+    >>> target_modules(PRESETS["microsoft/Phi-3-mini-4k-instruct"])
+    ('qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj')
+    """
+    names = linear_shapes(shape).keys() | expert_shapes(shape).keys()
+    return tuple(name for name in TARGET_MODULES if name in names)
 
 
 def _has_bias(shape: ModelShape, module: str) -> bool:
@@ -82,19 +144,26 @@ def _has_bias(shape: ModelShape, module: str) -> bool:
 
 
 def quantized_weights(shape: ModelShape) -> int:
-    """The weights of every decoder layer's projections: what 4-bit loading quantizes.
+    """The weights of every decoder layer's ``nn.Linear`` projections: what 4-bit loading quantizes.
 
     transformers replaces each ``nn.Linear`` by bitsandbytes' ``Linear4bit``
     except the output embeddings and any tied weight
-    (transformers/integrations/bitsandbytes.py, replace_with_bnb_linear;
-    transformers/quantizers/base.py, get_keys_to_not_convert). Embeddings and
-    norms are no ``nn.Linear``, and a ``Linear4bit`` keeps its bias unquantized.
+    (transformers/integrations/bitsandbytes.py, replace_with_bnb_linear:
+    ``type(module) is nn.Linear``; transformers/quantizers/base.py,
+    get_keys_to_not_convert). Embeddings and norms are no ``nn.Linear``, nor
+    are a mixture's router and its experts' 3-D parameters, which stay in
+    16 bits; a ``Linear4bit`` keeps its bias unquantized.
 
     >>> from calc.models import PRESETS
     >>> quantized_weights(PRESETS["meta-llama/Llama-2-7b-hf"])
     6476005376
     """
     return shape.layers * sum(d_in * d_out for d_in, d_out in linear_shapes(shape).values())
+
+
+def _expert_weights(shape: ModelShape) -> int:
+    """One layer's experts, all of them."""
+    return sum(experts * d_in * d_out for experts, d_in, d_out in expert_shapes(shape).values())
 
 
 def base_parameters(shape: ModelShape) -> int:
@@ -107,14 +176,39 @@ def base_parameters(shape: ModelShape) -> int:
     6738415616
     >>> base_parameters(PRESETS["google/gemma-2-9b"])
     9241705984
+    >>> base_parameters(PRESETS["mistralai/Mixtral-8x7B-v0.1"])
+    46702792704
     """
     projections = linear_shapes(shape)
     embeddings = shape.vocab_size * shape.hidden_size  # embed_tokens = nn.Embedding(vocab, hidden)
     biases = sum(d_out for name, (_, d_out) in projections.items() if _has_bias(shape, name))  # a bias per output
     norms = shape.norms_per_layer * shape.hidden_size  # LlamaRMSNorm, Gemma2RMSNorm: a weight of hidden, no bias
+    # Qwen3Attention's q_norm and k_norm: RMSNorm(head_dim) each, shared by the heads (models/qwen3/modeling_qwen3.py)
+    head_norms = 2 * shape.head_dim if shape.qk_norm else 0
+    # MixtralTopKRouter, Qwen3MoeTopKRouter: one nn.Parameter(experts, hidden), no bias
+    router = shape.experts * shape.hidden_size
     final_norm = shape.hidden_size  # model.norm, after the last layer
     lm_head = 0 if shape.tie_word_embeddings else shape.vocab_size * shape.hidden_size  # nn.Linear(hidden, vocab)
-    return embeddings + quantized_weights(shape) + shape.layers * (biases + norms) + final_norm + lm_head
+    per_layer = biases + norms + head_norms + router + _expert_weights(shape)
+    return embeddings + quantized_weights(shape) + shape.layers * per_layer + final_norm + lm_head
+
+
+def active_parameters(shape: ModelShape) -> int:
+    """The parameters one token's forward pass uses: all but the experts the router leaves out.
+
+    Each token runs ``experts_per_token`` of each layer's experts (the
+    routers' top-k, MixtralTopKRouter and Qwen3MoeTopKRouter); the router,
+    attention, norms and embeddings run for every token. A dense model uses
+    all of its parameters.
+
+    >>> from calc.models import PRESETS
+    >>> active_parameters(PRESETS["mistralai/Mixtral-8x7B-v0.1"])
+    12879925248
+    """
+    if not shape.experts:
+        return base_parameters(shape)
+    unused = shape.experts - shape.experts_per_token
+    return base_parameters(shape) - shape.layers * _expert_weights(shape) // shape.experts * unused
 
 
 def lora_parameters(shape: ModelShape, rank: int, targets: Iterable[str]) -> int:
@@ -125,17 +219,21 @@ def lora_parameters(shape: ModelShape, rank: int, targets: Iterable[str]) -> int
     peft builds them as ``lora_A = nn.Linear(d_in, r, bias=False)`` and
     ``lora_B = nn.Linear(r, d_out, bias=False)`` (peft/tuners/lora/layer.py,
     LoraLayer.update_layer; ``lora_bias`` is off by default). With
-    ``bias="none"``, peft's default, no base bias is trained.
+    ``bias="none"``, peft's default, no base bias is trained. An experts'
+    3-D parameter gets one ``A`` of ``experts·r × d_in`` and one ``B`` of
+    ``d_out × experts·r`` (peft/tuners/lora/layer.py, ParamWrapper.update_layer):
+    ``experts · r · (d_in + d_out)``.
 
     >>> from calc.models import PRESETS
     >>> lora_parameters(PRESETS["meta-llama/Llama-2-7b-hf"], 8, ["q_proj", "v_proj"])
     4194304
-    >>> lora_parameters(PRESETS["meta-llama/Llama-3.1-8B"], 16, TARGET_MODULES)
+    >>> lora_parameters(PRESETS["meta-llama/Llama-3.1-8B"], 16, ["q_proj", "k_proj", "v_proj", "o_proj",
+    ...                                                           "gate_proj", "up_proj", "down_proj"])
     41943040
-    >>> lora_parameters(PRESETS["meta-llama/Llama-2-7b-hf"], 8, ["qkv"])
+    >>> lora_parameters(PRESETS["microsoft/Phi-3-mini-4k-instruct"], 8, ["q_proj"])
     Traceback (most recent call last):
     ...
-    ValueError: unknown target modules: qkv
+    ValueError: not in this model: q_proj
     """
     if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
         raise ValueError(f"the rank must be a whole number of at least 1, not {rank!r}")
@@ -143,11 +241,11 @@ def lora_parameters(shape: ModelShape, rank: int, targets: Iterable[str]) -> int
     names = frozenset(targets)
     if not names:
         raise ValueError("no target modules")
-    unknown = names.difference(TARGET_MODULES)
+    unknown = names.difference(target_modules(shape))
     if unknown:
-        raise ValueError(f"unknown target modules: {', '.join(sorted(unknown))}")
-    projections = linear_shapes(shape)
-    per_layer = sum(rank * (projections[name][0] + projections[name][1]) for name in names)
+        raise ValueError(f"not in this model: {', '.join(sorted(unknown))}")
+    widths = {name: (1, d_in, d_out) for name, (d_in, d_out) in linear_shapes(shape).items()} | expert_shapes(shape)
+    per_layer = sum(widths[name][0] * rank * (widths[name][1] + widths[name][2]) for name in names)
     return shape.layers * per_layer
 
 

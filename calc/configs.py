@@ -1,0 +1,197 @@
+"""Reading a model's shape from the text of its ``config.json``, as transformers would build the model.
+
+Pure and Babel-free: text in, a :class:`~calc.models.ModelShape` out, or a
+:class:`ConfigProblem` whose ``code`` and ``details`` the page words. The
+text is parsed as JSON data and nothing else: no value in it is ever
+evaluated, and what it names is quoted back only as plain text.
+
+A key the file leaves out takes the default of transformers' config class
+for its ``model_type`` (:data:`calc.models.ARCHITECTURES` names them), except
+the sizes every real config.json states (layers, widths, heads, vocabulary),
+whose class defaults describe no real model: those must be there. A
+multimodal config whose own ``model_type`` is not read here is read through
+its ``text_config``, the language model, when that one is; a ``text_config``
+does rely on its class's sizes (Gemma-3's leaves out its heads and
+vocabulary), so there they take the defaults too.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from calc.models import ARCHITECTURES, ModelShape, architecture_shape
+
+# A config.json is a few kilobytes; a megabyte is far more than any, and little enough to read in a browser.
+MAX_BYTES = 1_000_000
+# config.json nests two or three levels (rope_scaling, text_config); JSON nested deeper is not one.
+MAX_DEPTH = 16
+# How much of a value the file holds is quoted back in a message.
+QUOTED = 60
+# The mixtures' config class defaults: experts, experts per token, an expert's width (None: intermediate_size).
+# MixtralConfig: num_local_experts 8, num_experts_per_tok 2. Qwen3MoeConfig: num_experts 128, num_experts_per_tok 8,
+# moe_intermediate_size 768.
+MIXTURE_DEFAULTS = {"mixtral": (8, 2, None), "qwen3_moe": (128, 8, 768)}
+
+
+class ConfigProblem(ValueError):
+    """Why a text is not a config.json the calculator reads: a ``code`` and what its message quotes."""
+
+    def __init__(self, code: str, **details: object) -> None:
+        super().__init__(code)
+        self.code = code
+        self.details = details
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a config.json says: the model's shape, and whether it came from a multimodal config's ``text_config``."""
+
+    shape: ModelShape
+    text_config: bool = field(default=False)
+
+
+def read_config(text: str) -> Reading:
+    """The shape a ``config.json``'s text describes.
+
+    >>> reading = read_config('{"model_type": "qwen2", "num_hidden_layers": 24, "hidden_size": 896,'
+    ...     ' "num_attention_heads": 14, "num_key_value_heads": 2, "intermediate_size": 4864,'
+    ...     ' "vocab_size": 151936, "tie_word_embeddings": true}')
+    >>> reading.shape.model_type, reading.shape.head_dim, reading.shape.qkv_bias
+    ('qwen2', 64, True)
+    >>> read_config('{"model_type": "gpt2"}')
+    Traceback (most recent call last):
+    ...
+    calc.configs.ConfigProblem: config_unknown_model_type
+    """
+    if len(text.encode("utf-8", errors="replace")) > MAX_BYTES:
+        raise ConfigProblem("config_too_large", limit=MAX_BYTES)
+    if _depth(text) > MAX_DEPTH:
+        raise ConfigProblem("config_too_deep")
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigProblem("config_not_json", line=error.lineno, column=error.colno) from None
+    except RecursionError:  # only a nesting _depth missed could get here; it is still not a config
+        raise ConfigProblem("config_too_deep") from None
+    if not isinstance(config, dict):
+        raise ConfigProblem("config_not_object")
+    model_type = config.get("model_type")
+    if model_type is None:
+        raise ConfigProblem("config_missing_key", key="model_type")
+    if model_type not in ARCHITECTURES:
+        inner = config.get("text_config")
+        if isinstance(inner, dict) and inner.get("model_type") in ARCHITECTURES:
+            try:
+                return Reading(_shape(inner, inner["model_type"], sized=True), text_config=True)
+            except ConfigProblem as problem:
+                if "key" in problem.details:  # named where it sits in the file
+                    problem.details["key"] = f"text_config.{problem.details['key']}"
+                raise
+        raise ConfigProblem("config_unknown_model_type", model_type=_quoted(model_type), known=", ".join(ARCHITECTURES))
+    return Reading(_shape(config, model_type))
+
+
+def _shape(config: dict, model_type: str, *, sized: bool = False) -> ModelShape:
+    """The shape of a ``model_type`` model from its config's keys, with the config class's defaults.
+
+    ``sized``: the sizes too may be left to the class's defaults.
+    """
+    architecture = ARCHITECTURES[model_type]
+
+    def size(key: str) -> int:
+        return _count(config, key, architecture.sizes[key] if sized else None)
+
+    sizes = {
+        "layers": size("num_hidden_layers"),
+        "hidden_size": size("hidden_size"),
+        "attention_heads": size("num_attention_heads"),
+        "intermediate_size": size("intermediate_size"),
+        "vocab_size": size("vocab_size"),
+    }
+    # num_key_value_heads: the class's default, or None (LlamaConfig, Phi3Config): as many as the attention heads.
+    sizes["kv_heads"] = _count(config, "num_key_value_heads", architecture.kv_heads or sizes["attention_heads"])
+    # head_dim: the class's default (Gemma2Config 256, Qwen3Config 128), or None: hidden_size // num_attention_heads
+    # (LlamaConfig.__post_init__; getattr(config, "head_dim", ...) in Qwen2Attention, Phi3Attention, Qwen3MoeAttention).
+    sizes["head_dim"] = _count(
+        config, "head_dim", architecture.head_dim or sizes["hidden_size"] // sizes["attention_heads"]
+    )
+    tied = _boolean(config, "tie_word_embeddings", architecture.tie_word_embeddings)
+    # Switches the page cannot show are refused rather than dropped: the count would be another model's.
+    for switch in ("attention_bias", "mlp_bias"):
+        if _boolean(config, switch, False):
+            raise ConfigProblem("config_unsupported", key=switch, value="true")
+    experts = {}
+    if architecture.experts is not None:
+        experts_default, per_token_default, width_default = MIXTURE_DEFAULTS[model_type]
+        experts = {
+            "experts": _count(config, architecture.experts, experts_default),
+            "experts_per_token": _count(config, "num_experts_per_tok", per_token_default),
+            "expert_intermediate_size": _count(config, architecture.expert_width, width_default)
+            if width_default
+            else sizes["intermediate_size"],
+        }
+        if experts["experts_per_token"] > experts["experts"]:
+            raise ConfigProblem(
+                "config_unsupported", key="num_experts_per_tok", value=str(experts["experts_per_token"])
+            )
+    if model_type == "qwen3_moe":
+        # Qwen3MoeDecoderLayer: a dense MLP in mlp_only_layers and off the decoder_sparse_step; counted: none.
+        if _count(config, "decoder_sparse_step", 1) != 1:
+            raise ConfigProblem(
+                "config_unsupported", key="decoder_sparse_step", value=_quoted(config["decoder_sparse_step"])
+            )
+        if config.get("mlp_only_layers"):
+            raise ConfigProblem("config_unsupported", key="mlp_only_layers", value=_quoted(config["mlp_only_layers"]))
+    return architecture_shape(model_type, tie_word_embeddings=tied, **sizes, **experts)
+
+
+def _count(config: dict, key: str, default: int | None = None) -> int:
+    """A whole number of at least one, or ``default`` where the key is left out or null."""
+    value = config.get(key)
+    if value is None:
+        if default is None:
+            raise ConfigProblem("config_missing_key", key=key)
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigProblem("config_not_count", key=key, value=_quoted(value))
+    return value
+
+
+def _boolean(config: dict, key: str, default: bool) -> bool:
+    value = config.get(key, default)
+    if not isinstance(value, bool):
+        raise ConfigProblem("config_not_boolean", key=key, value=_quoted(value))
+    return value
+
+
+def _quoted(value: object) -> str:
+    """A value as the file writes it, cut short: a message quotes it as plain text."""
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    return text if len(text) <= QUOTED else text[: QUOTED - 1] + "…"
+
+
+def _depth(text: str) -> int:
+    """How deep the text's arrays and objects nest, counted outside strings (before json parses it).
+
+    >>> _depth('{"a": [1, {"b": "[[["}]}')
+    3
+    """
+    depth = deepest = 0
+    in_string = escaped = False
+    for character in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif character == "\\":
+                escaped = True
+            elif character == '"':
+                in_string = False
+        elif character == '"':
+            in_string = True
+        elif character in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif character in "]}":
+            depth -= 1
+    return deepest

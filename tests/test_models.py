@@ -1,0 +1,235 @@
+"""The presets, the shape fields and the LoRA page's model choice, as a reader relies on them."""
+
+import dataclasses
+import json
+from gettext import NullTranslations
+
+import pytest
+from babel import Locale
+
+from calc.evaluation import default_texts, evaluate
+from calc.formulas.parameters import active_parameters, base_parameters, target_modules
+from calc.lora import CALCULATOR
+from calc.model_inputs import MODEL, PRESET_GROUPS, SHAPE_FIELDS, shape_values, typed_shape
+from calc.models import ARCHITECTURES, PRESETS
+
+EN = Locale.parse("en")
+
+# Each preset's total as its model card or the Hub publishes it: an independent check of the shape's values
+# (the exact check is transformers' own count, validation/parameters.json).
+PUBLISHED = {
+    "meta-llama/Llama-3.2-1B": 1_235_814_400,
+    "meta-llama/Llama-3.2-3B": 3_212_749_824,
+    "meta-llama/Llama-2-7b-hf": 6_738_415_616,
+    "meta-llama/Llama-3.1-8B": 8_030_261_248,
+    "meta-llama/Llama-3.1-70B": 70_553_706_496,
+    "Qwen/Qwen2.5-0.5B": 494_032_768,
+    "Qwen/Qwen2.5-1.5B": 1_543_714_304,
+    "Qwen/Qwen2.5-3B": 3_085_938_688,
+    "Qwen/Qwen2.5-7B": 7_615_616_512,
+    "Qwen/Qwen2.5-14B": 14_770_033_664,
+    "Qwen/Qwen2.5-32B": 32_763_876_352,
+    "Qwen/Qwen2.5-72B": 72_706_203_648,
+    "Qwen/Qwen3-0.6B": 596_049_920,
+    "Qwen/Qwen3-4B": 4_022_468_096,
+    "Qwen/Qwen3-8B": 8_190_735_360,
+    "Qwen/Qwen3-14B": 14_768_307_200,
+    "Qwen/Qwen3-32B": 32_762_123_264,
+    "google/gemma-2-2b": 2_614_341_888,
+    "google/gemma-2-9b": 9_241_705_984,
+    "google/gemma-2-27b": 27_227_128_320,
+    "google/gemma-3-1b-pt": 999_885_952,
+    "mistralai/Mistral-7B-v0.1": 7_241_732_096,
+    "mistralai/Mistral-Nemo-Base-2407": 12_247_782_400,
+    "microsoft/Phi-3-mini-4k-instruct": 3_821_079_552,
+    "mistralai/Mixtral-8x7B-v0.1": 46_702_792_704,
+    "Qwen/Qwen3-30B-A3B": 30_532_122_624,
+}
+
+
+@pytest.mark.parametrize("key", PUBLISHED)
+def test_each_preset_counts_what_its_model_publishes(key):
+    assert base_parameters(PRESETS[key]) == PUBLISHED[key]
+
+
+def test_qwen3_1_7b_is_tied():
+    # Its card says 1.7B with 1.4B outside the embeddings: tied. The Hub's file count, 2.03B, holds lm_head twice.
+    shape = PRESETS["Qwen/Qwen3-1.7B"]
+    assert shape.tie_word_embeddings
+    assert base_parameters(shape) + shape.vocab_size * shape.hidden_size == 2_031_739_904
+
+
+@pytest.mark.parametrize(
+    ("key", "active"), [("mistralai/Mixtral-8x7B-v0.1", 12_879_925_248), ("Qwen/Qwen3-30B-A3B", 3_353_032_704)]
+)
+def test_a_mixture_uses_a_share_of_its_parameters_per_token(key, active):
+    # Mixtral's card: 12.9B active; Qwen3-30B-A3B's: 3.3B activated.
+    assert active_parameters(PRESETS[key]) == active
+
+
+def test_every_preset_is_listed_once_in_a_group():
+    listed = [repo for _, repos in PRESET_GROUPS for repo in repos]
+    assert sorted(listed) == sorted(PRESETS)
+    assert [option.value for option in MODEL.options[:-1]] == listed
+    assert {option.group for option in MODEL.options[:-1]} == {group for group, _ in PRESET_GROUPS}
+
+
+@pytest.mark.parametrize("key", PRESETS)
+def test_a_presets_fields_typed_by_hand_are_the_same_model(key):
+    # A shape typed field by field, architecture included, counts what the preset does.
+    typed = typed_shape(shape_values(PRESETS[key]))
+    assert typed == dataclasses.replace(PRESETS[key], source="")
+
+
+def test_llama_3_2_1b_typed_by_hand():
+    """The issue's example: tied embeddings and head_dim typed in give the published count."""
+    values = {
+        "architecture": "llama",
+        "layers": 16,
+        "hidden_size": 2048,
+        "attention_heads": 32,
+        "kv_heads": 8,
+        "head_dim": 64,
+        "intermediate_size": 8192,
+        "vocab_size": 128256,
+        "tie_word_embeddings": "true",
+    }
+    assert base_parameters(typed_shape(values)) == 1_235_814_400
+
+
+def lora(changed=None, **texts):
+    """The LoRA page's view once ``changed`` (else the first text given) was edited to read ``texts``."""
+    raw = {**default_texts(CALCULATOR, EN), **texts}
+    return evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=changed or next(iter(texts), None))
+
+
+def test_the_lora_page_offers_the_shape_fields():
+    names = {i.name for i in CALCULATOR.inputs}
+    assert set(SHAPE_FIELDS) <= names
+    assert {"model", "rank", "target_modules"} <= names
+
+
+def test_choosing_phi3_fills_its_shape_and_its_own_modules():
+    view = lora(model="microsoft/Phi-3-mini-4k-instruct")
+    assert view.texts["head_dim"] == "96"
+    assert view.texts["architecture"] == "phi3"
+    # Llama's seven projections become Phi-3's four.
+    assert view.texts["target_modules"] == ["qkv_proj", "o_proj", "gate_up_proj", "down_proj"]
+    assert view.outputs["base_parameters"] == "3,821,079,552"
+
+
+def test_choosing_a_mixture_offers_its_experts():
+    view = lora(model="mistralai/Mixtral-8x7B-v0.1")
+    assert view.texts["experts"] == "8"
+    assert view.texts["experts_per_token"] == "2"
+    assert view.texts["target_modules"] == [
+        "q_proj",
+        "k_proj",
+        "v_proj",
+        "o_proj",
+        "experts.gate_up_proj",
+        "experts.down_proj",
+    ]
+    assert view.outputs["base_parameters"] == "46,702,792,704"
+    assert view.outputs["active_parameters"] == "12,879,925,248"
+    # peft's ParamWrapper: experts · r · (d_in + d_out) per layer, here 32 · 16 · 8 · (4096·2 + 14336·3).
+    attention = 32 * 16 * (2 * (4096 + 4096) + 2 * (4096 + 1024))
+    experts = 32 * 8 * 16 * ((4096 + 2 * 14336) + (14336 + 4096))
+    assert view.outputs["trainable_parameters"] == f"{attention + experts:,}"
+
+
+def test_a_module_the_model_lacks_is_refused_beside_the_field():
+    phi3 = lora(model="microsoft/Phi-3-mini-4k-instruct").texts
+    view = lora(
+        "target_modules",
+        **{**phi3, "model": "microsoft/Phi-3-mini-4k-instruct", "target_modules": ["q_proj", "o_proj"]},
+    )
+    assert view.errors["target_modules"] == (
+        "This model has no q_proj. Its projections are qkv_proj, o_proj, gate_up_proj, down_proj."
+    )
+    assert view.outputs["trainable_parameters"] == ""
+
+
+def test_a_custom_qwen2_counts_its_biases():
+    preset = dict(lora(model="Qwen/Qwen2.5-0.5B").texts)
+    view = lora(**{**preset, "model": "custom"})
+    assert view.outputs["base_parameters"] == "494,032,768"
+    view = lora(**{**preset, "model": "custom", "architecture": "llama"})
+    assert view.outputs["base_parameters"] == f"{494_032_768 - 24 * (896 + 2 * 128):,}"
+
+
+@pytest.mark.parametrize(
+    ("texts", "field", "message"),
+    [
+        (
+            {"experts": "8"},
+            "experts",
+            "Only a mixture of experts has these: leave the field blank, or choose mixtral, qwen3_moe.",
+        ),
+        ({"architecture": "mixtral", "model": "custom"}, "experts", "A mixture of experts needs this value."),
+    ],
+)
+def test_the_experts_fields_must_fit_the_architecture(texts, field, message):
+    view = lora(**{"model": "custom", **texts})
+    assert view.errors[field] == message
+
+
+def test_more_experts_per_token_than_experts():
+    preset = dict(lora(model="Qwen/Qwen3-30B-A3B").texts)
+    view = lora(**{**preset, "model": "custom", "experts_per_token": "200"})
+    assert view.errors["experts_per_token"] == "A token cannot go to more experts than a layer has."
+
+
+def test_every_architecture_is_offered_and_counted():
+    assert [o.value for o in SHAPE_FIELDS["architecture"].options] == list(ARCHITECTURES)
+    for key, shape in PRESETS.items():
+        assert target_modules(shape), key
+
+
+def test_pasting_a_config_fills_the_shape_and_makes_the_model_custom():
+    from tests.test_configs import QWEN2_5_0_5B
+
+    view = lora(config=json.dumps(QWEN2_5_0_5B, indent=2))
+    assert view.errors["config"] is None
+    assert view.texts["model"] == "custom"
+    assert view.texts["config"] == ""  # read, and emptied for the next
+    assert {name: view.texts[name] for name in ("architecture", "layers", "head_dim", "tie_word_embeddings")} == {
+        "architecture": "qwen2",
+        "layers": "24",
+        "head_dim": "64",
+        "tie_word_embeddings": "true",
+    }
+    assert view.outputs["base_parameters"] == "494,032,768"
+    assert "config" not in view.address
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{", "This is not valid JSON: look at line 1, character 2."),
+        (
+            '{"model_type": "gpt2"}',
+            "The calculator reads the model types llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3, "
+            "mixtral, qwen3_moe, not gpt2.",
+        ),
+        ('{"model_type": "llama"}', "The config has no num_hidden_layers."),
+    ],
+)
+def test_a_config_that_cannot_be_read_says_why_beside_its_field(text, message):
+    view = lora(config=text)
+    assert view.errors["config"] == message
+    assert view.texts.get("model", "meta-llama/Llama-3.1-8B") == "meta-llama/Llama-3.1-8B"
+    assert "config" not in view.address
+
+
+def test_an_address_naming_only_a_mixture_opens_with_its_own_targets():
+    from calc.evaluation import restore
+
+    texts = restore(CALCULATOR, "?model=mistralai/Mixtral-8x7B-v0.1", EN)
+    view = evaluate(CALCULATOR, texts, EN, NullTranslations(), restoring=True)
+    assert view.errors["target_modules"] is None
+    assert view.texts["target_modules"][-2:] == ["experts.gate_up_proj", "experts.down_proj"]
+    assert view.outputs["base_parameters"] == "46,702,792,704"
+    # Targets the address names are the reader's: one the model lacks is said so, never replaced.
+    texts = restore(CALCULATOR, "?model=microsoft/Phi-3-mini-4k-instruct&target_modules=q_proj", EN)
+    assert evaluate(CALCULATOR, texts, EN, NullTranslations(), restoring=True).errors["target_modules"]
