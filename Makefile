@@ -1,4 +1,5 @@
 # make serve   build the site and serve it on http://127.0.0.1:8000/
+# make check   the fast tests: unit, catalog, doctests (no browser, no build; well under a minute)
 # make test    run every test (installs what it needs, a browser included)
 # make site    build the deployable site into site/
 # make messages  extract the templates' and calc's strings, update the catalogs
@@ -12,7 +13,7 @@ PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 NODE_MODULES := node_modules/.package-lock.json
 
-.PHONY: site serve test messages browser screenshots bench audit validate clean
+.PHONY: site serve check test messages browser screenshots bench audit validate clean
 
 $(INSTALLED): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +32,10 @@ serve: site
 
 browser: $(INSTALLED)
 	$(PY) tools/ensure_browser.py
+
+# What needs neither a browser nor the built site: the tier to run after each edit.
+check: $(INSTALLED)
+	$(PY) -m pytest -m "not browser and not site"
 
 test: $(INSTALLED) $(NODE_MODULES) browser
 	$(PY) -m pytest

@@ -20,6 +20,17 @@ from tests.expectations import expected
 expect.set_options(timeout=90_000)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "site: needs the whole site built (once a session, about 10 s)")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that needs the built site, so `make check` can leave them to `make test`."""
+    for item in items:
+        if "site" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.site)
+
+
 @pytest.fixture(scope="session")
 def localedir() -> Path:
     """The catalogs, compiled as the build compiles them."""

@@ -21,6 +21,9 @@ from sitebuild.links import dead_links
 from sitebuild.offline import FETCHED_WHEN_NEEDED, precache_list
 from tests.expectations import expected
 
+# The built site, all of it: `make check` leaves these to `make test`.
+pytestmark = pytest.mark.site
+
 
 class Page(HTMLParser):
     """The parts of a built page the tests look at."""
