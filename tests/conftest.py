@@ -11,13 +11,16 @@ from playwright.sync_api import expect
 from build import build
 from sitebuild.catalogs import compile_catalogs
 from sitebuild.config import LOCALES, LOCALES_DIR, PAGES
-from tests.expectations import expected
+from tests.helpers import start_over, wait_until_ready
 
 # Every expect() in the browser tests waits for its state up to this long
 # (Playwright's default is 5 s): a loaded machine gets there later, not never.
 # Longer than the page's own one-minute start limit (START_TIMEOUT_MS in
 # web/app.js), so a slow start is judged by the page, not cut short by a test.
 expect.set_options(timeout=90_000)
+
+# The colour scheme of a new browser context (Playwright emulates light unless told otherwise).
+LOADED_WITH_SCHEME = "light"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -77,23 +80,13 @@ def context(browser):
     context.close()
 
 
-def wait_until_ready(page) -> None:
-    """Wait, as long as the default expect() timeout allows, for Python to be past loading; fail unless ready."""
-    # A locator wait: on failure it says which state it last saw.
-    html = page.locator("html")
-    expect(html).not_to_have_attribute("data-calc", "loading")
-    # Past loading, "error" is final: read the outcome now rather than wait for "ready" in vain.
-    state = html.get_attribute("data-calc")
-    assert state == "ready", f"Python did not start: data-calc={state!r}"
-
-
 @pytest.fixture(scope="module")
-def ready_pages(browser, base_url):
-    """Calculator pages for a test module, each loaded once: ``ready_pages(locale, name)``."""
+def loaded_pages(browser, base_url):
+    """Calculator pages for a test module, each loaded once, by (locale, name): see ``ready_pages``."""
     context = browser.new_context()
     pages = {}
 
-    def page_for(locale: str, name: str = "accumulation"):
+    def page_for(locale: str, name: str):
         if (locale, name) not in pages:
             page = context.new_page()
             page.goto(f"{base_url}{locale}/{PAGES[name]}")
@@ -105,25 +98,25 @@ def ready_pages(browser, base_url):
     context.close()
 
 
-def start_over(ready_pages, locale: str, name: str = "accumulation"):
-    """A calculator's page in ``locale``, Python ready, the form back at its defaults."""
-    page = ready_pages(locale, name)
-    # As a reader would start over: the defaults back in every field.
-    page.evaluate(
-        """() => {
-            const form = document.querySelector("form[data-calculator]");
-            form.reset();
-            form.dispatchEvent(new Event("input"));
-        }"""
-    )
-    expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")
-    expect(page.locator("[aria-invalid]")).to_have_count(0)
-    if name == "accumulation":
-        expect(page.locator("output[name=effective_batch]")).to_have_text("32")
-        expect(page.locator("output[name=activation_memory]")).to_have_text("2 GB")
-    page.locale = locale
-    page.expected = expected(locale)
-    return page
+@pytest.fixture
+def ready_pages(loaded_pages):
+    """The module's loaded pages, ``ready_pages(locale, name)``, as the test found them.
+
+    A test may resize a page or switch its colour scheme; after it, passed or
+    failed, each page it used gets back the window and scheme it was loaded
+    with, so one failure does not fail the next tests on the same page.
+    """
+    used = {}
+
+    def page_for(locale: str, name: str = "accumulation"):
+        page = loaded_pages(locale, name)
+        used.setdefault(page, page.viewport_size)
+        return page
+
+    yield page_for
+    for page, viewport in used.items():
+        page.set_viewport_size(viewport)
+        page.emulate_media(color_scheme=LOADED_WITH_SCHEME)
 
 
 @pytest.fixture(params=LOCALES)

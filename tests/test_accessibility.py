@@ -10,8 +10,8 @@ from babel import Locale
 from playwright.sync_api import expect
 
 from calc.formatting import format_number
-from sitebuild.config import PAGES
-from tests.conftest import LOCALES, start_over, wait_until_ready
+from sitebuild.config import LOCALES, PAGES
+from tests.helpers import start_over, wait_until_ready
 from tests.holding import Held
 
 pytestmark = pytest.mark.browser
@@ -56,7 +56,6 @@ def test_axe_finds_nothing_in_any_state(browser, base_url, locale, scheme):
 @pytest.mark.parametrize("name", PAGES)
 def test_axe_finds_nothing_on_any_calculator(ready_pages, locale, name):
     page = start_over(ready_pages, locale, name)
-    page.emulate_media(color_scheme="light")
     assert violations(page) == [], "with Python ready"
     # Every kind of input the page has, each holding a bad value at once.
     page.locator("input[type=text]").first.fill("x")
@@ -66,7 +65,6 @@ def test_axe_finds_nothing_on_any_calculator(ready_pages, locale, name):
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
         assert violations(page) == [], f"{scheme}, with errors showing"
-    page.emulate_media(color_scheme="light")
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -146,7 +144,6 @@ def test_no_horizontal_scrolling_when_narrow_or_zoomed(ready_pages, locale, widt
     largest = format_number(Decimal(10**18), Locale.parse(locale))
     expect(page.locator("output[name=effective_batch]")).to_have_text(largest)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
-    page.set_viewport_size({"width": 1280, "height": 800})
 
 
 @pytest.mark.parametrize("locale", LOCALES)

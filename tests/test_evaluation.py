@@ -14,15 +14,7 @@ from calc.i18n import load_translations
 from calc.outputs import Quantity
 from sitebuild.config import LOCALES
 from tests.expectations import expected
-
-
-def cases(attribute: str) -> list:
-    """Each locale's cases from its table, one test per locale and case."""
-    return [
-        pytest.param(locale, *case, id=f"{locale}-{index}")
-        for locale in LOCALES
-        for index, case in enumerate(getattr(expected(locale), attribute))
-    ]
+from tests.helpers import cases
 
 
 def figures(outputs: dict) -> dict:
@@ -101,7 +93,7 @@ def test_the_worker_entry_point_speaks_json(localedir, locale):
     assert texts == {}
     assert answer == {
         "errors": {name: None for name in table.defaults},
-        "outputs": {"effective_batch": "32", "activation_memory": "2 GB"},
+        "outputs": dict(zip(("effective_batch", "activation_memory"), table.figures(), strict=True)),
         "prompt": None,
         "announcement": announcement,
         "texts": {},

@@ -38,4 +38,4 @@ def test_plain_counts_have_no_unit():
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_unit_symbol(locale):
-    assert unit_symbol("digital-gigabyte", Locale.parse(locale)) == "GB"
+    assert unit_symbol("digital-gigabyte", Locale.parse(locale)) == expected(locale).gigabyte

@@ -8,8 +8,9 @@ import time
 import pytest
 from playwright.sync_api import Error, expect
 
+from sitebuild.config import LOCALES
 from sitebuild.offline import write_service_worker
-from tests.conftest import LOCALES, wait_until_ready
+from tests.helpers import visit
 from tools.serve import serving
 
 pytestmark = pytest.mark.browser
@@ -36,13 +37,6 @@ def caches_of(worker) -> list[str] | None:
         return worker.evaluate("caches.keys().then((names) => names.filter((name) => name.startsWith('calc-')))")
     except Error:
         return None  # a service worker that stopped meanwhile
-
-
-def visit(context, url):
-    page = context.new_page()
-    page.goto(url)
-    wait_until_ready(page)
-    return page
 
 
 @pytest.mark.parametrize("locale", LOCALES)

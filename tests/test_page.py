@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest import LOCALES, start_over, wait_until_ready
-from tests.test_evaluation import cases
+from sitebuild.config import LOCALES
+from tests.expectations import expected
+from tests.helpers import cases, start_over, wait_until_ready
 
 pytestmark = pytest.mark.browser
 
@@ -33,7 +34,7 @@ def expect_no_results(page: Page, prompt: str) -> None:
 
 
 def test_default_results_show_with_python_ready(calculator):
-    expect_results(calculator, "32", "2 GB")
+    expect_results(calculator, *calculator.expected.figures())
     expect(calculator.locator(".status:visible")).to_have_text([calculator.expected.ready])
 
 
@@ -48,18 +49,18 @@ def test_results_follow_the_fields_as_they_are_typed(ready_pages, locale, texts,
 
 
 def test_a_live_result_reads_like_the_prerendered_one(calculator):
-    calculator.fill("[name=gpus]", "2")
-    expect_results(calculator, "64", "2 GB")
+    calculator.fill("[name=gpus]", "4")
+    expect_results(calculator, *calculator.expected.figures(gpus="4"))
     calculator.fill("[name=gpus]", "1")
-    expect_results(calculator, "32", "2 GB")
+    expect_results(calculator, *calculator.expected.figures())
 
 
 def test_an_empty_field_shows_the_prompt_instead_of_results(calculator):
     calculator.fill("[name=accumulation_steps]", "")
     expect_no_results(calculator, calculator.expected.prompt_empty)
     expect(calculator.locator("[aria-invalid]")).to_have_count(0)
-    calculator.fill("[name=accumulation_steps]", "2")
-    expect_results(calculator, "8", "2 GB")
+    calculator.fill("[name=accumulation_steps]", "16")
+    expect_results(calculator, *calculator.expected.figures(accumulation_steps="16"))
 
 
 @pytest.mark.parametrize(("locale", "name", "text", "message"), cases("errors"))
@@ -86,9 +87,9 @@ def test_each_error_is_explained_next_to_its_field_and_recovers(ready_pages, loc
 
 def test_enter_does_not_reload_the_page(calculator):
     calculator.evaluate("window.stillHere = true")
-    calculator.fill("[name=gpus]", "2")
+    calculator.fill("[name=gpus]", "4")
     calculator.press("[name=gpus]", "Enter")
-    expect_results(calculator, "64", "2 GB")
+    expect_results(calculator, *calculator.expected.figures(gpus="4"))
     assert calculator.evaluate("window.stillHere") is True
 
 
@@ -99,8 +100,8 @@ def test_no_request_leaves_the_site(context, base_url, locale):
     page = context.new_page()
     page.goto(f"{base_url}{locale}/")
     wait_until_ready(page)
-    page.fill("[name=micro_batch]", "16")
-    expect_results(page, "128", "8 GB")
+    page.fill("[name=micro_batch]", "8")
+    expect_results(page, *expected(locale).figures(micro_batch="8"))
     page.click(f"a[hreflang={next(other for other in LOCALES if other != locale)}]")
     wait_until_ready(page)
     assert any(url.endswith("/pyodide.asm.wasm") for url in requests), "the worker's requests were not seen"

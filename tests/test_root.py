@@ -39,8 +39,9 @@ def test_without_script_the_links_and_the_default_results_are_there(browser, bas
     page.locator(f".choices a[hreflang={locale}]").click()
     expect(page).to_have_url(re.compile(f"/{locale}/$"))
     expect(page.get_by_role("heading", level=1)).to_have_text(expected(locale).title)
-    expect(page.locator("output[name=effective_batch]")).to_have_text("32")
-    expect(page.locator("output[name=activation_memory]")).to_have_text("2 GB")
+    effective, memory = expected(locale).figures()
+    expect(page.locator("output[name=effective_batch]")).to_have_text(effective)
+    expect(page.locator("output[name=activation_memory]")).to_have_text(memory)
     context.close()
 
 

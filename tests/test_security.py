@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from sitebuild.config import CONTENT_SECURITY_POLICY, RECOMMENDED_HEADERS, ROOT
-from tests.conftest import LOCALES, wait_until_ready
-from tests.test_build import read
+from sitebuild.config import CONTENT_SECURITY_POLICY, LOCALES, RECOMMENDED_HEADERS, ROOT
+from tests.helpers import read, wait_until_ready
 from tools.serve import sending, serving
 
 pytestmark = pytest.mark.browser

@@ -19,7 +19,7 @@ from calc.evaluation import evaluate
 from calc.formatting import format_number, format_quantity
 from calc.i18n import load_translations
 from sitebuild.config import LOCALES
-from tests.conftest import start_over
+from tests.helpers import start_over
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -40,6 +40,14 @@ class Expectations:
     announcements: tuple[tuple[Texts, str], ...]
     # Numbers as the locale writes them: (value, plain, in gigabytes).
     numbers: tuple[tuple[str, str, str], ...]
+    # The gigabyte's symbol, as CLDR writes it for the locale (French would write "Go").
+    gigabyte: str
+
+    def figures(self, **texts: str) -> tuple[str, str]:
+        """The effective batch and the memory shown for ``texts`` (over the defaults), as ``results`` gives them."""
+        shown = [(effective, memory) for given, effective, memory in self.results if given == texts]
+        assert shown, f"no case of results is typed as {texts}"
+        return shown[0]
 
 
 def expected(locale: str) -> Expectations:
