@@ -38,7 +38,17 @@ def test_default_results_show_with_python_ready(calculator):
     expect(calculator.locator(".status:visible")).to_have_text([calculator.expected.ready])
 
 
-@pytest.mark.parametrize(("locale", "texts", "effective", "memory"), cases("results"))
+# The tables are checked in full where the views are made: in CPython
+# (test_evaluation.py) and in the site's Pyodide (test_pyodide.py). The
+# page applies whatever view comes back alike, so here a few cases per
+# locale show that it does: two results (a number typed with the locale's
+# group separator, two fields edited), and two errors (a whole-number field,
+# a field written with the other decimal mark), each shown beside its field.
+SHOWN_RESULTS = (4, 6)
+SHOWN_ERRORS = (0, 9)
+
+
+@pytest.mark.parametrize(("locale", "texts", "effective", "memory"), cases("results", SHOWN_RESULTS))
 def test_results_follow_the_fields_as_they_are_typed(ready_pages, locale, texts, effective, memory):
     page = start_over(ready_pages, locale)
     for field, text in texts.items():
@@ -63,7 +73,7 @@ def test_an_empty_field_shows_the_prompt_instead_of_results(calculator):
     expect_results(calculator, *calculator.expected.figures(accumulation_steps="16"))
 
 
-@pytest.mark.parametrize(("locale", "name", "text", "message"), cases("errors"))
+@pytest.mark.parametrize(("locale", "name", "text", "message"), cases("errors", SHOWN_ERRORS))
 def test_each_error_is_explained_next_to_its_field_and_recovers(ready_pages, locale, name, text, message):
     page = start_over(ready_pages, locale)
     table = page.expected
