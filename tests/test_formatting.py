@@ -22,10 +22,15 @@ def test_numbers(locale, value, plain, gigabytes):
     assert format_quantity(Decimal(value), "digital-gigabyte", parsed) == gigabytes
 
 
+# The spaces a line does not break at: CLDR writes either (French units take the narrow one).
+NO_BREAK_SPACES = "\u00a0\u202f"
+
+
 @pytest.mark.parametrize("locale", LOCALES)
 def test_prose_keeps_a_quantity_on_one_line(locale):
     text = format_quantity(Decimal(2), "digital-gigabyte", Locale.parse(locale), breakable=False)
-    assert " " not in text and "\u00a0" in text
+    spaces = {c for c in text if c.isspace()}
+    assert spaces and spaces <= set(NO_BREAK_SPACES)
 
 
 def test_ungrouped_numbers_for_suggestions():
