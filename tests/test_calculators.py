@@ -90,7 +90,7 @@ def test_the_vram_page_hands_the_planner_what_your_gpu_has_left(ready_pages, loc
 
 
 def test_following_the_plan_link_fills_the_planner(context, base_url):
-    page = open_page(context, f"{base_url}{LOCALES[0]}/vram/?gpu=a100-40gb")
+    page = visit(context, f"{base_url}{LOCALES[0]}/vram/?gpu=a100-40gb")
     page.locator('a[data-role="plan-this-run"]').click()
     expect(page).to_have_url(f"{base_url}{LOCALES[0]}/plan/?gpus=8&memory_budget=11.836193")
     wait_until_ready(page)
