@@ -55,7 +55,7 @@ RECOMPUTATION = Choice(
     N_("What the backward pass recomputes instead of keeping."),
     options=(
         Option("none", N_("None")),
-        Option("selective", N_("Selective (Megatron-LM, NeMo, torchtitan): the attention core")),
+        Option("selective", N_("Selective (Megatron-LM, NeMo): the attention core")),
         Option("full", N_("Full: every layer (gradient checkpointing)")),
     ),
     default="none",

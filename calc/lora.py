@@ -58,7 +58,7 @@ TARGETS = ChoiceSet(
     N_("Target modules"),
     N_(
         "The projections that get an adapter, by the names peft's target_modules uses; a mixture's experts by "
-        "the names its target_parameters uses. Only the model's own count."
+        "the names its target_parameters uses. A name the model lacks is refused."
     ),
     options=tuple(Option(name, name) for name in TARGET_MODULES),
     default=frozenset(target_modules(PRESETS[MODEL.default])),
