@@ -32,6 +32,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
@@ -237,6 +238,30 @@ def step_summary(report: dict) -> str:
     return "\n".join(lines)
 
 
+def measure_and_compare(
+    python: Path,
+    script: Path,
+    output: Path,
+    summarize: Callable[[dict], str],
+    compare: Callable[[dict], list[str]],
+    what: str,
+) -> list[str]:
+    """Run one measuring script in the environment, print its table, and return what is off calc's estimate."""
+    started = time.monotonic()
+    subprocess.run([str(python), str(script), str(output)], check=True)
+    report = json.loads(output.read_text(encoding="utf-8"))
+    print(summarize(report))
+    print(f"{what}: measured in {time.monotonic() - started:.0f} s")
+    off = compare(report)
+    for problem in off:
+        print(f"OFF: {problem}")
+    if off:
+        print(f"{len(off)} {what} are off calc's estimate by more than {float(TOLERANCE):.0%}")
+    else:
+        print(f"all {what} within {float(TOLERANCE):.0%} of calc's estimate; wrote {output.relative_to(ROOT)}")
+    return off
+
+
 def main() -> int:
     start = time.monotonic()
     python = ensure_environment()
@@ -253,30 +278,10 @@ def main() -> int:
         print(f"{len(problems)} counts differ from calc.formulas.parameters'")
     else:
         print(f"every count equals calc.formulas.parameters'; wrote {OUTPUT.relative_to(ROOT)}")
-    started = time.monotonic()
-    subprocess.run([str(python), str(MEASURE_ACTIVATIONS), str(ACTIVATIONS)], check=True)
-    activations = json.loads(ACTIVATIONS.read_text(encoding="utf-8"))
-    print(activation_summary(activations))
-    print(f"activation measurement {time.monotonic() - started:.0f} s")
-    off = compare_activations(activations)
-    for problem in off:
-        print(f"OFF: {problem}")
-    if off:
-        print(f"{len(off)} activation points are off calc's estimate by more than {float(TOLERANCE):.0%}")
-    else:
-        print(f"every activation estimate within {float(TOLERANCE):.0%}; wrote {ACTIVATIONS.relative_to(ROOT)}")
-    started = time.monotonic()
-    subprocess.run([str(python), str(MEASURE_STEPS), str(STEPS)], check=True)
-    steps = json.loads(STEPS.read_text(encoding="utf-8"))
-    print(step_summary(steps))
-    print(f"step measurement {time.monotonic() - started:.0f} s")
-    wrong = compare_steps(steps)
-    for problem in wrong:
-        print(f"OFF: {problem}")
-    if wrong:
-        print(f"{len(wrong)} steps are off calc.formulas.step's peak by more than {float(TOLERANCE):.0%}")
-    else:
-        print(f"every step's peak within {float(TOLERANCE):.0%}; wrote {STEPS.relative_to(ROOT)}")
+    off = measure_and_compare(
+        python, MEASURE_ACTIVATIONS, ACTIVATIONS, activation_summary, compare_activations, "activation points"
+    )
+    wrong = measure_and_compare(python, MEASURE_STEPS, STEPS, step_summary, compare_steps, "steps")
     return 1 if problems or off or wrong else 0
 
 
