@@ -296,9 +296,7 @@ def base_bytes_qlora(shape: ModelShape) -> Decimal:
     >>> base_bytes_qlora(PRESETS["google/gemma-2-9b"])
     Decimal('6130105856')
     """
-    quantized = quantized_weights(shape)
-    kept = base_parameters(shape) - quantized
-    return _exact_decimal(quantized * NF4_BYTES_PER_WEIGHT + kept * HALF_PRECISION_BYTES)
+    return _qlora_bytes(shape, HALF_PRECISION_BYTES)
 
 
 def _exact_decimal(value: Fraction) -> Decimal:
@@ -343,6 +341,11 @@ def base_bytes_qlora_prepared(shape: ModelShape) -> Decimal:
     >>> base_bytes_qlora(PRESETS["meta-llama/Llama-3.1-8B"])
     Decimal('5702295552')
     """
+    return _qlora_bytes(shape, KBIT_PREPARED_BYTES)
+
+
+def _qlora_bytes(shape: ModelShape, kept_bytes: int) -> Decimal:
+    """The projections' weights in NF4, every other parameter at ``kept_bytes``."""
     quantized = quantized_weights(shape)
     kept = base_parameters(shape) - quantized
-    return _exact_decimal(quantized * NF4_BYTES_PER_WEIGHT + kept * KBIT_PREPARED_BYTES)
+    return _exact_decimal(quantized * NF4_BYTES_PER_WEIGHT + kept * kept_bytes)
