@@ -73,7 +73,7 @@ FAMILIES = {
 
 
 @dataclass(frozen=True)
-class _Terms:
+class SavedTensors:
     """Every tensor kept, in bytes per sample: one decoder layer's, and the model's around them."""
 
     norm: int  # one RMSNorm
@@ -104,7 +104,9 @@ class _Terms:
         return self.core if self.eager else self.attention_output + self.softmax_statistics
 
 
-def _check(shape: ModelShape, sequence_length: int, precision: str, attention: str, recomputation: str) -> None:
+def check_arguments(
+    shape: ModelShape, sequence_length: int, precision: str, attention: str, recomputation: str
+) -> None:
     if shape.model_type not in FAMILIES:
         raise ValueError(f"no activation model for {shape.model_type!r} (known: {', '.join(FAMILIES)})")
     if isinstance(sequence_length, bool) or not isinstance(sequence_length, int) or sequence_length < 1:
@@ -117,7 +119,7 @@ def _check(shape: ModelShape, sequence_length: int, precision: str, attention: s
         raise ValueError(f"recomputation must be one of {', '.join(RECOMPUTATIONS)}, not {recomputation!r}")
 
 
-def _terms(shape: ModelShape, s: int, p: int, attention: str) -> _Terms:
+def saved_tensors(shape: ModelShape, s: int, p: int, attention: str) -> SavedTensors:
     """Each tensor once, for ``s`` tokens of ``p`` bytes a value; sources are transformers' files unless named."""
     family = FAMILIES[shape.model_type]
     h, heads, kv, d, vocab = shape.hidden_size, shape.attention_heads, shape.kv_heads, shape.head_dim, shape.vocab_size
@@ -175,7 +177,7 @@ def _terms(shape: ModelShape, s: int, p: int, attention: str) -> _Terms:
     # dtype are kept by nothing: the upcast saves no tensor.
     log_probabilities = FLOAT32_BYTES * s * vocab
     labels = INDEX_BYTES * s  # nll_loss keeps its target, the shifted labels
-    return _Terms(
+    return SavedTensors(
         norm=upcast_input + rsqrt + normalized,
         attention_input=attention_input,
         queries=queries,
@@ -212,11 +214,13 @@ def forward_breakdown(
     >>> mib(forward_breakdown(PRESETS["meta-llama/Llama-3.1-8B"], 4096, "bf16", "flash", "full"))
     {'attention': 0, 'mlp': 0, 'norms': 96, 'logits': 2036, 'outside': 1024}
     """
-    _check(shape, sequence_length, precision, attention, recomputation)
-    return _forward(shape, _terms(shape, sequence_length, PRECISION_BYTES[precision], attention), recomputation)
+    check_arguments(shape, sequence_length, precision, attention, recomputation)
+    return forward_parts(
+        shape, saved_tensors(shape, sequence_length, PRECISION_BYTES[precision], attention), recomputation
+    )
 
 
-def _forward(shape: ModelShape, terms: _Terms, recomputation: str) -> dict[str, Fraction]:
+def forward_parts(shape: ModelShape, terms: SavedTensors, recomputation: str) -> dict[str, Fraction]:
     """:func:`forward_breakdown` from its terms (calc.formulas.step gives others: autocast's, LoRA's)."""
     layers = shape.layers
     if recomputation == "full":
@@ -253,11 +257,13 @@ def recomputation_breakdown(
     >>> sum(recomputation_breakdown(shape, 4096, "bf16", "flash", "none").values())
     Fraction(0, 1)
     """
-    _check(shape, sequence_length, precision, attention, recomputation)
-    return _recomputation(shape, _terms(shape, sequence_length, PRECISION_BYTES[precision], attention), recomputation)
+    check_arguments(shape, sequence_length, precision, attention, recomputation)
+    return recomputation_parts(
+        shape, saved_tensors(shape, sequence_length, PRECISION_BYTES[precision], attention), recomputation
+    )
 
 
-def _recomputation(shape: ModelShape, terms: _Terms, recomputation: str) -> dict[str, Fraction]:
+def recomputation_parts(shape: ModelShape, terms: SavedTensors, recomputation: str) -> dict[str, Fraction]:
     """:func:`recomputation_breakdown` from its terms."""
     layers = shape.layers
     if recomputation == "none":

@@ -135,7 +135,7 @@ def target_modules(shape: ModelShape) -> tuple[str, ...]:
     return tuple(name for name in TARGET_MODULES if name in names)
 
 
-def _has_bias(shape: ModelShape, module: str) -> bool:
+def has_bias(shape: ModelShape, module: str) -> bool:
     if module in ("q_proj", "k_proj", "v_proj"):
         return shape.qkv_bias
     if module == "o_proj":
@@ -181,7 +181,7 @@ def base_parameters(shape: ModelShape) -> int:
     """
     projections = linear_shapes(shape)
     embeddings = shape.vocab_size * shape.hidden_size  # embed_tokens = nn.Embedding(vocab, hidden)
-    biases = sum(d_out for name, (_, d_out) in projections.items() if _has_bias(shape, name))  # a bias per output
+    biases = sum(d_out for name, (_, d_out) in projections.items() if has_bias(shape, name))  # a bias per output
     norms = shape.norms_per_layer * shape.hidden_size  # LlamaRMSNorm, Gemma2RMSNorm: a weight of hidden, no bias
     # Qwen3Attention's q_norm and k_norm: RMSNorm(head_dim) each, shared by the heads (models/qwen3/modeling_qwen3.py)
     head_norms = 2 * shape.head_dim if shape.qk_norm else 0

@@ -67,8 +67,8 @@ from calc.formulas.parameters import (
     ADAPTER_GRADIENT_BYTES,
     ADAPTER_WEIGHT_BYTES,
     NF4_BYTES_PER_WEIGHT,
-    _has_bias,
     base_parameters,
+    has_bias,
     linear_shapes,
     lora_parameters,
     quantized_weights,
@@ -205,10 +205,12 @@ def _check(shape: ModelShape, setting: Setting) -> None:
     if setting.method != "full":
         lora_parameters(shape, setting.lora_rank, setting.lora_targets)  # raises on a bad rank or target
     precision = RECIPES[setting.recipe].activations
-    activations._check(shape, setting.sequence_length, precision, setting.attention, setting.recomputation)
+    activations.check_arguments(shape, setting.sequence_length, precision, setting.attention, setting.recomputation)
 
 
-def _lora_terms(shape: ModelShape, setting: Setting, terms: activations._Terms, p: int) -> activations._Terms:
+def _lora_terms(
+    shape: ModelShape, setting: Setting, terms: activations.SavedTensors, p: int
+) -> activations.SavedTensors:
     """What a frozen base with LoRA adapters saves, where full fine-tuning saves ``terms``.
 
     A frozen ``nn.Linear`` saves only its weight (MmBackward0 keeps ``self``
@@ -261,7 +263,7 @@ def _lora_terms(shape: ModelShape, setting: Setting, terms: activations._Terms, 
     )
 
 
-def _autocast_terms(shape: ModelShape, setting: Setting) -> activations._Terms:
+def _autocast_terms(shape: ModelShape, setting: Setting) -> activations.SavedTensors:
     """What a float32 model saves under ``torch.autocast(dtype=torch.bfloat16)``, per sample.
 
     The linear layers and the attention run in bf16 (torch's autocast op
@@ -272,8 +274,8 @@ def _autocast_terms(shape: ModelShape, setting: Setting) -> activations._Terms:
     casts its input to bf16 itself (autocast caches only the weights' casts),
     so q, k and v keep three bf16 copies of their input, gate and up two.
     """
-    bf16 = activations._terms(shape, setting.sequence_length, PRECISION_BYTES["bf16"], setting.attention)
-    fp32 = activations._terms(shape, setting.sequence_length, FLOAT32_BYTES, setting.attention)
+    bf16 = activations.saved_tensors(shape, setting.sequence_length, PRECISION_BYTES["bf16"], setting.attention)
+    fp32 = activations.saved_tensors(shape, setting.sequence_length, FLOAT32_BYTES, setting.attention)
     return dataclasses.replace(
         bf16,
         norm=fp32.norm,
@@ -294,13 +296,13 @@ def _rotated_casts(shape: ModelShape, setting: Setting) -> int:
     return (FLOAT32_BYTES - bf16) * setting.sequence_length * (shape.attention_heads + shape.kv_heads) * shape.head_dim
 
 
-def _terms(shape: ModelShape, setting: Setting) -> activations._Terms:
+def _terms(shape: ModelShape, setting: Setting) -> activations.SavedTensors:
     recipe = RECIPES[setting.recipe]
     p = PRECISION_BYTES[recipe.activations]
     if recipe.autocast:
         terms = _autocast_terms(shape, setting)
     else:
-        terms = activations._terms(shape, setting.sequence_length, p, setting.attention)
+        terms = activations.saved_tensors(shape, setting.sequence_length, p, setting.attention)
     return terms if setting.method == "full" else _lora_terms(shape, setting, terms, p)
 
 
@@ -390,7 +392,7 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     recomputation = setting.recomputation
 
     # Saved per sample at the end of the forward pass (calc.formulas.activations).
-    forward = sum(activations._forward(shape, terms, recomputation).values())
+    forward = sum(activations.forward_parts(shape, terms, recomputation).values())
     # The last layer's backward at each of its parts; the first layer's, with the other layers' tensors released.
     last, kept = _layer_backward(shape, setting, terms, p)
 
@@ -474,7 +476,7 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
 
 
 def _layer_backward(
-    shape: ModelShape, setting: Setting, terms: activations._Terms, p: int
+    shape: ModelShape, setting: Setting, terms: activations.SavedTensors, p: int
 ) -> tuple[list[tuple[str, int, dict[str, Fraction]]], int]:
     """The last layer's backward at each of :data:`LAYER_PARTS`: the part's name, the layer's trainable parameters
     whose gradients exist by then, and per sample the saved tensors still alive, those recomputed and the gradients
@@ -548,7 +550,7 @@ def _own_gradients(shape: ModelShape, setting: Setting) -> tuple[int, int, int]:
     o_proj's too."""
     if setting.method == "full":
         count = {
-            name: d_in * d_out + (d_out if _has_bias(shape, name) else 0)
+            name: d_in * d_out + (d_out if has_bias(shape, name) else 0)
             for name, (d_in, d_out) in linear_shapes(shape).items()
         }
         norm = shape.hidden_size
