@@ -18,11 +18,12 @@ from collections.abc import Mapping
 from decimal import Decimal
 from gettext import NullTranslations
 
+from calc.batch_inputs import ACTIVATION_PER_SAMPLE, GPUS, MEMORY_BUDGET
 from calc.calculator import Calculator, Group
 from calc.formatting import GIGABYTE
 from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import N_
-from calc.inputs import Amount, Count, address_number
+from calc.inputs import Count, address_number
 from calc.outputs import Chart, Figure, Phrase, Plot, Quantity, Series, Text
 from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
@@ -41,40 +42,6 @@ ACCUMULATION_STEPS = Count(
     N_("Micro-batches whose gradients are added up before each optimizer step."),
     default=Decimal(8),
     maximum=Decimal(1_000_000),
-)
-GPUS_DESCRIPTION = N_(
-    "Model replicas that each process their own micro-batch: your number of GPUs, divided by the "
-    "tensor- and pipeline-parallel degrees if you use them."
-)
-GPUS = Count(
-    "gpus",
-    N_("Data-parallel GPUs"),
-    GPUS_DESCRIPTION,
-    default=Decimal(1),
-    maximum=Decimal(1_000_000),
-)
-ACTIVATION_PER_SAMPLE = Amount(
-    "activation_per_sample",
-    N_("Activation memory per sample"),
-    N_("Activations one sample keeps in memory for the backward pass."),
-    default=Decimal("0.5"),
-    maximum=Decimal(10_000),
-    places=6,
-    unit=GIGABYTE,
-    see=("activations", N_("Don't know it? Estimate it from the model.")),
-)
-MEMORY_BUDGET = Amount(
-    "memory_budget",
-    N_("Activation memory budget per GPU"),
-    N_(
-        "Memory left on each GPU for activations after the weights, gradients and optimizer state; "
-        "the chart draws it as a line. Leave it blank if you have none in mind."
-    ),
-    default=Decimal(12),
-    optional=True,
-    maximum=Decimal(100_000),
-    places=6,
-    unit=GIGABYTE,
 )
 
 

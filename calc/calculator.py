@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 
 # Results must be exact: any rounding would raise instead of showing a
 # value that differs from the formula's. (Outputs round only to be shown.)
-_EXACT = Context(prec=100, traps=[Inexact, Rounded, Overflow, InvalidOperation, DivisionByZero])
+# The page reads these signals as "cannot be computed exactly" (calc.evaluation).
+NOT_EXACT = (Inexact, Rounded, Overflow, InvalidOperation, DivisionByZero)
+_EXACT = Context(prec=100, traps=list(NOT_EXACT))
 
 
 @dataclass(frozen=True)

@@ -8,20 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal, DivisionByZero, Inexact, InvalidOperation, Overflow, Rounded
+from decimal import Decimal
 from gettext import NullTranslations
 from urllib.parse import parse_qsl, urlencode
 
 from babel import Locale
 
-from calc.calculator import Calculator
+from calc.calculator import NOT_EXACT, Calculator
 from calc.formatting import format_number
 from calc.inputs import Raw, Value
 from calc.problems import InputProblem
-
-# What exact arithmetic raises for values no formula takes exactly (see calc.calculator's
-# context). Anything else a calculation raises is a bug, and propagates.
-_NOT_EXACT = (Inexact, Rounded, Overflow, InvalidOperation, DivisionByZero)
 
 
 @dataclass(frozen=True)
@@ -136,9 +132,12 @@ def evaluate(
         try:
             results = calculator.results(values)
         except InputProblem as problem:
+            if problem.field not in inputs:
+                # A calculation's problem must say which field to mark: without one the reader could fix nothing.
+                raise LookupError(f"{calculator.name}: {problem!r} names none of the page's inputs") from problem
             errors[problem.field] = problem.message(inputs[problem.field], locale, translations)
-        except _NOT_EXACT:
-            # A combination no formula takes exactly: say so, and keep the page alive.
+        except NOT_EXACT:
+            # A combination no formula takes exactly: say so, and keep the page alive. Anything else is a bug.
             unreachable = True
 
     outputs: dict[str, object] = {o.name: o.empty for o in calculator.outputs}

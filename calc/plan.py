@@ -17,7 +17,7 @@ from gettext import NullTranslations
 
 from babel import Locale
 
-from calc import accumulation
+from calc import batch_inputs
 from calc.calculator import Calculator, Group
 from calc.formatting import GIGABYTE
 from calc.formulas.batch import plans, reachable
@@ -34,14 +34,14 @@ TARGET_BATCH = Count(
     default=Decimal(256),
     maximum=Decimal(1_000_000_000),
 )
-GPUS = replace(accumulation.GPUS, default=Decimal(8))
+GPUS = replace(batch_inputs.GPUS, default=Decimal(8))
 MEMORY_BUDGET = replace(
-    accumulation.MEMORY_BUDGET,
+    batch_inputs.MEMORY_BUDGET,
     description=N_("Memory left on each GPU for activations after the weights, gradients and optimizer state."),
     default=Decimal(16),
     optional=False,
 )
-ACTIVATION_PER_SAMPLE = replace(accumulation.ACTIVATION_PER_SAMPLE, default=Decimal(2))
+ACTIVATION_PER_SAMPLE = replace(batch_inputs.ACTIVATION_PER_SAMPLE, default=Decimal(2))
 SEQUENCE_LENGTH = Count(
     "sequence_length",
     N_("Sequence length"),

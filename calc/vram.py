@@ -12,7 +12,7 @@ from gettext import NullTranslations
 from math import floor
 
 from calc import gpus
-from calc.accumulation import GPUS_DESCRIPTION
+from calc.batch_inputs import GPUS_DESCRIPTION
 from calc.calculator import Calculator, Group
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu

@@ -158,6 +158,17 @@ def test_a_bug_in_a_calculation_is_not_passed_off_as_inexact(localedir, locale="
         evaluate(broken, expected(locale).defaults, Locale.parse(locale), load_translations(localedir, locale))
 
 
+def test_a_calculations_problem_that_names_no_field_is_a_bug_that_says_so(localedir, locale="en"):
+    from calc.model_inputs import HeadsDoNotDivide
+
+    def unmarked(values):
+        raise HeadsDoNotDivide()  # no field=: the page could mark nothing
+
+    broken = replace(CALCULATOR, compute=unmarked)
+    with pytest.raises(LookupError, match="names none of the page's inputs"):
+        evaluate(broken, expected(locale).defaults, Locale.parse(locale), load_translations(localedir, locale))
+
+
 def test_the_worker_reports_a_bug_in_a_calculation_with_its_traceback(localedir, monkeypatch, capsys, locale="en"):
     def buggy_on_four_gpus(values):
         if values["gpus"] == 4:

@@ -45,12 +45,13 @@ def test_each_calculator_has_its_page_and_its_words(name):
     assert list(PAGES.values()).count(PAGES[name]) == 1
 
 
-def test_a_pages_worker_imports_no_other_calculator():
+@pytest.mark.parametrize("name", NAMES)
+def test_a_pages_worker_imports_no_other_calculator(name):
     imported = subprocess.run(
         [
             sys.executable,
             "-c",
-            "import sys; from calc.calculators import load; load('lora');"
+            f"import sys; from calc.calculators import load; load({name!r});"
             "print(' '.join(m for m in sys.modules if m.startswith('calc.')))",
         ],
         cwd=ROOT,
@@ -58,8 +59,8 @@ def test_a_pages_worker_imports_no_other_calculator():
         text=True,
         check=True,
     ).stdout.split()
-    assert "calc.lora" in imported
-    assert not {f"calc.{name}" for name in NAMES if name != "lora"} & set(imported)
+    assert f"calc.{name}" in imported
+    assert not {f"calc.{other}" for other in NAMES if other != name} & set(imported)
 
 
 def problems() -> list[InputProblem]:

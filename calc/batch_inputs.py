@@ -1,0 +1,48 @@
+"""The inputs of a batch that several pages share: data-parallel GPUs, activation memory per sample, a budget.
+
+They live here, not in one calculator's module, so that a page's worker
+imports only its own calculator (:func:`calc.calculators.load`).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from calc.formatting import GIGABYTE
+from calc.i18n import N_
+from calc.inputs import Amount, Count
+
+GPUS_DESCRIPTION = N_(
+    "Model replicas that each process their own micro-batch: your number of GPUs, divided by the "
+    "tensor- and pipeline-parallel degrees if you use them."
+)
+GPUS = Count(
+    "gpus",
+    N_("Data-parallel GPUs"),
+    GPUS_DESCRIPTION,
+    default=Decimal(1),
+    maximum=Decimal(1_000_000),
+)
+ACTIVATION_PER_SAMPLE = Amount(
+    "activation_per_sample",
+    N_("Activation memory per sample"),
+    N_("Activations one sample keeps in memory for the backward pass."),
+    default=Decimal("0.5"),
+    maximum=Decimal(10_000),
+    places=6,
+    unit=GIGABYTE,
+    see=("activations", N_("Don't know it? Estimate it from the model.")),
+)
+MEMORY_BUDGET = Amount(
+    "memory_budget",
+    N_("Activation memory budget per GPU"),
+    N_(
+        "Memory left on each GPU for activations after the weights, gradients and optimizer state; "
+        "the chart draws it as a line. Leave it blank if you have none in mind."
+    ),
+    default=Decimal(12),
+    optional=True,
+    maximum=Decimal(100_000),
+    places=6,
+    unit=GIGABYTE,
+)
