@@ -42,6 +42,8 @@ class Expectations:
     numbers: tuple[tuple[str, str, str], ...]
     # The gigabyte's symbol, as CLDR writes it for the locale (French would write "Go").
     gigabyte: str
+    # What no page may say in this language: that DeepSpeed drops samples (it asserts the product and stops).
+    drops_samples: str
 
     def figures(self, **texts: str) -> tuple[str, str]:
         """The effective batch and the memory shown for ``texts`` (over the defaults), as ``results`` gives them."""

@@ -87,4 +87,5 @@ EXPECTED = Expectations(
         ("12345.678901", "12,345.678901", "12,345.678901 GB"),
     ),
     gigabyte="GB",
+    drops_samples=r"drop(?:s|ped)? samples|silently",
 )
