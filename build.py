@@ -24,7 +24,7 @@ from sitebuild.config import ASSETS, CATALOG, LOCALES, PAGES, PYODIDE_PACKAGE, R
 from sitebuild.links import dead_links
 from sitebuild.offline import SERVICE_WORKER, write_service_worker
 from sitebuild.pages import PageWithoutResults, environment, render_calculator, render_chooser
-from sitebuild.runtime import install_runtime
+from sitebuild.runtime import check_pinned, install_runtime
 from sitebuild.snapshot import build_snapshot, tell_worker
 from sitebuild.wheels import babel_usage, build_babel_wheel, build_calc_wheel
 
@@ -35,6 +35,8 @@ def build(out: Path, base_url: str = "") -> None:
     Whatever the build makes on the way goes into a temporary folder: the
     source tree is only read.
     """
+    # Before anything runs the installed Pyodide: it must be the pinned one.
+    check_pinned(PYODIDE_PACKAGE)
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)

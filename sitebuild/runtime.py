@@ -45,8 +45,7 @@ def check_pinned(package: Path, manifest: Path = MANIFEST) -> None:
 
 
 def install_runtime(package: Path, wheels: list[Path], out: Path) -> None:
-    """Put Pyodide's core, our wheels and a lockfile naming only them in ``out``."""
-    check_pinned(package)
+    """Put Pyodide's core, our wheels and a lockfile naming only them in ``out`` (the build has run check_pinned)."""
     out.mkdir(parents=True, exist_ok=True)
     for name in CORE_FILES:
         shutil.copy2(package / name, out / name)
