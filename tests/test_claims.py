@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from gettext import NullTranslations
 from html import unescape
 from html.parser import HTMLParser
@@ -58,12 +57,12 @@ def test_the_live_results_keep_number_and_unit_together(localedir, locale, name)
     """What the worker sends the page: every result, table cell and sentence, for every example."""
     calculator, parsed, split = load(name), Locale.parse(locale), split_quantity(locale)
     translations = load_translations(localedir, locale)
+    inputs = {i.name: i for i in calculator.inputs}
     for overrides in [{}, *calculator.examples.values()]:
-        texts = {
-            **default_texts(calculator, parsed),
-            **{key: str(value) for key, value in overrides.items() if isinstance(value, (Decimal, str))},
-        }
+        # Each value as the page writes it in this locale, so that the example is read as it is meant.
+        texts = {**default_texts(calculator, parsed), **{k: inputs[k].text(v, parsed) for k, v in overrides.items()}}
         shown = evaluate(calculator, texts, parsed, translations)
+        assert shown.prompt is None, (overrides, shown.prompt)
         for output, value in shown.outputs.items():
             flat = re.sub(r"<[^>]+>", "\u00a0", str(value))
             assert not split.findall(flat), (output, flat)
