@@ -15,7 +15,7 @@ from calc.formulas.parameters import base_parameters
 from calc.formulas.step import (
     MOMENTS,
     PARTS,
-    RECIPES,
+    STEP_RECIPES,
     Setting,
     largest_micro_batch,
     moments,
@@ -50,7 +50,7 @@ def _estimate(point: dict):
 def test_the_grid_covers_what_the_estimate_models():
     settings = {(p["method"], p["recipe"], p["attention"], p["recomputation"]) for p in POINTS}
     assert {s[0] for s in settings} == {"full", "lora"}
-    assert {s[1] for s in settings} == {recipe for recipe, r in RECIPES.items() if r.measured}
+    assert {s[1] for s in settings} == {recipe for recipe, r in STEP_RECIPES.items() if r.measured}
     assert {s[2] for s in settings} == {"eager", "flash"}
     assert {s[3] for s in settings} == {"none", "selective", "full"}
     assert {p["micro_batch"] for p in POINTS} == {1, 2, 4}
@@ -82,7 +82,7 @@ def test_the_peak_moments_measured_are_the_ones_expected():
             assert phase_of.get(_estimate(point).moment, "backward") == measured, _id(point)
 
 
-@pytest.mark.parametrize("recipe", RECIPES)
+@pytest.mark.parametrize("recipe", STEP_RECIPES)
 @pytest.mark.parametrize("recomputation", ["none", "selective", "full"])
 def test_the_peak_grows_linearly_in_the_micro_batch_and_the_largest_that_fits_is_exact(recipe, recomputation):
     shape = PRESETS["meta-llama/Llama-3.1-8B"]

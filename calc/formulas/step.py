@@ -112,7 +112,7 @@ class Recipe:
     measured: bool  # tools/measure_steps.py runs it on a CPU
 
 
-RECIPES: dict[str, Recipe] = {
+STEP_RECIPES: dict[str, Recipe] = {
     # Pure bf16 weights, gradients and AdamW state (torch.optim.AdamW on a bf16 model). With foreach, PyTorch's
     # default on CUDA, _multi_tensor_adam (torch/optim/adam.py) updates the states in place and allocates one list:
     # exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs), as large as the state, in its dtype.
@@ -190,13 +190,13 @@ def _parts(**values: Fraction | int) -> dict[str, Fraction]:
 
 
 def _check(shape: ModelShape, setting: Setting) -> None:
-    if setting.recipe not in RECIPES:
-        raise ValueError(f"recipe must be one of {', '.join(RECIPES)}, not {setting.recipe!r}")
+    if setting.recipe not in STEP_RECIPES:
+        raise ValueError(f"recipe must be one of {', '.join(STEP_RECIPES)}, not {setting.recipe!r}")
     if setting.method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {setting.method!r}")
-    if setting.method == "qlora" and RECIPES[setting.recipe].activations != "bf16":
+    if setting.method == "qlora" and STEP_RECIPES[setting.recipe].activations != "bf16":
         raise ValueError("QLoRA computes in bf16: choose a recipe that does")
-    if setting.method != "full" and RECIPES[setting.recipe].autocast:
+    if setting.method != "full" and STEP_RECIPES[setting.recipe].autocast:
         raise ValueError("LoRA under autocast is not modelled")
     if setting.zero_stage not in STAGES:
         raise ValueError(f"ZeRO stage must be one of {STAGES}, not {setting.zero_stage!r}")
@@ -204,7 +204,7 @@ def _check(shape: ModelShape, setting: Setting) -> None:
         raise ValueError(f"need at least one GPU, not {setting.gpus!r}")
     if setting.method != "full":
         lora_parameters(shape, setting.lora_rank, setting.lora_targets)  # raises on a bad rank or target
-    precision = RECIPES[setting.recipe].activations
+    precision = STEP_RECIPES[setting.recipe].activations
     activations.check_arguments(shape, setting.sequence_length, precision, setting.attention, setting.recomputation)
 
 
@@ -297,7 +297,7 @@ def _rotated_casts(shape: ModelShape, setting: Setting) -> int:
 
 
 def _terms(shape: ModelShape, setting: Setting) -> activations.SavedTensors:
-    recipe = RECIPES[setting.recipe]
+    recipe = STEP_RECIPES[setting.recipe]
     p = PRECISION_BYTES[recipe.activations]
     if recipe.autocast:
         terms = _autocast_terms(shape, setting)
@@ -361,7 +361,7 @@ def _trainable(shape: ModelShape, setting: Setting) -> _Groups:
 
 def _states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, ModelStates, Fraction]:
     """Per GPU: the model states; the bytes per trainable parameter; the optimizer step's temporaries."""
-    recipe, stage, gpus = RECIPES[setting.recipe], setting.zero_stage, setting.gpus
+    recipe, stage, gpus = STEP_RECIPES[setting.recipe], setting.zero_stage, setting.gpus
     trainable = _trainable(shape, setting).total(shape.layers)
     if setting.method == "full":
         per_parameter, temporaries, frozen = recipe.states, recipe.temporaries, Fraction(0)
@@ -385,7 +385,7 @@ def _states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, ModelStat
 def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     """Every moment that can hold the step's peak (:data:`MOMENTS`), each as a fixed part plus a per-sample part."""
     _check(shape, setting)
-    recipe, layers = RECIPES[setting.recipe], shape.layers
+    recipe, layers = STEP_RECIPES[setting.recipe], shape.layers
     s, h, vocab = setting.sequence_length, shape.hidden_size, shape.vocab_size
     p = PRECISION_BYTES[recipe.activations]
     terms = _terms(shape, setting)
@@ -488,7 +488,7 @@ def _layer_backward(
     s, h, heads, layers = setting.sequence_length, shape.hidden_size, shape.attention_heads, shape.layers
     recomputation = setting.recomputation
     # The gradient of the residual stream, in its dtype (float32 under autocast), alive from one layer to the next.
-    residual = (FLOAT32_BYTES if RECIPES[setting.recipe].autocast else p) * s * h
+    residual = (FLOAT32_BYTES if STEP_RECIPES[setting.recipe].autocast else p) * s * h
     kept = terms.attention_input + terms.core + terms.attention_output + terms.mlp + shape.norms_per_layer * terms.norm
     if recomputation == "selective":
         kept += terms.core_inputs - terms.core
@@ -502,7 +502,7 @@ def _layer_backward(
     # What the attention core's backward has released by then: the MLP, the norms after the attention, o_proj's
     # input (SDPA keeps it: it is its output) and, eager, the probabilities' cast that the product with the values kept.
     eager = terms.eager
-    rotated = _rotated_casts(shape, setting) // 2 if RECIPES[setting.recipe].autocast else 0  # bf16 casts of q, k
+    rotated = _rotated_casts(shape, setting) // 2 if STEP_RECIPES[setting.recipe].autocast else 0  # bf16 casts of q, k
     cast = p * heads * s * s if eager and p != FLOAT32_BYTES else 0
     after_core = terms.mlp + (shape.norms_per_layer - 1) * terms.norm + (terms.attention_output + cast if eager else 0)
     # The gated MLP's backward (LlamaMLP.forward): the gradient of down_proj's input, then those of the activation's
@@ -578,7 +578,7 @@ def _weight_copies(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
     by the MLP's moment, the MLP's by the norm's, o_proj's too by the core's.
     """
     moments = ("forward", "loss", *(f"{layer} layer's {part}" for layer in ("last", "first") for part in LAYER_PARTS))
-    if not RECIPES[setting.recipe].autocast:
+    if not STEP_RECIPES[setting.recipe].autocast:
         return dict.fromkeys(moments, Fraction(0))
     bf16 = PRECISION_BYTES["bf16"]
     weights = {name: bf16 * d_in * d_out for name, (d_in, d_out) in linear_shapes(shape).items()}
