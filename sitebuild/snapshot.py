@@ -23,7 +23,7 @@ and the static data is XORed with the WebAssembly's own (``web/snapshot.js``,
 gzip`` and the worker would then get it inflated already. The name holds
 a hash of the content, so no cache ever gives a page another build's.
 
-Nothing is imported after the snapshot point (``tests/test_snapshot.py``
+Nothing is imported after the snapshot point (``tests/test_pyodide.py``
 proves it for every calculator, locale and error path), so a restored
 interpreter gets an empty standard library instead of the 2.5 MB
 ``python_stdlib.zip``, which stays for the worker's fallback, Pyodide's

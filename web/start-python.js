@@ -12,7 +12,7 @@ import { fetchWheels, installWheels } from "./wheels.js";
 const RUNTIME = new URL("../pyodide/", import.meta.url);
 
 // A restore not done by then is given up for Pyodide's own boot: a link
-// that slow (under 3 Mbit/s for the snapshot's 7 MB) is better off
+// that slow (under 2 Mbit/s for the snapshot's 4.4 MB) is better off
 // fetching the 2.5 MB standard library instead, a server may stall, and
 // Pyodide's loader waits forever on a memory it cannot instantiate. The
 // page's one-minute limit leaves the boot time enough.
