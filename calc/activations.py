@@ -7,17 +7,20 @@ The arithmetic, tensor by tensor and with its sources, is
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
 
+from calc import step_inputs
 from calc.calculator import Calculator, Group
 from calc.formatting import PERCENT, rounded
-from calc.formulas.activations import FAMILIES, PRECISION_BYTES, activation_breakdown
+from calc.formulas.activations import FAMILIES, activation_breakdown
 from calc.i18n import N_
-from calc.inputs import Choice, Count, Option, address_number
+from calc.inputs import address_number
 from calc.model_inputs import SHAPE, model_choice, settle_shape, shape_of
 from calc.outputs import Bar, Citation, Figure, Phrase, Quantity, Table, Text, gigabytes
+from calc.step_inputs import ATTENTION, PRECISION, SEQUENCE_LENGTH
 
 # Only the presets whose architecture the estimate covers.
 MODEL = model_choice(
@@ -25,41 +28,8 @@ MODEL = model_choice(
     N_("Another model: type its shape"),
     keep=lambda shape: shape.model_type in FAMILIES,
 )
-SEQUENCE_LENGTH = Count(
-    "sequence_length",
-    N_("Sequence length"),
-    N_("Tokens in each sample."),
-    default=Decimal(4096),
-    maximum=Decimal(10_000_000),
-)
-PRECISION = Choice(
-    "precision",
-    N_("Precision"),
-    N_("The model's dtype, which its activations share."),
-    options=tuple(Option(name, name) for name in PRECISION_BYTES),
-    default="bf16",
-)
-ATTENTION = Choice(
-    "attention",
-    N_("Attention kernel"),
-    N_("Whether the attention probabilities are kept for the backward pass."),
-    options=(
-        Option("eager", N_("Eager: keeps the attention probabilities")),
-        Option("flash", N_("Fused (FlashAttention, or a fused SDPA backend): recomputes them")),
-    ),
-    default="flash",
-)
-RECOMPUTATION = Choice(
-    "recomputation",
-    N_("Recomputation"),
-    N_("What the backward pass recomputes instead of keeping."),
-    options=(
-        Option("none", N_("None")),
-        Option("selective", N_("Selective (Megatron-LM, NeMo): the attention core")),
-        Option("full", N_("Full: every layer (gradient checkpointing)")),
-    ),
-    default="none",
-)
+# Until this page takes the whole step, it estimates the saved tensors without recomputation by default.
+RECOMPUTATION = replace(step_inputs.RECOMPUTATION, default="none")
 LABELS = {
     "attention": N_("Attention"),
     "mlp": N_("MLP"),

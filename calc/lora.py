@@ -6,19 +6,15 @@ The counts and byte sizes, with their sources, are :mod:`calc.formulas.parameter
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
-
-from babel import Locale
 
 from calc.calculator import Calculator, Group
 from calc.formatting import MEGABYTE, PERCENT
 from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
     NF4_BYTES_PER_WEIGHT,
-    TARGET_MODULES,
     active_parameters,
     adapter_bytes,
     adapter_training_bytes,
@@ -27,105 +23,33 @@ from calc.formulas.parameters import (
     base_bytes_qlora_prepared,
     base_parameters,
     lora_parameters,
-    target_modules,
 )
 from calc.i18n import N_
-from calc.inputs import ChoiceSet, Count, Input, Option
 from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of, shape_values
 from calc.models import ARCHITECTURES, PRESETS
 from calc.outputs import Citation, Figure, Quantity, Table, gigabytes
-from calc.presets import CUSTOM
-from calc.problems import InputProblem
+from calc.step_inputs import RANK, TARGETS, checked_targets, settle_targets
 
-
-@dataclass
-class NotInModel(InputProblem):
-    """Target modules the model lacks: ``missing``, and the projections it has, ``available``."""
-
-    missing: str
-    available: str
-
-    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext("This model has no %(missing)s. Its projections are %(available)s.") % {
-            "missing": self.missing,
-            "available": self.available,
-        }
-
-
-RANK = Count("rank", N_("Rank"), N_("The adapter's rank r."), default=Decimal(16), maximum=Decimal(65_536))
-TARGETS = ChoiceSet(
-    "target_modules",
-    N_("Target modules"),
-    N_(
-        "The projections that get an adapter, by the names peft's target_modules uses; a mixture's experts by "
-        "the names its target_parameters uses. A name the model lacks is refused."
-    ),
-    options=tuple(Option(name, name) for name in TARGET_MODULES),
-    default=frozenset(target_modules(PRESETS[MODEL.default])),
-)
 SHAPE, settle_shape = shape_inputs(*SHAPE_FIELDS)
-
-
-# What does the same job under another architecture's names: Phi-3 fuses q, k, v and gate, up;
-# a mixture of experts has its MLP in the experts' 3-D parameters.
-COUNTERPARTS = {
-    "q_proj": ("qkv_proj",),
-    "k_proj": ("qkv_proj",),
-    "v_proj": ("qkv_proj",),
-    "qkv_proj": ("q_proj", "k_proj", "v_proj"),
-    "gate_proj": ("gate_up_proj", "experts.gate_up_proj"),
-    "up_proj": ("gate_up_proj", "experts.gate_up_proj"),
-    "gate_up_proj": ("gate_proj", "up_proj", "experts.gate_up_proj"),
-    "experts.gate_up_proj": ("gate_proj", "up_proj", "gate_up_proj"),
-    "down_proj": ("experts.down_proj",),
-    "experts.down_proj": ("down_proj",),
-}
 
 
 def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
     """The shape in step with the model, and the target modules with the model's own names.
 
-    Choosing another model or architecture keeps the chosen targets the new
-    model has, each under its own name (q_proj becomes Phi-3's qkv_proj), or
-    all of its targets when none is left; so do the default targets when
-    the page opens on another model.
-
     >>> sorted(settle({"model": "microsoft/Phi-3-mini-4k-instruct", "target_modules": {"q_proj", "v_proj"}},
     ...               "model")["target_modules"])
     ['qkv_proj']
     """
-    reading = values.get("config")
-    if reading is not None:
-        # A pasted config.json becomes the custom shape it describes, and leaves the field empty for the next.
-        settled = {"model": CUSTOM, **shape_values(reading.shape), "config": None}
-        changed = "architecture"
-    else:
-        settled = settle_shape(values, changed)
-    # On opening the page, the default targets follow the model too (an address may name only the model).
-    opening = changed is None and values.get("target_modules") == TARGETS.default
-    if changed not in ("model", "architecture") and not opening:
-        return settled
-    try:
-        available = target_modules(shape_of({**values, **settled}))
-    except (InputProblem, ValueError, TypeError, KeyError):
-        return settled  # a shape with a problem: its field says so, and the targets wait
-    chosen = values.get("target_modules") or frozenset()
-    kept = {name for name in chosen if name in available} | {
-        other for name in chosen for other in COUNTERPARTS.get(name, ()) if other in available
-    }
-    return settled | {"target_modules": frozenset(kept or available)}
+    settled = settle_shape(values, changed)
+    # A pasted config.json changes the model as choosing one does.
+    changed = "architecture" if values.get("config") is not None else changed
+    return settled | settle_targets({**values, **settled}, changed)
 
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     # A preset's own shape: it knows what the form does not (Gemma-2's head_dim, tied embeddings, biases).
     shape = shape_of(values)
-    missing = values["target_modules"] - set(target_modules(shape))
-    if missing:
-        raise NotInModel(
-            ", ".join(name for name in TARGET_MODULES if name in missing),
-            ", ".join(target_modules(shape)),
-            field="target_modules",
-        )
+    checked_targets(values)
     trainable = lora_parameters(shape, int(values["rank"]), values["target_modules"])
     base = base_parameters(shape)
 

@@ -283,12 +283,19 @@ def shape_inputs(*names: str) -> tuple[tuple[Field, ...], Callable[[Mapping[str,
     fields = tuple(SHAPE_FIELDS[name] for name in names)
 
     def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
-        """A preset fills the shape; editing the shape makes the model custom."""
+        """A preset or a pasted config.json fills the shape; editing the shape makes the model custom."""
+        if (reading := values.get("config")) is not None:
+            # The config becomes the custom shape it describes, and leaves its field empty for the next.
+            return {"model": CUSTOM, **shape_values(reading.shape, names), "config": None}
         return settle_preset(
             values, changed, choice="model", presets=PRESETS, fill=lambda shape: shape_values(shape, names)
         )
 
     return fields, settle
+
+
+# The fields a typed shape cannot do without; the others have transformers' defaults.
+TYPED_SHAPE = ("layers", "hidden_size", "attention_heads", "kv_heads", "intermediate_size", "vocab_size")
 
 
 def typed_shape(values: Mapping[str, object]) -> ModelShape:

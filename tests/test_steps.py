@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from calc.formulas.activations import PRECISION_BYTES
 from calc.formulas.model_states import RECIPES as STATE_RECIPES
 from calc.formulas.model_states import STAGES, per_gpu
 from calc.formulas.parameters import base_parameters
 from calc.formulas.step import (
+    COMPUTING,
     MOMENTS,
     PARTS,
     STEP_RECIPES,
@@ -166,3 +168,15 @@ def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="micro-batch"):
         step_peak(shape, Setting("adamw-bf16", 128), 0)
     assert dataclasses.replace(Setting("adamw-bf16", 128, lora_targets=["q_proj"])).lora_targets == ("q_proj",)
+
+
+def test_every_page_recipe_has_a_step_recipe_and_every_step_recipe_a_page_recipe():
+    """The VRAM page's recipes (model_states) each compute in some precision, and every step recipe is reachable."""
+    assert COMPUTING.keys() == STATE_RECIPES.keys()
+    reached = {recipe for precisions in COMPUTING.values() for recipe in precisions.values()}
+    assert reached == STEP_RECIPES.keys()
+    for states, precisions in COMPUTING.items():
+        for precision, recipe in precisions.items():
+            step = STEP_RECIPES[recipe]
+            assert step.states == STATE_RECIPES[states]
+            assert PRECISION_BYTES[step.activations] == PRECISION_BYTES[precision]

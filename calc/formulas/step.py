@@ -134,6 +134,28 @@ STEP_RECIPES: dict[str, Recipe] = {
     "adamw-mixed": Recipe(STATE_RECIPES["adamw-mixed"], "bf16", "bf16", False, Fraction(4), "adamw", False),
     "adamw-8bit": Recipe(STATE_RECIPES["adamw-8bit"], "bf16", "bf16", False, Fraction(4), "adamw-8bit", False),
     "sgd-momentum": Recipe(STATE_RECIPES["sgd-momentum"], "bf16", "bf16", False, Fraction(4), "sgd", False),
+    # bf16 weights and gradients with AdamW's moments in float32 (model_states, adamw-bf16-fp32-states): an optimizer
+    # that keeps them so takes the square roots of float32 second moments, 4 bytes a parameter. Not measured:
+    # PyTorch's AdamW keeps its moments in the weights' dtype.
+    "adamw-bf16-fp32-states": Recipe(
+        STATE_RECIPES["adamw-bf16-fp32-states"], "bf16", "bf16", False, Fraction(4), "adamw", False
+    ),
+    # SGD with momentum on float32 weights under bf16 autocast: sgd-fp32's states and step, autocast-bf16's copies
+    # and activations. Not measured; both halves are.
+    "autocast-sgd-bf16": Recipe(STATE_RECIPES["sgd-fp32"], "bf16", "fp32", True, Fraction(0), "sgd", False),
+}
+
+# The step recipe of each model-states recipe (calc.formulas.model_states.RECIPES), by the precision its layers
+# compute in. fp16 and bf16 both take two bytes, so an fp16 run peaks as its bf16 twin. Float32 weights computing in
+# 16 bits run under autocast; a mixed-precision recipe computes in 16 bits, and a pure-bf16 one in bf16 only.
+COMPUTING: dict[str, dict[str, str]] = {
+    "adamw-mixed": {"bf16": "adamw-mixed", "fp16": "adamw-mixed"},
+    "adam-fp32": {"fp32": "adam-fp32", "bf16": "autocast-bf16", "fp16": "autocast-bf16"},
+    "adamw-bf16-fp32-states": {"bf16": "adamw-bf16-fp32-states"},
+    "adamw-bf16": {"bf16": "adamw-bf16"},
+    "adamw-8bit": {"bf16": "adamw-8bit", "fp16": "adamw-8bit"},
+    "sgd-momentum": {"bf16": "sgd-momentum", "fp16": "sgd-momentum"},
+    "sgd-fp32": {"fp32": "sgd-fp32", "bf16": "autocast-sgd-bf16", "fp16": "autocast-sgd-bf16"},
 }
 
 
@@ -359,8 +381,9 @@ def _trainable(shape: ModelShape, setting: Setting) -> _Groups:
     return _Groups(head, layer, embeddings)
 
 
-def _states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, ModelStates, Fraction]:
-    """Per GPU: the model states; the bytes per trainable parameter; the optimizer step's temporaries."""
+def model_states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, ModelStates, Fraction]:
+    """Per GPU: the model states (a frozen base's weights included); the bytes per trainable parameter; the
+    optimizer step's temporaries. Any architecture: only the parameters are counted, no activation."""
     recipe, stage, gpus = STEP_RECIPES[setting.recipe], setting.zero_stage, setting.gpus
     trainable = _trainable(shape, setting).total(shape.layers)
     if setting.method == "full":
@@ -419,7 +442,7 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     if setting.attention == "eager" and recomputation != "none":
         mask = MASKS[shape.model_type] * (FLOAT32_BYTES if recipe.autocast else p) * s * s
 
-    states, per_parameter, optimizer_temporaries = _states(shape, setting)
+    states, per_parameter, optimizer_temporaries = model_states(shape, setting)
     groups = _trainable(shape, setting)
     sharded = setting.gpus if setting.zero_stage >= 2 else 1  # ZeRO-2 and 3 keep a shard of each gradient (§5.2)
 

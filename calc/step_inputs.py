@@ -1,0 +1,223 @@
+"""The inputs of a training step that several pages share, and the :class:`~calc.formulas.step.Setting` they describe.
+
+The method (full fine-tuning, LoRA or QLoRA, with the adapter's rank and
+target modules), the precision the layers compute in, the sequence length,
+the micro-batch, the attention kernel and the recomputation: the VRAM, LoRA
+and activation pages take them under the same names, so that a link from one
+page fills the other. The arithmetic is :mod:`calc.formulas.step`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from gettext import NullTranslations
+
+from babel import Locale
+
+from calc.formulas.activations import PRECISION_BYTES
+from calc.formulas.parameters import TARGET_MODULES, target_modules
+from calc.formulas.step import COMPUTING, STEP_RECIPES, Setting
+from calc.i18n import N_
+from calc.inputs import Choice, ChoiceSet, Count, Input, Option
+from calc.model_inputs import DEFAULT_MODEL, TYPED_SHAPE, shape_of
+from calc.models import PRESETS
+from calc.problems import InputProblem
+
+METHOD = Choice(
+    "method",
+    N_("Method"),
+    N_("What the run trains: every parameter, or a LoRA adapter over a frozen base model."),
+    options=(
+        Option("full", N_("Full fine-tuning: every parameter")),
+        Option("lora", N_("LoRA: an adapter over a frozen base")),
+        Option("qlora", N_("QLoRA: an adapter over a frozen 4-bit base")),
+    ),
+    default="lora",
+)
+RANK = Count("rank", N_("Rank"), N_("The adapter's rank r."), default=Decimal(16), maximum=Decimal(65_536))
+TARGETS = ChoiceSet(
+    "target_modules",
+    N_("Target modules"),
+    N_(
+        "The projections that get an adapter, by the names peft's target_modules uses; a mixture's experts by "
+        "the names its target_parameters uses. A name the model lacks is refused."
+    ),
+    options=tuple(Option(name, name) for name in TARGET_MODULES),
+    default=frozenset(target_modules(PRESETS[DEFAULT_MODEL])),
+)
+PRECISION = Choice(
+    "precision",
+    N_("Precision"),
+    N_("The dtype the layers compute in, which their activations share: the model's own, or autocast's."),
+    options=tuple(Option(name, name) for name in PRECISION_BYTES),
+    default="bf16",
+)
+SEQUENCE_LENGTH = Count(
+    "sequence_length",
+    N_("Sequence length"),
+    N_("Tokens in each sample."),
+    default=Decimal(4096),
+    maximum=Decimal(10_000_000),
+)
+MICRO_BATCH = Count(
+    "micro_batch",
+    N_("Micro-batch size"),
+    N_("Samples per GPU in each forward and backward pass."),
+    default=Decimal(1),
+    maximum=Decimal(1_000_000),
+)
+ATTENTION = Choice(
+    "attention",
+    N_("Attention kernel"),
+    N_("Whether the attention probabilities are kept for the backward pass."),
+    options=(
+        Option("eager", N_("Eager: keeps the attention probabilities")),
+        Option("flash", N_("Fused (FlashAttention, or a fused SDPA backend): recomputes them")),
+    ),
+    default="flash",
+)
+RECOMPUTATION = Choice(
+    "recomputation",
+    N_("Recomputation"),
+    N_("What the backward pass recomputes instead of keeping."),
+    options=(
+        Option("none", N_("None")),
+        Option("selective", N_("Selective (Megatron-LM, NeMo): the attention core")),
+        Option("full", N_("Full: every layer (gradient checkpointing)")),
+    ),
+    default="full",
+)
+
+
+@dataclass
+class NotInModel(InputProblem):
+    """Target modules the model lacks: ``missing``, and the projections it has, ``available``."""
+
+    missing: str
+    available: str
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext("This model has no %(missing)s. Its projections are %(available)s.") % {
+            "missing": self.missing,
+            "available": self.available,
+        }
+
+
+@dataclass
+class RecipeComputesIn(InputProblem):
+    """A precision the chosen recipe does not compute in; ``precisions`` names those it does."""
+
+    precisions: str
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext("This optimizer and precision compute in %(precisions)s.") % {
+            "precisions": self.precisions
+        }
+
+
+@dataclass
+class AdapterUnderAutocast(InputProblem):
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext(
+            "An adapter over fp32 weights under autocast is not modelled: choose a recipe in 16 bits, or the "
+            "precision fp32."
+        )
+
+
+@dataclass
+class QuantizedBaseIn16Bits(InputProblem):
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext("QLoRA computes in 16 bits: choose a recipe in 16 bits and bf16 or fp16.")
+
+
+def checked_targets(values: Mapping[str, object]) -> frozenset[str]:
+    """The chosen target modules, refused on their field when the model lacks one."""
+    shape = shape_of(values)
+    missing = values["target_modules"] - set(target_modules(shape))
+    if missing:
+        raise NotInModel(
+            ", ".join(name for name in TARGET_MODULES if name in missing),
+            ", ".join(target_modules(shape)),
+            field="target_modules",
+        )
+    return values["target_modules"]
+
+
+def step_recipe(optimizer: str, precision: str, method: str) -> str:
+    """The step recipe (:data:`calc.formulas.step.STEP_RECIPES`) of a recipe computing in ``precision``.
+
+    >>> step_recipe("adam-fp32", "bf16", "full")
+    'autocast-bf16'
+    """
+    precisions = COMPUTING[optimizer]
+    if precision not in precisions:
+        raise RecipeComputesIn(", ".join(precisions), field="precision")
+    recipe = precisions[precision]
+    if method != "full" and STEP_RECIPES[recipe].autocast:
+        raise AdapterUnderAutocast(field="method")
+    if method == "qlora" and STEP_RECIPES[recipe].activations == "fp32":
+        raise QuantizedBaseIn16Bits(field="method")
+    return recipe
+
+
+def step_setting(values: Mapping[str, object], optimizer: str, *, zero_stage: int = 0, gpus: int = 1) -> Setting:
+    """The step the form describes, trained with ``optimizer`` (a :data:`calc.formulas.model_states.RECIPES` id)."""
+    method = values["method"]
+    adapted = method != "full"
+    return Setting(
+        step_recipe(optimizer, values["precision"], method),
+        int(values["sequence_length"]),
+        attention=values["attention"],
+        recomputation=values["recomputation"],
+        method=method,
+        lora_rank=int(values["rank"]) if adapted else 8,
+        lora_targets=tuple(sorted(checked_targets(values))) if adapted else (),
+        zero_stage=zero_stage,
+        gpus=gpus,
+    )
+
+
+# What does the same job under another architecture's names: Phi-3 fuses q, k, v and gate, up;
+# a mixture of experts has its MLP in the experts' 3-D parameters.
+COUNTERPARTS = {
+    "q_proj": ("qkv_proj",),
+    "k_proj": ("qkv_proj",),
+    "v_proj": ("qkv_proj",),
+    "qkv_proj": ("q_proj", "k_proj", "v_proj"),
+    "gate_proj": ("gate_up_proj", "experts.gate_up_proj"),
+    "up_proj": ("gate_up_proj", "experts.gate_up_proj"),
+    "gate_up_proj": ("gate_proj", "up_proj", "experts.gate_up_proj"),
+    "experts.gate_up_proj": ("gate_proj", "up_proj", "gate_up_proj"),
+    "down_proj": ("experts.down_proj",),
+    "experts.down_proj": ("down_proj",),
+}
+
+
+def settle_targets(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
+    """The target modules under the model's own names, once the model (``values``, settled) has changed.
+
+    Choosing another model or architecture keeps the chosen targets the new
+    model has, each under its own name (q_proj becomes Phi-3's qkv_proj), or
+    all of its targets when none is left; so do the default targets when the
+    page opens on another model (an address may name only the model).
+
+    >>> sorted(settle_targets({"model": "microsoft/Phi-3-mini-4k-instruct", "target_modules": {"q_proj", "v_proj"}},
+    ...                       "model")["target_modules"])
+    ['qkv_proj']
+    """
+    opening = changed is None and values.get("target_modules") == TARGETS.default
+    if changed not in ("model", "architecture") and not opening:
+        return {}
+    if values["model"] not in PRESETS and any(values.get(name) is None for name in TYPED_SHAPE):
+        return {}  # a typed shape with a field blank or refused: the field says so, and the targets wait
+    try:
+        available = target_modules(shape_of(values))
+    except InputProblem:
+        return {}  # a shape that cannot be: its field says so, and the targets wait
+    chosen = values.get("target_modules") or frozenset()
+    kept = {name for name in chosen if name in available} | {
+        other for name in chosen for other in COUNTERPARTS.get(name, ()) if other in available
+    }
+    return {"target_modules": frozenset(kept or available)}
