@@ -1,4 +1,5 @@
-"""The inputs of a batch that several pages share: data-parallel GPUs, activation memory per sample, a budget.
+"""The inputs of a batch that several pages share: the target batch, data-parallel GPUs, activation memory per sample,
+a budget.
 
 They live here, not in one calculator's module, so that a page's worker
 imports only its own calculator (:func:`calc.calculators.load`).
@@ -45,4 +46,11 @@ MEMORY_BUDGET = Amount(
     maximum=Decimal(100_000),
     places=6,
     unit=GIGABYTE,
+)
+TARGET_BATCH = Count(
+    "target_batch",
+    N_("Target effective batch size"),
+    N_("The batch size your learning rate was tuned for: samples per optimizer step."),
+    default=Decimal(64),
+    maximum=Decimal(1_000_000_000),
 )

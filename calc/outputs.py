@@ -105,7 +105,7 @@ class Figure(Output):
     """One number, large, with a short note under it (a message id, or "").
 
     A result of ``None`` shows ``missing`` (a message id) instead: an
-    optional input left blank.
+    optional input left blank; a :class:`Phrase` says why there is no number.
     """
 
     note: str = ""
@@ -114,8 +114,12 @@ class Figure(Output):
     widget: ClassVar[str] = "figure"
     empty: ClassVar[str] = ""
 
-    def render(self, result: Quantity | None, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext(self.missing) if result is None else result.text(locale, breakable=False)
+    def render(self, result: Quantity | Phrase | None, locale: Locale, translations: NullTranslations) -> str:
+        if result is None:
+            return translations.gettext(self.missing)
+        if isinstance(result, Phrase):
+            return result.text(locale, translations)
+        return result.text(locale, breakable=False)
 
 
 @dataclass(frozen=True)

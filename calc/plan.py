@@ -27,21 +27,15 @@ from calc.outputs import Figure, Phrase, Quantity, Table, Text
 from calc.problems import InputProblem, quantity
 from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
-TARGET_BATCH = Count(
-    "target_batch",
-    N_("Target effective batch size"),
-    N_("The batch size your learning rate was tuned for: samples per optimizer step."),
-    default=Decimal(256),
-    maximum=Decimal(1_000_000_000),
-)
-GPUS = replace(batch_inputs.GPUS, default=Decimal(8))
+# The defaults are the site's default run, as the training memory page hands it over: Llama-3.1-8B with LoRA at
+# 4,096 tokens on one RTX 4090 (calc.vram; tests/test_plan.py holds them to that page's link).
 MEMORY_BUDGET = replace(
     batch_inputs.MEMORY_BUDGET,
     description=N_("Memory left on each GPU for activations after the weights, gradients and optimizer state."),
-    default=Decimal(16),
+    default=Decimal("8.193381"),
     optional=False,
 )
-ACTIVATION_PER_SAMPLE = replace(batch_inputs.ACTIVATION_PER_SAMPLE, default=Decimal(2))
+ACTIVATION_PER_SAMPLE = replace(batch_inputs.ACTIVATION_PER_SAMPLE, default=Decimal("7.444939"))
 SEQUENCE_LENGTH = Count(
     "sequence_length",
     N_("Sequence length"),
@@ -126,7 +120,7 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
 CALCULATOR = Calculator(
     name="plan",
     groups=(
-        Group(N_("Batching"), (TARGET_BATCH, GPUS)),
+        Group(N_("Batching"), (batch_inputs.TARGET_BATCH, batch_inputs.GPUS)),
         Group(N_("Memory"), (MEMORY_BUDGET, ACTIVATION_PER_SAMPLE)),
         Group(N_("Tokens"), (SEQUENCE_LENGTH,)),
     ),
@@ -152,6 +146,10 @@ CALCULATOR = Calculator(
     compute=compute,
     summarize=summarize,
     links=links,
-    examples={"default": {}, "uneven": {"target_batch": Decimal(250)}},
+    examples={
+        # The default run on an A100 40GB, as the training memory page hands it over: three samples fit.
+        "a100": {"memory_budget": Decimal("25.385833")},
+        "uneven": {"target_batch": Decimal(250), "gpus": Decimal(8)},
+    },
     facts={"gpus_per_node": Quantity(GPUS_PER_NODE)},
 )

@@ -6,23 +6,42 @@ The recipes and ZeRO's sharding, with their sources, are :mod:`calc.formulas.mod
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
 from math import floor
 
+from babel import Locale
+
 from calc import gpus
-from calc.batch_inputs import GPUS_DESCRIPTION
+from calc.batch_inputs import GPUS, TARGET_BATCH
 from calc.calculator import Calculator, Group
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE
+from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import base_parameters
+from calc.formulas.step import binding_moment, largest_micro_batch, model_states, step_peak
 from calc.i18n import N_
-from calc.inputs import Amount, Choice, Count, Option, address_number
-from calc.model_inputs import model_choice
+from calc.inputs import Amount, Choice, Input, Option, address_number
+from calc.model_inputs import CONFIG, DEFAULT_MODEL, SHAPE_FIELDS, TYPED_SHAPE, model_choice, shape_inputs, shape_of
 from calc.models import PRESETS
 from calc.outputs import Bar, Citation, Figure, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM, settle_preset
+from calc.problems import InputProblem
+from calc.step_inputs import (
+    ATTENTION,
+    METHOD,
+    MICRO_BATCH,
+    PRECISION,
+    RANK,
+    RECOMPUTATION,
+    SEQUENCE_LENGTH,
+    TARGETS,
+    settle_targets,
+    step_setting,
+)
+from calc.step_outputs import PART_LABELS, moment_phrase, part_rows
 
 GB = 10**9
 
@@ -36,18 +55,26 @@ def gpu_memory(gpu: gpus.GPU) -> Decimal:
     return Decimal(gpu.bytes).scaleb(-9)
 
 
-MODEL = model_choice(
-    N_("A model whose parameter count is filled in for you, or your own count."), N_("Custom (enter parameter count)")
+# The model choice's value for a parameter count alone: no shape, so the activations are typed.
+COUNT = "count"
+_CHOICE = model_choice(
+    N_("A model whose shape is filled in for you, a shape of your own, or only a parameter count."),
+    N_("Another model: type its shape"),
 )
+MODEL = replace(_CHOICE, options=(*_CHOICE.options, Option(COUNT, N_("Only a parameter count, with the activations"))))
 PARAMETERS = Amount(
     "parameters",
     N_("Parameters, in billions"),
-    N_("The model's parameter count, in billions. Every parameter is counted as trained."),
-    default=Decimal(base_parameters(PRESETS["meta-llama/Llama-3.1-8B"])).scaleb(-9),
+    N_(
+        "The model's parameter count, in billions, filled in from its shape. Typing another counts the model by "
+        "this number alone, every parameter trained, with the activation memory you enter."
+    ),
+    default=Decimal(base_parameters(PRESETS[DEFAULT_MODEL])).scaleb(-9),
     maximum=Decimal(100_000),
     # A billionth of a billion: a single parameter.
     places=9,
 )
+SHAPE, settle_shape = shape_inputs(*SHAPE_FIELDS)
 OPTIMIZER = Choice(
     "optimizer",
     N_("Optimizer and precision"),
@@ -76,37 +103,36 @@ ZERO_STAGE = Choice(
         Option("2", N_("ZeRO-2: optimizer state and gradients partitioned")),
         Option("3", N_("ZeRO-3: optimizer state, gradients and weights partitioned")),
     ),
-    default="2",
-)
-GPUS = Count(
-    "gpus",
-    N_("Data-parallel GPUs"),
-    GPUS_DESCRIPTION,
-    default=Decimal(8),
-    maximum=Decimal(1_000_000),
+    default="0",
 )
 ACTIVATION_MEMORY = Amount(
     "activation_memory",
     N_("Peak activation memory per GPU"),
-    N_("The activations of one micro-batch at their peak, as the gradient accumulation memory calculator gives them."),
-    default=Decimal(2),
+    N_(
+        "Leave it blank to take the activations from the model. Typed, it replaces them: the activations of one "
+        "micro-batch at their peak, as the gradient accumulation memory calculator gives them."
+    ),
+    default=None,
+    optional=True,
+    example=Decimal(2),
     maximum=Decimal(100_000),
     places=6,
     minimum_included=True,
     unit=GIGABYTE,
 )
+
 GPU = Choice(
     "gpu",
     N_("Your GPU"),
     N_("The card the run is for, with its memory as nvidia-smi reports it, or a capacity of your own."),
     options=(*(Option(gpu.id, gpu.name) for gpu in gpus.GPUS), Option(CUSTOM, N_("Custom (enter its memory)"))),
-    default="h100-80gb",
+    default="rtx-4090",
 )
 GPU_MEMORY = Amount(
     "gpu_memory",
     N_("GPU memory"),
     N_("What one GPU can hold, in gigabytes of a billion bytes: a listed card's nvidia-smi total, converted."),
-    default=gpu_memory(gpus.GPUS_BY_ID["h100-80gb"]),
+    default=gpu_memory(gpus.GPUS_BY_ID[GPU.default]),
     maximum=Decimal(100_000),
     # A billionth of a gigabyte: a single byte, so that any card's MiB total is exact.
     places=9,
@@ -126,26 +152,49 @@ OVERHEAD = Amount(
     unit=GIGABYTE,
 )
 
-# The breakdown's parts, in the order of the bar and the table.
-PARTS = (
-    ("weights", N_("Weights")),
-    ("gradients", N_("Gradients")),
-    ("optimizer", N_("Optimizer state")),
-    ("activations", N_("Activations")),
-    ("overhead", N_("Overhead")),
-)
+
+@dataclass
+class StepNotModelled(InputProblem):
+    """A model whose step the calculator does not model; ``modelled`` names the architectures it does."""
+
+    modelled: str
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext(
+            "The step's peak is modelled for the architectures %(modelled)s: for this one, enter the activation memory."
+        ) % {"modelled": self.modelled}
+
+
+@dataclass
+class CountNeedsActivations(InputProblem):
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext("With only a parameter count, enter the activation memory too.")
 
 
 def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
-    """A preset fills the parameter count and a listed GPU its memory; typing another value makes either custom."""
+    """The shape, the count and the targets in step with the model, and a listed GPU's memory with the GPU.
+
+    A preset or a pasted config fills the shape; typing a shape field makes the model custom, and the count
+    follows the shape; typing a count leaves the shape for the count alone.
+    """
+    settled = settle_shape(values, changed)
+    if changed == "parameters" and values["model"] != COUNT:
+        settled = {"model": COUNT}
+    elif changed in SHAPE_FIELDS and values["model"] == COUNT:
+        settled["model"] = CUSTOM
+    current = {**values, **settled}
+    if current["model"] != COUNT and (current["model"] in PRESETS or all(current[n] for n in TYPED_SHAPE)):
+        try:
+            count = Decimal(base_parameters(shape_of(current))).scaleb(-9)
+        except InputProblem:
+            count = None  # a shape that cannot be: its field says so
+        if count is not None and count != current["parameters"]:
+            settled["parameters"] = count
+    # A pasted config.json changes the model as choosing one does.
+    changed_model = "architecture" if values.get("config") is not None else changed
     return {
-        **settle_preset(
-            values,
-            changed,
-            choice="model",
-            presets=PRESETS,
-            fill=lambda shape: {"parameters": Decimal(base_parameters(shape)).scaleb(-9)},
-        ),
+        **settled,
+        **settle_targets({**values, **settled}, changed_model),
         **settle_preset(
             values, changed, choice="gpu", presets=gpus.GPUS_BY_ID, fill=lambda gpu: {"gpu_memory": gpu_memory(gpu)}
         ),
@@ -165,82 +214,140 @@ def verdict(capacity: Fraction, total: Fraction, words: tuple[str, str] = CELL) 
     return Phrase(short, {"missing": gigabytes(total - capacity, 2)})
 
 
+# The count mode's parts and the typed activations': the model states, the activations typed, the overhead.
+LABELS = {**PART_LABELS, "activations": N_("Activations"), "overhead": N_("Overhead")}
+NEEDS_MODEL = Phrase(N_("Needs the model's activations: choose a model and leave the activation memory blank."), {})
+NOT_ONE = Phrase(N_("Not even one sample fits: see the ways to save memory below."), {})
+
+
 def compute(values: Mapping[str, object]) -> dict[str, object]:
-    recipe = RECIPES[values["optimizer"]]
-    parameters = Fraction(values["parameters"]) * GB
-    state = per_gpu(recipe, parameters, int(values["zero_stage"]), int(values["gpus"]))
-    parts = {
-        "weights": state.weights,
-        "gradients": state.gradients,
-        "optimizer": state.optimizer,
-        "activations": Fraction(values["activation_memory"]) * GB,
-        "overhead": Fraction(values["overhead"]) * GB,
-    }
-    per_parameter = {"weights": recipe.weights, "gradients": recipe.gradients, "optimizer": recipe.optimizer}
+    capacity = Fraction(values["gpu_memory"]) * GB
+    overhead = Fraction(values["overhead"]) * GB
+    stage, replicas = int(values["zero_stage"]), int(values["gpus"])
+    typed = values["activation_memory"]
+    step = None
+    if values["model"] == COUNT:
+        if typed is None:
+            raise CountNeedsActivations(field="activation_memory")
+        states = per_gpu(RECIPES[values["optimizer"]], Fraction(values["parameters"]) * GB, stage, replicas)
+        parts = {"weights": states.weights, "gradients": states.gradients, "optimizer_state": states.optimizer}
+    else:
+        shape = shape_of(values)
+        setting = step_setting(values, values["optimizer"], zero_stage=stage, gpus=replicas)
+        if typed is None and shape.model_type not in FAMILIES:
+            raise StepNotModelled(", ".join(FAMILIES), field="activation_memory")
+        if typed is None:
+            step = step_peak(shape, setting, int(values["micro_batch"]))
+            parts = dict(step.parts)
+        else:
+            states = model_states(shape, setting)[0]
+            parts = {"weights": states.weights, "gradients": states.gradients, "optimizer_state": states.optimizer}
+    if typed is not None:
+        parts["activations"] = Fraction(typed) * GB
+    parts["overhead"] = overhead
     total = sum(parts.values())
 
-    rows = [
-        (label, Quantity(per_parameter[key], places=3) if key in per_parameter else "", gigabytes(parts[key], 2))
-        for key, label in PARTS
-    ]
-    rows.append((N_("Total"), Quantity(recipe.total, places=3), gigabytes(total, 2)))
-    fits = [(gpu.name, gigabytes(gpu.bytes, 2), verdict(Fraction(gpu.bytes), total)) for gpu in gpus.GPUS]
-    capacity = Fraction(values["gpu_memory"]) * GB
-    left = capacity - (total - parts["activations"])
+    if step is None:
+        largest, moment = NEEDS_MODEL, None
+        left = capacity - (total - parts["activations"])
+    else:
+        binding = binding_moment(shape, setting, capacity - overhead)
+        left = capacity - overhead - sum(binding.fixed.values())
+        count = largest_micro_batch(shape, setting, capacity - overhead)
+        largest, moment = (Quantity(count) if count else NOT_ONE), moment_phrase(step)
+    rows = part_rows(parts, LABELS)
     return {
         "total_memory": gigabytes(total, 2),
         "your_gpu": verdict(capacity, total, SENTENCE),
-        # What the planner takes as its activation budget; nothing when the rest alone does not fit.
+        "largest_micro_batch": largest,
+        "peak_moment": moment,
+        # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
         "activation_budget": gigabytes(left, 2) if left > 0 else None,
-        "breakdown_bar": [(label, gigabytes(parts[key], 2)) for key, label in PARTS],
-        "breakdown": rows,
-        "fits": fits,
+        # The per-sample part of the moment that limits the micro-batch: what the planner multiplies by b.
+        "per_sample": None if step is None else gigabytes(sum(binding.per_sample.values()), 3),
+        "breakdown_bar": rows,
+        "breakdown": [*rows, (N_("Total"), gigabytes(total, 2))],
+        "fits": [(gpu.name, gigabytes(gpu.bytes, 2), verdict(Fraction(gpu.bytes), total)) for gpu in gpus.GPUS],
     }
 
 
-def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
-    """The planner gets the data-parallel GPUs and, where there is any, what your GPU has left for activations.
+def _gigabytes_down(value: Fraction) -> Decimal:
+    """Gigabytes rounded down to the planner's six decimals: a budget never promises a byte your GPU lacks."""
+    return Decimal(floor(value * 10**6)).scaleb(-6)
 
-    The budget is rounded down to the planner's six decimals, so that it never promises a byte your GPU lacks.
+
+def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
+    """The planner gets the target batch, the GPUs, and what your GPU leaves for the micro-batch.
+
+    With a model, it also gets the per-sample memory of the moment that limits the micro-batch, rounded up, and a
+    budget the largest micro-batch that fits just fits, so that the plan's micro-batch is this page's.
     """
-    plan = {"gpus": address_number(values["gpus"])}
-    if (budget := results["activation_budget"]) is not None:
-        plan["memory_budget"] = address_number(Decimal(floor(Fraction(budget.value) * 10**6)).scaleb(-6))
+    plan = {
+        "target_batch": address_number(values["target_batch"]),
+        "gpus": address_number(values["gpus"]),
+        "sequence_length": address_number(values["sequence_length"]),
+    }
+    budget = results["activation_budget"]
+    if budget is None:
+        return {"plan": plan}
+    budget_gb = _gigabytes_down(Fraction(budget.value))
+    if (per_sample := results["per_sample"]) is not None:
+        per_sample_gb = -_gigabytes_down(-Fraction(per_sample.value))
+        largest = results["largest_micro_batch"]
+        if isinstance(largest, Quantity):
+            # Rounding may lose the last sample's few bytes of slack: give the plan exactly what that sample needs.
+            budget_gb = max(budget_gb, per_sample_gb * largest.value)
+        plan["activation_per_sample"] = address_number(per_sample_gb)
+    plan["memory_budget"] = address_number(budget_gb)
     return {"plan": plan}
 
 
 def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str:
     """The result as one sentence, for the page's live region.
 
-    >>> summarize({"total_memory": "32.1 GB"}, NullTranslations())
-    'Training memory per GPU: 32.1 GB.'
+    >>> summarize({"total_memory": "32.1 GB", "largest_micro_batch": "3"}, NullTranslations())
+    'Training memory per GPU: 32.1 GB. Largest micro-batch that fits: 3.'
     """
-    return translations.gettext("Training memory per GPU: %(total)s.") % {"total": outputs["total_memory"]}
+    return translations.gettext("Training memory per GPU: %(total)s. Largest micro-batch that fits: %(largest)s.") % {
+        "total": outputs["total_memory"],
+        "largest": outputs["largest_micro_batch"],
+    }
 
 
 CALCULATOR = Calculator(
     name="vram",
     groups=(
-        Group(N_("Model size"), (MODEL, PARAMETERS)),
-        Group(N_("Training"), (OPTIMIZER, ZERO_STAGE, GPUS)),
-        Group(N_("Activations"), (ACTIVATION_MEMORY,)),
+        Group(N_("Model"), (MODEL, CONFIG, PARAMETERS)),
+        Group(N_("Method"), (METHOD, RANK, TARGETS)),
+        Group(N_("Training"), (OPTIMIZER, PRECISION, ZERO_STAGE, GPUS)),
+        Group(N_("Each step"), (SEQUENCE_LENGTH, MICRO_BATCH, ATTENTION, RECOMPUTATION, ACTIVATION_MEMORY)),
         Group(N_("GPU"), (GPU, GPU_MEMORY, OVERHEAD)),
+        Group(N_("Batch"), (TARGET_BATCH,)),
+        Group(N_("Model shape"), SHAPE),
     ),
     outputs=(
-        Figure(
-            "total_memory",
-            N_("Training memory per GPU"),
-            N_("weights, gradients, optimizer state, activations and overhead"),
-        ),
+        Figure("total_memory", N_("Training memory per GPU"), N_("the step's peak, and the overhead")),
         Text("your_gpu", N_("Your GPU")),
         Figure(
+            "largest_micro_batch",
+            N_("Largest micro-batch that fits your GPU"),
+            N_("samples per GPU in each forward and backward pass"),
+        ),
+        Text("peak_moment", N_("When the peak comes")),
+        Figure(
             "activation_budget",
-            N_("Left for activations on your GPU"),
-            N_("its memory less the weights, gradients, optimizer state and overhead"),
+            N_("Left for the micro-batch on your GPU"),
+            N_("its memory less the overhead and what does not grow with the micro-batch"),
             missing=N_("Nothing: the rest alone does not fit"),
         ),
+        Figure(
+            "per_sample",
+            N_("Memory per sample at that moment"),
+            N_("what each more sample adds to the step's peak"),
+            missing=N_("not known without the model"),
+        ),
         Bar("breakdown_bar", N_("Where the memory goes")),
-        Table("breakdown", N_("Memory per GPU, by component"), (N_("Part"), N_("Bytes per parameter"), N_("Per GPU"))),
+        Table("breakdown", N_("Memory per GPU at the step's peak, by part"), (N_("Part"), N_("Per GPU"))),
         Table(
             "fits",
             N_("Common GPUs, with the memory nvidia-smi reports, in the same gigabytes as the total"),
@@ -251,17 +358,22 @@ CALCULATOR = Calculator(
     summarize=summarize,
     settle=settle,
     links=links,
-    # The worked example: the ZeRO paper's 7.5B-parameter model on 64 GPUs (§5, Figure 1), stage by stage.
     examples={
-        f"stage_{stage}": {
-            "model": CUSTOM,
-            "parameters": Decimal("7.5"),
-            "zero_stage": str(stage),
-            "gpus": Decimal(64),
-            "activation_memory": Decimal(0),
-            "overhead": Decimal(0),
-        }
-        for stage in STAGES
+        # The default run: the total, its largest micro-batch and the link to the planner.
+        "default": {},
+        # The ZeRO paper's 7.5B-parameter model on 64 GPUs (§5, Figure 1), stage by stage: the model states alone.
+        **{
+            f"stage_{stage}": {
+                "model": COUNT,
+                "parameters": Decimal("7.5"),
+                "method": "full",
+                "zero_stage": str(stage),
+                "gpus": Decimal(64),
+                "activation_memory": Decimal(0),
+                "overhead": Decimal(0),
+            }
+            for stage in STAGES
+        },
     },
     facts={
         "adam_weights": Quantity(RECIPES["adamw-mixed"].weights, places=0),
@@ -282,5 +394,9 @@ CALCULATOR = Calculator(
         "h100_mib": Quantity(gpus.GPUS_BY_ID["h100-80gb"].mib, MEBIBYTE),
         "h100_gib": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].mib, 1024), GIBIBYTE, places=2),
         "h100_gb": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].bytes, GB), GIGABYTE, places=2),
+        "default_gpu": gpus.GPUS_BY_ID[GPU.default].name,
+        "default_gpu_gb": Quantity(Fraction(gpus.GPUS_BY_ID[GPU.default].bytes, GB), GIGABYTE, places=2),
+        # transformers' model_type names, which no language changes.
+        "modelled_architectures": ", ".join(FAMILIES),
     },
 )

@@ -22,6 +22,14 @@ VALIDATION = ROOT / "validation"
 # How the activation measurements name their settings, as the page words them.
 _ATTENTION = {"eager": N_("eager"), "flash": N_("fused")}
 _RECOMPUTATION = {"none": N_("no recomputation"), "selective": N_("selective"), "full": N_("full")}
+# How the step measurements name their methods and recipes (calc.formulas.step.STEP_RECIPES).
+_METHOD = {"full": N_("full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}
+_RECIPE = {
+    "adamw-bf16": N_("AdamW in bf16"),
+    "adam-fp32": N_("AdamW in fp32"),
+    "sgd-fp32": N_("SGD in fp32"),
+    "autocast-bf16": N_("AdamW in fp32 under bf16 autocast"),
+}
 
 
 def _read(name: str) -> dict:
@@ -33,11 +41,17 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
     # Not "_": the extractor would take the keys below for messages.
     translated = translations.gettext
     parameters, activations = _read("parameters.json"), _read("activations.json")
+    whole_steps = _read("steps.json")
     points = activations["points"]
 
     def tokens(count: int) -> str:
         # The sequence length, labelled: a bare number in the configuration would say nothing.
         return translations.ngettext("%(count)s\u00a0token", "%(count)s\u00a0tokens", count) % {
+            "count": format_number(Decimal(count), locale)
+        }
+
+    def samples(count: int) -> str:
+        return translations.ngettext("%(count)s\u00a0sample", "%(count)s\u00a0samples", count) % {
             "count": format_number(Decimal(count), locale)
         }
 
@@ -83,5 +97,30 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
                 "error": percent(point["relative_error"]),
             }
             for point in points
+        ],
+        "step_points": format_number(Decimal(len(whole_steps["points"])), locale),
+        "step_worst": percent(max(abs(point["relative_error"]) for point in whole_steps["points"])),
+        "step_architectures": ", ".join(sorted({model["model_type"] for model in whole_steps["models"].values()})),
+        "step_torch": whole_steps["versions"]["torch"],
+        "step_transformers": whole_steps["versions"]["transformers"],
+        "step_peft": whole_steps["versions"]["peft"],
+        "step_rows": [
+            {
+                "configuration": ", ".join(
+                    [
+                        point["model"].removeprefix("test/"),
+                        translated(_METHOD[point["method"]]),
+                        translated(_RECIPE[point["recipe"]]),
+                        tokens(point["sequence_length"]),
+                        samples(point["micro_batch"]),
+                        translated(_ATTENTION[point["attention"]]),
+                        translated(_RECOMPUTATION[point["recomputation"]]),
+                    ]
+                ),
+                "measured": format_number(Decimal(point["measured_peak_bytes"]), locale),
+                "estimated": format_number(Decimal(point["estimated_peak_bytes"]), locale),
+                "error": percent(point["relative_error"]),
+            }
+            for point in whole_steps["points"]
         ],
     }

@@ -41,7 +41,7 @@ def shown(page) -> list[str]:
 def test_the_zero_papers_table_through_the_vram_page(ready_pages, locale):
     """ZeRO (Rajbhandari et al. 2019), 7.5B parameters on 64 GPUs: 120, 31.4, 16.6 and 1.88 GB per GPU."""
     page = start_over(ready_pages, locale, "vram")
-    page.select_option("[name=model]", "custom")
+    page.select_option("[name=model]", "count")
     page.fill("[name=parameters]", number("7.5", locale))
     page.fill("[name=gpus]", "64")
     page.fill("[name=activation_memory]", "0")
@@ -52,50 +52,64 @@ def test_the_zero_papers_table_through_the_vram_page(ready_pages, locale):
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-def test_a_preset_fills_the_count_and_typing_one_makes_it_custom(ready_pages, locale):
+def test_a_preset_fills_the_count_and_typing_one_counts_by_it_alone(ready_pages, locale):
     page = start_over(ready_pages, locale, "vram")
     page.select_option("[name=model]", "meta-llama/Llama-2-7b-hf")
     expect(page.locator("[name=parameters]")).to_have_value(number("6.738415616", locale))
     page.fill("[name=parameters]", "7")
-    expect(page.locator("[name=model]")).to_have_value("custom")
-    # 7B at 16 bytes each, stage 2 over 8 GPUs: 2·7 + 14·7/8 = 26.25 GB, 2 GB of activations and 1 GB of overhead.
-    expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes("29.25", locale))
+    expect(page.locator("[name=model]")).to_have_value("count")
+    # A count alone has no activations to derive: the page asks for them.
+    expect(page.locator("[name=activation_memory]")).to_have_attribute("aria-invalid", "true")
+    page.fill("[name=activation_memory]", "2")
+    # 7B at 16 bytes each on one GPU: 112 GB, 2 GB of activations and 1 GB of overhead.
+    expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes("115", locale))
 
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_a_listed_gpu_fills_its_memory_and_the_verdict_counts_the_overhead(ready_pages, locale):
     page = start_over(ready_pages, locale, "vram")
-    page.select_option("[name=gpu]", "rtx-4090")
-    # nvidia-smi's 24,564 MiB, in gigabytes of a billion bytes.
-    expect(page.locator("[name=gpu_memory]")).to_have_value(number("25.757220864", locale))
-    # Llama-3.1-8B at 16 bytes each, stage 2 over 8 GPUs: 30.11 GB; 2 GB of activations; 1 GB of overhead.
-    expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes("33.11", locale))
-    expect(page.locator("[data-output=your_gpu]")).to_contain_text(gigabytes("7.36", locale))
+    page.select_option("[name=gpu]", "a100-40gb")
+    # nvidia-smi's 40,960 MiB, in gigabytes of a billion bytes.
+    expect(page.locator("[name=gpu_memory]")).to_have_value(number("42.94967296", locale))
+    # The default run, Llama-3.1-8B with LoRA: its step peaks at 24.01 GB, and 1 GB of overhead.
+    expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes("25.01", locale))
+    expect(page.locator("[data-output=your_gpu]")).to_contain_text(gigabytes("17.94", locale))
+    expect(page.locator("output[name=largest_micro_batch]")).to_have_text(number("3", locale))
     page.fill("[name=overhead]", "0")
-    expect(page.locator("[data-output=your_gpu]")).to_contain_text(gigabytes("6.36", locale))
+    expect(page.locator("[data-output=your_gpu]")).to_contain_text(gigabytes("18.94", locale))
     page.fill("[name=gpu_memory]", "40")
     expect(page.locator("[name=gpu]")).to_have_value("custom")
-    expect(page.locator("[data-output=your_gpu]")).to_contain_text(gigabytes("7.89", locale))
+    expect(page.locator("[data-output=your_gpu]")).to_contain_text(gigabytes("14.99", locale))
+
+
+PLAN_THIS_RUN = "../plan/?target_batch=64&gpus=1&sequence_length=4096&activation_per_sample=7.444939&memory_budget="
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-def test_the_vram_page_hands_the_planner_what_your_gpu_has_left(ready_pages, locale):
+def test_the_vram_page_hands_the_planner_the_run(ready_pages, locale):
     page = start_over(ready_pages, locale, "vram")
-    page.select_option("[name=gpu]", "a100-40gb")
-    # 40,960 MiB = 42.95 GB, less 30.11 GB of model state and 1 GB of overhead: 11.84 GB.
-    expect(page.locator("output[name=activation_budget]")).to_have_text(gigabytes("11.84", locale))
-    # Rounded down to the planner's six decimals: it never promises a byte the card lacks.
-    expect(page.locator('a[data-role="plan-this-run"]')).to_have_attribute(
-        "href", "../plan/?gpus=8&memory_budget=11.836193"
-    )
+    expect(page.locator("output[name=largest_micro_batch]")).to_have_text(number("1", locale))
+    # 24,564 MiB = 25.76 GB, less 1 GB of overhead and the 16.56 GB that do not grow with the micro-batch where
+    # the peak is: 8.19 GB, rounded down to the planner's six decimals so it never promises a byte the card lacks.
+    expect(page.locator("output[name=activation_budget]")).to_have_text(gigabytes("8.19", locale))
+    expect(page.locator('a[data-role="plan-this-run"]')).to_have_attribute("href", PLAN_THIS_RUN + "8.193381")
 
 
-def test_following_the_plan_link_fills_the_planner(context, base_url):
+def test_following_the_plan_link_gives_the_largest_micro_batch_and_the_steps(context, base_url):
+    """Llama-3.1-8B, LoRA r=16, 4,096 tokens, an A100 40GB, target batch 64: three samples fit, so 3 does not
+    divide 64 and the plan takes 2 samples over 32 steps; on the default RTX 4090, 1 over 64."""
+    page = visit(context, f"{base_url}{LOCALES[0]}/vram/")
+    page.locator('a[data-role="plan-this-run"]').click()
+    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/plan/?{PLAN_THIS_RUN.split('?')[1]}8.193381")
+    wait_until_ready(page)
+    expect(page.locator("output[name=micro_batch]")).to_have_text("1")
+    expect(page.locator("output[name=accumulation_steps]")).to_have_text("64")
     page = visit(context, f"{base_url}{LOCALES[0]}/vram/?gpu=a100-40gb")
     page.locator('a[data-role="plan-this-run"]').click()
-    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/plan/?gpus=8&memory_budget=11.836193")
     wait_until_ready(page)
-    expect(page.locator("[name=memory_budget]")).to_have_value("11.836193")
+    expect(page.locator("[name=memory_budget]")).to_have_value("25.385833")
+    expect(page.locator("output[name=micro_batch]")).to_have_text("2")
+    expect(page.locator("output[name=accumulation_steps]")).to_have_text("32")
 
 
 @pytest.mark.parametrize("locale", LOCALES)

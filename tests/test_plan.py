@@ -11,9 +11,11 @@ import pytest
 import yaml
 from babel import Locale
 
+from calc import vram
 from calc.evaluation import default_texts, evaluate
 from calc.formulas.batch import divisors
 from calc.i18n import load_translations
+from calc.inputs import address_number
 from calc.plan import CALCULATOR, compute
 from calc.snippets import FRAMEWORKS, snippets
 from sitebuild.config import LOCALES
@@ -119,3 +121,9 @@ def test_the_accelerate_loop_accumulates(b, a, g):
     # Nothing steps the optimizer outside it.
     outside = [node for node in tree.body if node is not loop]
     assert not [n for top in outside for n in ast.walk(top) if isinstance(n, ast.Attribute) and n.attr == "step"]
+
+
+def test_the_defaults_are_the_default_run_the_training_memory_page_hands_over():
+    values = {**vram.CALCULATOR.defaults(), **vram.settle(vram.CALCULATOR.defaults(), None)}
+    carried = vram.links(values, vram.CALCULATOR.results(values))["plan"]
+    assert {name: address_number(CALCULATOR.defaults()[name]) for name in carried} == carried

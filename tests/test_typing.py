@@ -90,7 +90,7 @@ def expect_results_of_the_form(page, localedir) -> None:
 
 
 def test_fields_typed_after_choosing_a_recipe_keep_their_text(vram, localedir):
-    """The count typed makes the model custom, though the field typed last is another one."""
+    """The count typed makes the model a count alone, though the field typed last is another one."""
     edit_while_an_answer_is_held(
         vram,
         lambda: vram.select_option("[name=optimizer]", "adam-fp32"),
@@ -99,18 +99,21 @@ def test_fields_typed_after_choosing_a_recipe_keep_their_text(vram, localedir):
         ("activation_memory", "3"),
         ("overhead", "0"),
     )
-    expect(vram.locator("[name=model]")).to_have_value("custom")
+    expect(vram.locator("[name=model]")).to_have_value("count")
     expect(vram.locator("[name=optimizer]")).to_have_value("adam-fp32")
     expect_results_of_the_form(vram, localedir)
-    # 5B in fp32, 16 bytes each, stage 2 over 4 GPUs: 4·5 + 12·5/4 = 35 GB, 3 GB of activations, no overhead.
+    # 5B in fp32, 16 bytes each, no ZeRO on each of 4 GPUs: 80 GB, 3 GB of activations, no overhead.
     expect(vram.locator("output[name=total_memory]")).to_have_text(
-        format_quantity(Decimal("38"), "digital-gigabyte", Locale.parse(LOCALE))
+        format_quantity(Decimal("83"), "digital-gigabyte", Locale.parse(LOCALE))
     )
 
 
 def test_a_count_typed_after_choosing_a_preset_is_not_replaced_by_the_presets(vram, localedir):
     edit_while_an_answer_is_held(
-        vram, lambda: vram.select_option("[name=model]", "meta-llama/Llama-2-7b-hf"), ("parameters", "5")
+        vram,
+        lambda: vram.select_option("[name=model]", "meta-llama/Llama-2-7b-hf"),
+        ("parameters", "5"),
+        ("activation_memory", "2"),
     )
-    expect(vram.locator("[name=model]")).to_have_value("custom")
+    expect(vram.locator("[name=model]")).to_have_value("count")
     expect_results_of_the_form(vram, localedir)

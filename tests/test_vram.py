@@ -7,8 +7,14 @@ import pytest
 
 from calc.formatting import rounded
 from calc.formulas.model_states import RECIPES, STAGES, ModelStates, per_gpu
+from calc.formulas.parameters import target_modules
+from calc.formulas.step import Setting, largest_micro_batch, step_peak
 from calc.gpus import GPUS, GPUS_BY_ID, MIB
-from calc.vram import CALCULATOR, gpu_memory, links, settle, verdict
+from calc.models import PRESETS
+from calc.outputs import Quantity
+from calc.problems import InputProblem
+from calc.step_outputs import MOMENT_WORDS
+from calc.vram import CALCULATOR, COUNT, NEEDS_MODEL, gpu_memory, links, settle, verdict
 
 GB = 10**9
 PSI = 7_500_000_000  # the ZeRO paper's 7.5B-parameter example (Table 1, Figure 1)
@@ -157,16 +163,62 @@ def test_the_verdict_compares_exactly():
     assert fitting == ["v100-32gb", "a100-40gb", "l40s", "h100-80gb", "a100-80gb", "h200"]
 
 
+DEFAULTS = {**CALCULATOR.defaults(), **settle(CALCULATOR.defaults(), None)}
+COUNTED = {**DEFAULTS, "model": COUNT, "activation_memory": Decimal(2), "zero_stage": "2", "gpus": Decimal(8)}
+
+
 def test_a_listed_gpu_fills_its_memory_and_typing_one_makes_it_custom():
-    values = {"model": "custom", "gpu": "rtx-4090", "gpu_memory": Decimal(80)}
+    values = {**DEFAULTS, "gpu": "rtx-4090", "gpu_memory": Decimal(80)}
     assert settle(values, "gpu") == {"gpu_memory": Decimal("25.757220864")}
     assert settle({**values, "gpu_memory": Decimal("25.757220864")}, "gpu_memory") == {}
     assert settle(values, "gpu_memory") == {"gpu": "custom"}
     assert all(Fraction(gpu_memory(gpu)) * GB == gpu.bytes for gpu in GPUS)
 
 
+def test_the_default_run_is_the_step_s_peak_and_the_overhead():
+    """Llama-3.1-8B, LoRA r=16 on every projection, 4,096 tokens, fused attention, full recomputation, an RTX 4090."""
+    shape = PRESETS["meta-llama/Llama-3.1-8B"]
+    setting = Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, tuple(target_modules(shape)))
+    results = CALCULATOR.results(DEFAULTS)
+    peak = step_peak(shape, setting, 1)
+    assert Fraction(results["total_memory"].value) * GB == peak.total + GB
+    capacity = GPUS_BY_ID["rtx-4090"].bytes - GB
+    assert results["largest_micro_batch"].value == largest_micro_batch(shape, setting, capacity) >= 1
+    assert results["peak_moment"].message == MOMENT_WORDS[peak.moment]
+    assert sum(Fraction(q.value) for _, q in results["breakdown_bar"]) * GB == peak.total + GB
+
+
+def test_typing_a_count_leaves_the_shape_and_a_shape_field_comes_back_to_it():
+    assert settle({**DEFAULTS, "parameters": Decimal(7)}, "parameters") == {"model": COUNT}
+    back = settle({**DEFAULTS, "model": COUNT, "layers": Decimal(16)}, "layers")
+    assert back["model"] == "custom"
+    # The count follows the typed shape: half the layers of Llama-3.1-8B.
+    assert Decimal(7) > back["parameters"] > Decimal(4)
+
+
+def test_the_count_mode_needs_the_activations_and_keeps_the_zero_paper_s_figures():
+    with pytest.raises(InputProblem) as problem:
+        CALCULATOR.results({**COUNTED, "activation_memory": None})
+    assert problem.value.field == "activation_memory"
+    shown = {
+        stage: CALCULATOR.results({**DEFAULTS, **CALCULATOR.examples[f"stage_{stage}"]})["total_memory"].value
+        for stage in STAGES
+    }
+    assert shown == {0: Decimal(120), 1: Decimal("31.40625"), 2: Decimal("16.640625"), 3: Decimal("1.875")}
+
+
+def test_a_model_whose_step_is_not_modelled_asks_for_the_activations():
+    phi = {**DEFAULTS, "model": "microsoft/Phi-3-mini-4k-instruct"}
+    phi = {**phi, **settle(phi, "model")}
+    with pytest.raises(InputProblem) as problem:
+        CALCULATOR.results(phi)
+    assert problem.value.field == "activation_memory"
+    results = CALCULATOR.results({**phi, "activation_memory": Decimal(3)})
+    assert results["largest_micro_batch"] == NEEDS_MODEL
+
+
 def test_the_overhead_adds_to_the_total_and_to_every_verdict():
-    values = {**CALCULATOR.defaults(), "gpu": "custom", "gpu_memory": Decimal(40), "overhead": Decimal(0)}
+    values = {**COUNTED, "gpu": "custom", "gpu_memory": Decimal(40), "overhead": Decimal(0)}
     without = CALCULATOR.results(values)
     with_overhead = CALCULATOR.results({**values, "overhead": Decimal("1.5")})
     assert with_overhead["total_memory"].value - without["total_memory"].value == Decimal("1.5")
@@ -177,18 +229,36 @@ def test_the_overhead_adds_to_the_total_and_to_every_verdict():
 
 
 def test_the_planner_gets_what_your_gpu_has_left_for_activations_rounded_down():
-    values = {**CALCULATOR.defaults(), "gpu": "custom", "gpu_memory": Decimal("40.0000009"), "overhead": Decimal(0)}
+    values = {**COUNTED, "gpu": "custom", "gpu_memory": Decimal("40.0000009"), "overhead": Decimal(0)}
     results = CALCULATOR.results(values)
     state = per_gpu(RECIPES["adamw-mixed"], Fraction(values["parameters"]) * GB, 2, 8).total
     left = Fraction(values["gpu_memory"]) * GB - state
     assert Fraction(results["activation_budget"].value) == left / GB
-    (budget,) = [v for k, v in links(values, results)["plan"].items() if k == "memory_budget"]
-    assert Decimal(budget) <= Fraction(left, GB) < Decimal(budget) + Decimal("0.000001")
-    assert links(values, results)["plan"]["gpus"] == "8"
+    plan = links(values, results)["plan"]
+    assert Decimal(plan["memory_budget"]) <= Fraction(left, GB) < Decimal(plan["memory_budget"]) + Decimal("0.000001")
+    assert (plan["gpus"], plan["target_batch"]) == ("8", "64")
+    assert "activation_per_sample" not in plan
+
+
+@pytest.mark.parametrize("model", ["meta-llama/Llama-3.2-1B", "meta-llama/Llama-3.1-8B", "Qwen/Qwen2.5-7B"])
+@pytest.mark.parametrize("method", ["full", "lora", "qlora"])
+@pytest.mark.parametrize("gpu", ["rtx-4090", "a100-40gb", "h100-80gb"])
+def test_the_planner_s_micro_batch_is_the_largest_that_fits(model, method, gpu):
+    """The planner fits b while b·A is within its budget: with what the link carries, that is this page's largest."""
+    values = {**DEFAULTS, "model": model, "method": method, "gpu": gpu, "recomputation": "none"}
+    values = {**values, **settle(values, "model")}
+    values = {**values, **settle(values, "gpu")}
+    results = CALCULATOR.results(values)
+    plan = links(values, results)["plan"]
+    largest = results["largest_micro_batch"]
+    if not isinstance(largest, Quantity):
+        return  # nothing fits: the planner says so itself
+    budget, per_sample = Decimal(plan["memory_budget"]), Decimal(plan["activation_per_sample"])
+    assert budget // per_sample == largest.value
 
 
 def test_no_budget_is_carried_when_the_rest_alone_does_not_fit():
-    values = {**CALCULATOR.defaults(), "gpu": "custom", "gpu_memory": Decimal(20)}
+    values = {**COUNTED, "gpu": "custom", "gpu_memory": Decimal(20)}
     results = CALCULATOR.results(values)
     assert results["activation_budget"] is None
-    assert links(values, results) == {"plan": {"gpus": "8"}}
+    assert links(values, results) == {"plan": {"target_batch": "64", "gpus": "8", "sequence_length": "4096"}}

@@ -55,6 +55,7 @@ Fraction), in bytes.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -649,6 +650,23 @@ def per_sample_bytes(shape: ModelShape, setting: Setting) -> Fraction:
     return max(sum(moment.per_sample.values(), Fraction(0)) for moment in moments(shape, setting))
 
 
+def _bound(moment: Moment, budget: Fraction) -> Fraction | float:
+    """The micro-batch at which ``moment`` reaches ``budget``: it fits while ``b`` is at most this."""
+    fixed, per_sample = sum(moment.fixed.values(), Fraction(0)), sum(moment.per_sample.values(), Fraction(0))
+    if not per_sample:
+        return float("-inf") if fixed > budget else float("inf")
+    return (budget - fixed) / per_sample
+
+
+def binding_moment(shape: ModelShape, setting: Setting, budget: int | Fraction) -> Moment:
+    """The moment that limits the micro-batch within ``budget`` bytes: the first to reach it as ``b`` grows.
+
+    Its fixed part and per-sample part are what a plan needs: ``b`` fits while ``b·per_sample`` is within
+    ``budget − fixed``.
+    """
+    return min(moments(shape, setting), key=lambda moment: _bound(moment, Fraction(budget)))
+
+
 def largest_micro_batch(shape: ModelShape, setting: Setting, budget: int | Fraction) -> int:
     """The largest micro-batch whose step's peak is within ``budget`` bytes; 0 when not even one sample fits.
 
@@ -660,16 +678,8 @@ def largest_micro_batch(shape: ModelShape, setting: Setting, budget: int | Fract
     >>> largest_micro_batch(PRESETS["meta-llama/Llama-3.1-8B"], setting, 80 * 2**30)  # 80 GiB
     5
     """
-    budget = Fraction(budget)
-    largest = None
-    for moment in moments(shape, setting):
-        fixed, per_sample = sum(moment.fixed.values(), Fraction(0)), sum(moment.per_sample.values(), Fraction(0))
-        if fixed > budget:
-            return 0
-        if per_sample:
-            bound = (budget - fixed) // per_sample
-            largest = bound if largest is None else min(largest, bound)
-    return int(largest)
+    bound = _bound(binding_moment(shape, setting, budget), Fraction(budget))
+    return 0 if bound < 0 else math.floor(bound)
 
 
 def _check_micro_batch(micro_batch: int) -> None:
