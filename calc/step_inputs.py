@@ -210,8 +210,9 @@ def settle_targets(values: Mapping[str, object], changed: str | None) -> dict[st
     opening = changed is None and values.get("target_modules") == TARGETS.default
     if changed not in ("model", "architecture") and not opening:
         return {}
-    if values["model"] not in PRESETS and any(values.get(name) is None for name in TYPED_SHAPE):
-        return {}  # a typed shape with a field blank or refused: the field says so, and the targets wait
+    model = values.get("model")
+    if model is None or model not in PRESETS and any(values.get(name) is None for name in TYPED_SHAPE):
+        return {}  # a model or a typed shape with a field blank or refused: the field says so, and the targets wait
     try:
         available = target_modules(shape_of(values))
     except InputProblem:

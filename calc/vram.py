@@ -21,7 +21,7 @@ from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import base_parameters
-from calc.formulas.step import binding_moment, largest_micro_batch, model_states, step_peak
+from calc.formulas.step import binding_of, largest_of, model_states, moments, peak_of
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Input, Option, address_number
 from calc.model_inputs import CONFIG, DEFAULT_MODEL, SHAPE_FIELDS, TYPED_SHAPE, model_choice, shape_inputs, shape_of
@@ -178,17 +178,18 @@ def settle(values: Mapping[str, object], changed: str | None) -> dict[str, objec
     follows the shape; typing a count leaves the shape for the count alone.
     """
     settled = settle_shape(values, changed)
-    if changed == "parameters" and values["model"] != COUNT:
+    if changed == "parameters" and values.get("model") != COUNT:
         settled = {"model": COUNT}
-    elif changed in SHAPE_FIELDS and values["model"] == COUNT:
+    elif changed in SHAPE_FIELDS and values.get("model") == COUNT:
         settled["model"] = CUSTOM
     current = {**values, **settled}
-    if current["model"] != COUNT and (current["model"] in PRESETS or all(current[n] for n in TYPED_SHAPE)):
+    model = current.get("model")
+    if model not in (None, COUNT) and (model in PRESETS or all(current.get(name) for name in TYPED_SHAPE)):
         try:
             count = Decimal(base_parameters(shape_of(current))).scaleb(-9)
         except InputProblem:
             count = None  # a shape that cannot be: its field says so
-        if count is not None and count != current["parameters"]:
+        if count is not None and count != current.get("parameters"):
             settled["parameters"] = count
     # A pasted config.json changes the model as choosing one does.
     changed_model = "architecture" if values.get("config") is not None else changed
@@ -237,7 +238,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         if typed is None and shape.model_type not in FAMILIES:
             raise StepNotModelled(", ".join(FAMILIES), field="activation_memory")
         if typed is None:
-            step = step_peak(shape, setting, int(values["micro_batch"]))
+            candidates = moments(shape, setting)
+            step = peak_of(candidates, int(values["micro_batch"]))
             parts = dict(step.parts)
         else:
             states = model_states(shape, setting)[0]
@@ -251,9 +253,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         largest, moment = NEEDS_MODEL, None
         left = capacity - (total - parts["activations"])
     else:
-        binding = binding_moment(shape, setting, capacity - overhead)
-        left = capacity - overhead - sum(binding.fixed.values())
-        count = largest_micro_batch(shape, setting, capacity - overhead)
+        binding = binding_of(candidates, capacity - overhead)
+        left = capacity - overhead - binding.fixed_total
+        count = largest_of(candidates, capacity - overhead)
         largest, moment = (Quantity(count) if count else NOT_ONE), moment_phrase(step)
     rows = part_rows(parts, LABELS)
     return {
@@ -264,7 +266,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
         "activation_budget": gigabytes(left, 2) if left > 0 else None,
         # The per-sample part of the moment that limits the micro-batch: what the planner multiplies by b.
-        "per_sample": None if step is None else gigabytes(sum(binding.per_sample.values()), 3),
+        "per_sample": None if step is None else gigabytes(binding.per_sample_total, 3),
         "breakdown_bar": rows,
         "breakdown": [*rows, (N_("Total"), gigabytes(total, 2))],
         "fits": [(gpu.name, gigabytes(gpu.bytes, 2), verdict(Fraction(gpu.bytes), total)) for gpu in gpus.GPUS],

@@ -57,6 +57,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 
 from calc.formulas import activations
@@ -194,8 +195,16 @@ class Moment:
     fixed: dict[str, Fraction]
     per_sample: dict[str, Fraction]
 
+    @cached_property
+    def fixed_total(self) -> Fraction:
+        return sum(self.fixed.values(), Fraction(0))
+
+    @cached_property
+    def per_sample_total(self) -> Fraction:
+        return sum(self.per_sample.values(), Fraction(0))
+
     def at(self, micro_batch: int) -> Fraction:
-        return sum(self.fixed.values(), Fraction(0)) + micro_batch * sum(self.per_sample.values(), Fraction(0))
+        return self.fixed_total + micro_batch * self.per_sample_total
 
 
 @dataclass(frozen=True)
@@ -208,8 +217,9 @@ class Peak:
     per_sample: Fraction  # the per-sample part of the moment holding the peak (loss and recomputation included)
 
 
-def _parts(**values: Fraction | int) -> dict[str, Fraction]:
-    return {part: Fraction(values.get(part, 0)) for part in PARTS}
+def _parts(**values: Fraction | int) -> dict[str, Fraction | int]:
+    # Exact either way; ints, where the bytes are whole, keep the arithmetic fast enough for every keystroke.
+    return {part: values.get(part, 0) for part in PARTS}
 
 
 def _check(shape: ModelShape, setting: Setting) -> None:
@@ -634,11 +644,15 @@ def step_peak(shape: ModelShape, setting: Setting, micro_batch: int) -> Peak:
     >>> peak.moment, round(float(peak.total / 2**30), 2), round(float(peak.per_sample / 2**30), 2)
     ('loss', 105.9, 30.51)
     """
+    return peak_of(moments(shape, setting), micro_batch)
+
+
+def peak_of(candidates: tuple[Moment, ...], micro_batch: int) -> Peak:
+    """:func:`step_peak` of moments already computed."""
     _check_micro_batch(micro_batch)
-    candidates = moments(shape, setting)
     top = max(candidates, key=lambda moment: moment.at(micro_batch))  # the first of equals: the earliest
     parts = {part: top.fixed[part] + micro_batch * top.per_sample[part] for part in PARTS}
-    return Peak(top.at(micro_batch), top.name, parts, sum(top.per_sample.values(), Fraction(0)))
+    return Peak(top.at(micro_batch), top.name, parts, top.per_sample_total)
 
 
 def per_sample_bytes(shape: ModelShape, setting: Setting) -> Fraction:
@@ -647,15 +661,14 @@ def per_sample_bytes(shape: ModelShape, setting: Setting) -> Fraction:
     Not the bytes autograd saves per sample (calc.formulas.activations): the loss's gradients, a recomputed layer's
     tensors and a layer's backward working set are counted too.
     """
-    return max(sum(moment.per_sample.values(), Fraction(0)) for moment in moments(shape, setting))
+    return max(moment.per_sample_total for moment in moments(shape, setting))
 
 
 def _bound(moment: Moment, budget: Fraction) -> Fraction | float:
     """The micro-batch at which ``moment`` reaches ``budget``: it fits while ``b`` is at most this."""
-    fixed, per_sample = sum(moment.fixed.values(), Fraction(0)), sum(moment.per_sample.values(), Fraction(0))
-    if not per_sample:
-        return float("-inf") if fixed > budget else float("inf")
-    return (budget - fixed) / per_sample
+    if not moment.per_sample_total:
+        return float("-inf") if moment.fixed_total > budget else float("inf")
+    return (budget - moment.fixed_total) / moment.per_sample_total
 
 
 def binding_moment(shape: ModelShape, setting: Setting, budget: int | Fraction) -> Moment:
@@ -664,7 +677,12 @@ def binding_moment(shape: ModelShape, setting: Setting, budget: int | Fraction) 
     Its fixed part and per-sample part are what a plan needs: ``b`` fits while ``b·per_sample`` is within
     ``budget − fixed``.
     """
-    return min(moments(shape, setting), key=lambda moment: _bound(moment, Fraction(budget)))
+    return binding_of(moments(shape, setting), budget)
+
+
+def binding_of(candidates: tuple[Moment, ...], budget: int | Fraction) -> Moment:
+    """:func:`binding_moment` of moments already computed."""
+    return min(candidates, key=lambda moment: _bound(moment, Fraction(budget)))
 
 
 def largest_micro_batch(shape: ModelShape, setting: Setting, budget: int | Fraction) -> int:
@@ -678,7 +696,12 @@ def largest_micro_batch(shape: ModelShape, setting: Setting, budget: int | Fract
     >>> largest_micro_batch(PRESETS["meta-llama/Llama-3.1-8B"], setting, 80 * 2**30)  # 80 GiB
     5
     """
-    bound = _bound(binding_moment(shape, setting, budget), Fraction(budget))
+    return largest_of(moments(shape, setting), budget)
+
+
+def largest_of(candidates: tuple[Moment, ...], budget: int | Fraction) -> int:
+    """:func:`largest_micro_batch` of moments already computed."""
+    bound = _bound(binding_of(candidates, budget), Fraction(budget))
     return 0 if bound < 0 else math.floor(bound)
 
 
