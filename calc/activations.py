@@ -23,7 +23,7 @@ from calc.configs import Reading
 from calc.formatting import PERCENT, rounded
 from calc.formulas.activations import FAMILIES
 from calc.formulas.parameters import target_modules
-from calc.formulas.step import per_sample_bytes, per_sample_moment, saved_breakdown
+from calc.formulas.step import per_sample_moment, saved_breakdown
 from calc.i18n import N_
 from calc.inputs import Input, address_number
 from calc.model_inputs import CONFIG, SHAPE_FIELDS, model_choice, shape_inputs, shape_of
@@ -162,11 +162,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     setting = step_setting(values, OPTIMIZERS[values["precision"]])
     parts = saved_breakdown(shape, setting)
     total = sum(parts.values(), Fraction(0))
+    # The moment that holds calc.formulas.step.per_sample_bytes, and that figure: the moments computed once.
+    moment = per_sample_moment(shape, setting)
 
     return {
         "activation_per_sample": gigabytes(total, 3),
-        "step_per_sample": gigabytes(per_sample_bytes(shape, setting), 3),
-        "step_moment": Phrase(MOMENT_WORDS[per_sample_moment(shape, setting)], {}),
+        "step_per_sample": gigabytes(sum(moment.per_sample.values(), Fraction(0)), 3),
+        "step_moment": Phrase(MOMENT_WORDS[moment.name], {}),
         "breakdown_bar": [(LABELS[part], gigabytes(size, 3)) for part, size in parts.items()],
         "breakdown": [
             (LABELS[part], gigabytes(size, 3), Quantity(100 * size / total, PERCENT, places=1))

@@ -360,7 +360,7 @@ def test_the_step_figure_is_the_per_sample_part_of_the_step(texts, recipe, chang
     outputs = page_view(**texts).outputs
     assert outputs["step_per_sample"] == gigabytes_text(per_sample_bytes(DEFAULT, setting))
     assert outputs["activation_per_sample"] == gigabytes_text(sum(saved_breakdown(DEFAULT, setting).values()))
-    assert outputs["step_moment"] == MOMENT_WORDS[per_sample_moment(DEFAULT, setting)]
+    assert outputs["step_moment"] == MOMENT_WORDS[per_sample_moment(DEFAULT, setting).name]
 
 
 def test_the_page_says_when_the_step_peaks():

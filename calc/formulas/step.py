@@ -649,14 +649,15 @@ def per_sample_bytes(shape: ModelShape, setting: Setting) -> Fraction:
     return max(sum(moment.per_sample.values(), Fraction(0)) for moment in moments(shape, setting))
 
 
-def per_sample_moment(shape: ModelShape, setting: Setting) -> str:
-    """The moment (:data:`MOMENTS`) whose per-sample part is :func:`per_sample_bytes`: the earliest of equals.
+def per_sample_moment(shape: ModelShape, setting: Setting) -> Moment:
+    """The moment whose per-sample part is :func:`per_sample_bytes`, the earliest of equals: a page that shows both
+    the figure and its moment computes the moments once.
 
     >>> from calc.models import PRESETS
-    >>> per_sample_moment(PRESETS["meta-llama/Llama-3.1-8B"], Setting("adamw-bf16", 4096, recomputation="full"))
+    >>> per_sample_moment(PRESETS["meta-llama/Llama-3.1-8B"], Setting("adamw-bf16", 4096, recomputation="full")).name
     'loss'
     """
-    return max(moments(shape, setting), key=lambda moment: sum(moment.per_sample.values(), Fraction(0))).name
+    return max(moments(shape, setting), key=lambda moment: sum(moment.per_sample.values(), Fraction(0)))
 
 
 def saved_breakdown(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
