@@ -193,10 +193,11 @@ def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str
 
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """The accumulation page and the planner get the step's per-sample part, which decides out-of-memory, to the six
-    decimals their field takes."""
+    decimals their field takes; the planner also the sequence length, for its tokens per step."""
     # A tiny model can round to nothing, which no page takes as a measurement: the smallest step instead.
     estimate = max(rounded(results["step_per_sample"].value, 6), Decimal("0.000001"))
-    return {page: {"activation_per_sample": address_number(estimate)} for page in ("accumulation", "plan")}
+    carried = {"activation_per_sample": address_number(estimate)}
+    return {"accumulation": carried, "plan": carried | {"sequence_length": address_number(values["sequence_length"])}}
 
 
 CALCULATOR = Calculator(

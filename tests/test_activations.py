@@ -413,7 +413,8 @@ def test_qlora_in_fp32_is_refused_on_the_method():
 def test_the_links_carry_the_step_figure():
     view = page_view()
     expected = f"activation_per_sample={rounded(per_sample_bytes(DEFAULT, step_setting()) / 10**9, 6)}"
-    assert view.links == {"accumulation": expected, "plan": expected}
+    assert view.links == {"accumulation": expected, "plan": f"{expected}&sequence_length=4096"}
+    assert page_view(sequence_length="8192").links["plan"].endswith("&sequence_length=8192")
     assert parse(view.outputs["activation_per_sample"]) < rounded(per_sample_bytes(DEFAULT, step_setting()) / 10**9, 6)
 
 
