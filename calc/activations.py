@@ -1,26 +1,46 @@
-"""The activation estimator's page: a model and a training setup in, the bytes kept per sample out.
+"""The activation estimator's page: a model and a training setup in, two figures per sample out.
 
-The arithmetic, tensor by tensor and with its sources, is
-:mod:`calc.formulas.activations`.
+The bytes autograd saves per sample, by part, and the per-sample part of the
+whole training step's peak, which adds the loss's gradients, a recomputed
+layer and the gradients flowing through backward: the second decides
+out-of-memory, and is what the links carry. The arithmetic, tensor by tensor
+and with its sources, is :mod:`calc.formulas.activations` and
+:mod:`calc.formulas.step`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
 
-from calc import step_inputs
+from babel import Locale
+
 from calc.calculator import Calculator, Group
+from calc.configs import Reading
 from calc.formatting import PERCENT, rounded
-from calc.formulas.activations import FAMILIES, activation_breakdown
+from calc.formulas.activations import FAMILIES
+from calc.formulas.parameters import target_modules
+from calc.formulas.step import per_sample_moment, saved_breakdown
 from calc.i18n import N_
-from calc.inputs import address_number
-from calc.model_inputs import SHAPE, model_choice, settle_shape, shape_of
+from calc.inputs import Input, address_number
+from calc.model_inputs import CONFIG, SHAPE_FIELDS, model_choice, shape_inputs, shape_of
+from calc.models import PRESETS
 from calc.outputs import Bar, Citation, Figure, Phrase, Quantity, Table, Text, gigabytes
-from calc.step_inputs import ATTENTION, PRECISION, SEQUENCE_LENGTH
+from calc.problems import InputProblem
+from calc.step_inputs import (
+    ATTENTION,
+    METHOD,
+    PRECISION,
+    RANK,
+    RECOMPUTATION,
+    SEQUENCE_LENGTH,
+    TARGETS,
+    settle_targets,
+    step_setting,
+)
 
 # Only the presets whose architecture the estimate covers.
 MODEL = model_choice(
@@ -28,14 +48,89 @@ MODEL = model_choice(
     N_("Another model: type its shape"),
     keep=lambda shape: shape.model_type in FAMILIES,
 )
-# Until this page takes the whole step, it estimates the saved tensors without recomputation by default.
-RECOMPUTATION = replace(step_inputs.RECOMPUTATION, default="none")
+COVERED = ", ".join(FAMILIES)  # transformers' model_type names, which no language changes
+
+
+@dataclass
+class NotCovered(InputProblem):
+    """A config.json of an architecture the estimate does not cover."""
+
+    model_type: str
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext("This estimate covers %(covered)s, not %(model_type)s.") % {
+            "covered": COVERED,
+            "model_type": self.model_type,
+        }
+
+
+def _covered(text: str) -> Reading:
+    """The pasted config.json's shape, refused on its field when the estimate does not cover its architecture."""
+    reading = CONFIG.parse(text)
+    if reading.shape.model_type not in FAMILIES:
+        raise NotCovered(reading.shape.model_type)
+    return reading
+
+
+_SHAPE, settle_shape = shape_inputs(
+    "architecture",
+    "layers",
+    "hidden_size",
+    "attention_heads",
+    "kv_heads",
+    "head_dim",
+    "intermediate_size",
+    "vocab_size",
+    "tie_word_embeddings",
+)
+ARCHITECTURE = SHAPE_FIELDS["architecture"]
+SHAPE = tuple(
+    replace(field, options=tuple(o for o in ARCHITECTURE.options if o.value in FAMILIES))
+    if field is ARCHITECTURE
+    else field
+    for field in _SHAPE
+)
+# The projections the covered architectures have: Phi-3's fused ones and the experts' are not offered.
+COVERED_TARGETS = {name for shape in PRESETS.values() if shape.model_type in FAMILIES for name in target_modules(shape)}
+PAGE_TARGETS = replace(TARGETS, options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS))
+PAGE_CONFIG = replace(CONFIG, parse=_covered)
+
+# The figures follow the precision; the per-sample part of the step does not depend on the optimizer, so each
+# precision takes a recipe that computes in it (calc.formulas.step.COMPUTING): bf16 or fp16 with an fp32 master copy,
+# or fp32 throughout.
+OPTIMIZERS = {"bf16": "adamw-mixed", "fp16": "adamw-mixed", "fp32": "adam-fp32"}
+
 LABELS = {
     "attention": N_("Attention"),
     "mlp": N_("MLP"),
     "norms": N_("Norms"),
     "logits": N_("Logits and loss"),
     "outside": N_("Outside the layers"),
+}
+
+# calc.formulas.step.MOMENTS, worded for the reader: where in the step one more sample adds the most.
+MOMENT_WORDS = {
+    "forward": N_("The step's per-sample part is largest at the end of the forward pass, while the loss is computed."),
+    "loss": N_(
+        "The step's per-sample part is largest as the backward pass starts: the loss's gradients, twice as large as "
+        "the logits in fp32, beside everything saved."
+    ),
+    "last layer's MLP": N_("The step's per-sample part is largest in the last layer's backward pass, at its MLP."),
+    "last layer's norm": N_(
+        "The step's per-sample part is largest in the last layer's backward pass, at its second norm."
+    ),
+    "last layer's attention": N_(
+        "The step's per-sample part is largest in the last layer's backward pass, at its attention core."
+    ),
+    "first layer's MLP": N_("The step's per-sample part is largest in the first layer's backward pass, at its MLP."),
+    "first layer's norm": N_(
+        "The step's per-sample part is largest in the first layer's backward pass, at its second norm."
+    ),
+    "first layer's attention": N_(
+        "The step's per-sample part is largest in the first layer's backward pass, at its attention core."
+    ),
+    "embeddings": N_("The step's per-sample part is largest as the backward pass ends, at the embeddings."),
+    "optimizer": N_("The step's per-sample part is largest at the optimizer's step."),
 }
 
 
@@ -52,19 +147,28 @@ NO_SDPA = Phrase(
 )
 
 
+def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
+    """The shape in step with the model, and the target modules with the model's own names."""
+    settled = settle_shape(values, changed)
+    if values.get("model") is None:
+        return settled  # a model the field refused: it says so, and the targets wait
+    # A pasted config.json changes the model as choosing one does.
+    changed = "architecture" if values.get("config") is not None else changed
+    return settled | settle_targets({**values, **settled}, changed)
+
+
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     shape = shape_of(values)
-    parts = activation_breakdown(
-        shape,
-        int(values["sequence_length"]),
-        values["precision"],
-        values["attention"],
-        values["recomputation"],
-    )
+    setting = step_setting(values, OPTIMIZERS[values["precision"]])
+    parts = saved_breakdown(shape, setting)
     total = sum(parts.values(), Fraction(0))
+    # The moment that holds calc.formulas.step.per_sample_bytes, and that figure: the moments computed once.
+    moment = per_sample_moment(shape, setting)
 
     return {
         "activation_per_sample": gigabytes(total, 3),
+        "step_per_sample": gigabytes(sum(moment.per_sample.values(), Fraction(0)), 3),
+        "step_moment": Phrase(MOMENT_WORDS[moment.name], {}),
         "breakdown_bar": [(LABELS[part], gigabytes(size, 3)) for part, size in parts.items()],
         "breakdown": [
             (LABELS[part], gigabytes(size, 3), Quantity(100 * size / total, PERCENT, places=1))
@@ -79,42 +183,63 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
 def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str:
     """The result as one sentence, for the page's live region.
 
-    >>> summarize({"activation_per_sample": "28.56 GB"}, NullTranslations())
-    'Activation memory per sample: 28.56 GB.'
+    >>> summarize({"activation_per_sample": "3.242 GB", "step_per_sample": "7.445 GB"}, NullTranslations())
+    "Saved for the backward pass per sample: 3.242 GB. Per-sample part of the step's peak: 7.445 GB."
     """
-    return translations.gettext("Activation memory per sample: %(memory)s.") % {
-        "memory": outputs["activation_per_sample"]
-    }
+    return translations.gettext(
+        "Saved for the backward pass per sample: %(saved)s. Per-sample part of the step's peak: %(step)s."
+    ) % {"saved": outputs["activation_per_sample"], "step": outputs["step_per_sample"]}
 
 
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
-    """The accumulation page and the planner get the estimate, to the six decimals their field takes."""
+    """The accumulation page and the planner get the step's per-sample part, which decides out-of-memory, to the six
+    decimals their field takes; the planner also the sequence length, for its tokens per step."""
     # A tiny model can round to nothing, which no page takes as a measurement: the smallest step instead.
-    estimate = max(rounded(results["activation_per_sample"].value, 6), Decimal("0.000001"))
-    return {page: {"activation_per_sample": address_number(estimate)} for page in ("accumulation", "plan")}
+    estimate = max(rounded(results["step_per_sample"].value, 6), Decimal("0.000001"))
+    carried = {"activation_per_sample": address_number(estimate)}
+    return {"accumulation": carried, "plan": carried | {"sequence_length": address_number(values["sequence_length"])}}
 
 
 CALCULATOR = Calculator(
     name="activations",
     groups=(
         Group(N_("Model"), (MODEL,)),
+        Group(N_("Method and adapter"), (METHOD, RANK, PAGE_TARGETS)),
         Group(N_("Training setup"), (SEQUENCE_LENGTH, PRECISION, ATTENTION, RECOMPUTATION)),
-        Group(N_("Model shape"), SHAPE),
+        Group(N_("Model shape"), (PAGE_CONFIG, *SHAPE)),
     ),
     outputs=(
         Figure(
-            "activation_per_sample", N_("Activation memory per sample"), N_("kept for the backward pass, at its peak")
+            "step_per_sample",
+            N_("Per-sample part of the step's peak"),
+            N_("what one more sample adds to the whole step's peak: this one decides out-of-memory"),
         ),
-        Bar("breakdown_bar", N_("Where the activation memory goes")),
+        Figure(
+            "activation_per_sample",
+            N_("Saved for the backward pass, per sample"),
+            N_("the tensors autograd keeps, at their peak; the step's figure includes them"),
+        ),
+        Text("step_moment", N_("When the step peaks")),
+        Bar("breakdown_bar", N_("Where the saved tensors go")),
         Table(
-            "breakdown", N_("Activation memory per sample, by component"), (N_("Part"), N_("Per sample"), N_("Share"))
+            "breakdown",
+            N_("Saved for the backward pass per sample, by component"),
+            (N_("Part"), N_("Per sample"), N_("Share")),
         ),
         Text("attention_note", N_("Attention kernel")),
     ),
     compute=compute,
     summarize=summarize,
-    settle=settle_shape,
+    settle=settle,
     links=links,
-    examples={"llama": {}, "llama_full": {"recomputation": "full"}},
-    facts={"korthikanti": Citation("Korthikanti et al. (2022, §4–5)", "https://arxiv.org/abs/2205.05198")},
+    examples={
+        "llama": {},
+        "llama_none": {"recomputation": "none"},
+        "llama_full": {"method": "full"},
+        "llama_full_none": {"method": "full", "recomputation": "none"},
+    },
+    facts={
+        "korthikanti": Citation("Korthikanti et al. (2022, §4–5)", "https://arxiv.org/abs/2205.05198"),
+        "covered": COVERED,
+    },
 )

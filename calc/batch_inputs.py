@@ -27,7 +27,10 @@ GPUS = Count(
 ACTIVATION_PER_SAMPLE = Amount(
     "activation_per_sample",
     N_("Activation memory per sample"),
-    N_("Activations one sample keeps in memory for the backward pass."),
+    N_(
+        "What one sample adds to the training step's peak: the per-sample part that the activation memory "
+        "estimator gives, the saved activations with the loss and recomputation."
+    ),
     default=Decimal("0.5"),
     maximum=Decimal(10_000),
     places=6,

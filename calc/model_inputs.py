@@ -352,9 +352,3 @@ def shape_of(values: Mapping[str, object]) -> ModelShape:
     """The model the form describes: a preset's own shape, which knows what the form may not
     (Gemma-2's head_dim, tied embeddings, biases), or the typed one."""
     return PRESETS.get(values["model"]) or typed_shape(values)
-
-
-# The fields the activation estimator's custom shape has: a Llama's.
-SHAPE, settle_shape = shape_inputs(
-    "layers", "hidden_size", "attention_heads", "kv_heads", "intermediate_size", "vocab_size"
-)

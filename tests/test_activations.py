@@ -9,10 +9,15 @@ file.
 import dataclasses
 import json
 from fractions import Fraction
+from gettext import NullTranslations
 from pathlib import Path
 
 import pytest
+from babel import Locale
 
+from calc.activations import CALCULATOR, MOMENT_WORDS, SHAPE
+from calc.evaluation import default_texts, evaluate
+from calc.formatting import rounded
 from calc.formulas.activations import (
     ATTENTIONS,
     FAMILIES,
@@ -24,7 +29,13 @@ from calc.formulas.activations import (
     forward_breakdown,
     recomputation_breakdown,
 )
+from calc.formulas.step import MOMENTS as STEP_MOMENTS
+from calc.formulas.step import Setting, per_sample_bytes, per_sample_moment, saved_breakdown
+from calc.i18n import load_translations
+from calc.model_inputs import shape_values
 from calc.models import PRESETS, ModelShape
+from calc.outputs import gigabytes
+from tests.test_configs import GEMMA_2_2B, QWEN2_5_0_5B, QWEN3_30B_A3B
 
 REPORT = json.loads((Path(__file__).parent.parent / "validation" / "activations.json").read_text(encoding="utf-8"))
 POINTS = REPORT["points"]
@@ -290,3 +301,146 @@ def test_accumulation_peak_is_one_micro_batch():
     for b in micro_batches:
         assert abs(peaks[b, 1] - b * estimate) <= TOLERANCE * b * estimate
     assert abs(per_sample[-1] - estimate) <= estimate / 1000
+
+
+# The page: the saved tensors and the step's per-sample part, as a reader sees them.
+
+DEFAULT = PRESETS["meta-llama/Llama-3.1-8B"]
+ALL_SEVEN = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+def page_view(translations=None, locale: str = "en", changed: str | None = None, **texts: object):
+    """The page as it shows ``texts`` over its defaults, in ``locale`` (English words without ``translations``)."""
+    parsed = Locale.parse(locale)
+    raw = {**default_texts(CALCULATOR, parsed), **texts}
+    return evaluate(CALCULATOR, raw, parsed, translations or NullTranslations(), changed=changed)
+
+
+def gigabytes_text(size: Fraction) -> str:
+    return gigabytes(size, 3).text(Locale.parse("en"), breakable=False)
+
+
+def parse(text: str) -> Fraction:
+    return Fraction(text.removesuffix("\u00a0GB").replace(",", ""))
+
+
+def step_setting(recipe: str = "adamw-mixed", **change) -> Setting:
+    """The site's scenario: LoRA r = 16 on all seven projections, 4,096 tokens, fused, full recomputation."""
+    setting = {"sequence_length": 4096, "attention": "flash", "recomputation": "full", "method": "lora"}
+    setting |= {"lora_rank": 16, "lora_targets": ALL_SEVEN} | change
+    if setting["method"] == "full":
+        setting |= {"lora_rank": 8, "lora_targets": ()}
+    return Setting(recipe, **setting)
+
+
+def test_the_page_opens_on_the_site_scenario():
+    defaults = CALCULATOR.defaults()
+    assert defaults["model"] == "meta-llama/Llama-3.1-8B"
+    assert (defaults["method"], defaults["rank"], defaults["target_modules"]) == ("lora", 16, frozenset(ALL_SEVEN))
+    assert (defaults["sequence_length"], defaults["precision"]) == (4096, "bf16")
+    assert (defaults["attention"], defaults["recomputation"]) == ("flash", "full")
+
+
+@pytest.mark.parametrize(
+    ("texts", "recipe", "change"),
+    [
+        ({}, "adamw-mixed", {}),
+        ({"precision": "fp16", "recomputation": "none"}, "adamw-mixed", {"recomputation": "none"}),
+        ({"precision": "fp32", "attention": "eager"}, "adam-fp32", {"attention": "eager"}),
+        ({"method": "full", "recomputation": "selective"}, "adamw-mixed",
+         {"method": "full", "recomputation": "selective"}),
+        ({"method": "qlora", "rank": "8", "target_modules": ["q_proj", "v_proj"]}, "adamw-mixed",
+         {"method": "qlora", "lora_rank": 8, "lora_targets": ("q_proj", "v_proj")}),
+        ({"method": "full", "precision": "fp32", "sequence_length": "16384", "attention": "eager"}, "adam-fp32",
+         {"method": "full", "sequence_length": 16384, "attention": "eager"}),
+    ],
+)  # fmt: skip
+def test_the_step_figure_is_the_per_sample_part_of_the_step(texts, recipe, change):
+    setting = step_setting(recipe, **change)
+    outputs = page_view(**texts).outputs
+    assert outputs["step_per_sample"] == gigabytes_text(per_sample_bytes(DEFAULT, setting))
+    assert outputs["activation_per_sample"] == gigabytes_text(sum(saved_breakdown(DEFAULT, setting).values()))
+    assert outputs["step_moment"] == MOMENT_WORDS[per_sample_moment(DEFAULT, setting).name]
+
+
+def test_the_page_says_when_the_step_peaks():
+    assert page_view().outputs["step_moment"].startswith("The step's per-sample part is largest as the backward pass")
+    # At 16,384 tokens eager attention's s² scores outweigh the loss: the last layer's backward holds the most.
+    long = page_view(method="full", sequence_length="16384", attention="eager").outputs["step_moment"]
+    assert long == "The step's per-sample part is largest in the last layer's backward pass, at its attention core."
+
+
+def test_every_moment_of_the_step_is_worded():
+    assert set(MOMENT_WORDS) == set(STEP_MOMENTS)
+
+
+@pytest.mark.parametrize("key", [key for key, shape in PRESETS.items() if shape.model_type in FAMILIES])
+def test_in_full_fine_tuning_the_saved_figure_is_the_measured_estimate(key):
+    """What the page saves per sample in full fine-tuning is calc.formulas.activations', held to PyTorch above."""
+    shape = PRESETS[key]
+    for precision, recipe in (("bf16", "adamw-mixed"), ("fp16", "adamw-mixed"), ("fp32", "adam-fp32")):
+        for attention in ATTENTIONS:
+            for recomputation in RECOMPUTATIONS:
+                setting = Setting(recipe, 2048, attention=attention, recomputation=recomputation)
+                saved = saved_breakdown(shape, setting)
+                assert saved == activation_breakdown(shape, 2048, precision, attention, recomputation)
+                # The step's figure counts the saved tensors and more, as the page's note says.
+                assert per_sample_bytes(shape, setting) > sum(saved.values())
+
+
+@pytest.mark.parametrize("method", ["lora", "qlora"])
+def test_lora_saves_less_than_full_fine_tuning_in_the_site_scenario(method):
+    full, adapter = page_view(method="full").outputs, page_view(method=method).outputs
+    for figure in ("activation_per_sample", "step_per_sample"):
+        assert parse(adapter[figure]) < parse(full[figure])
+    assert parse(adapter["activation_per_sample"]) < parse(adapter["step_per_sample"])
+
+
+def test_lora_without_recomputation_keeps_peft_s_float32_copies():
+    """peft casts each adapted projection's bf16 input to float32 and keeps it: on all seven, more than full."""
+    lora, full = page_view(recomputation="none").outputs, page_view(method="full", recomputation="none").outputs
+    assert parse(lora["activation_per_sample"]) > parse(full["activation_per_sample"])
+    fewer = page_view(recomputation="none", target_modules=["q_proj", "v_proj"]).outputs
+    assert parse(fewer["activation_per_sample"]) < parse(full["activation_per_sample"])
+
+
+def test_qlora_in_fp32_is_refused_on_the_method():
+    view = page_view(method="qlora", precision="fp32")
+    assert view.errors["method"] == "QLoRA computes in 16 bits: choose a recipe in 16 bits and bf16 or fp16."
+    assert view.outputs["step_per_sample"] == ""
+
+
+def test_the_links_carry_the_step_figure():
+    view = page_view()
+    expected = f"activation_per_sample={rounded(per_sample_bytes(DEFAULT, step_setting()) / 10**9, 6)}"
+    assert view.links == {"accumulation": expected, "plan": f"{expected}&sequence_length=4096"}
+    assert page_view(sequence_length="8192").links["plan"].endswith("&sequence_length=8192")
+    assert parse(view.outputs["activation_per_sample"]) < rounded(per_sample_bytes(DEFAULT, step_setting()) / 10**9, 6)
+
+
+@pytest.mark.parametrize(("config", "preset"), [(QWEN2_5_0_5B, "Qwen/Qwen2.5-0.5B"), (GEMMA_2_2B, "google/gemma-2-2b")])
+def test_a_pasted_config_fills_the_shape(config, preset):
+    view = page_view(config=json.dumps(config), changed="config")
+    names = [field.name for field in SHAPE]
+    assert {"architecture", "head_dim", "tie_word_embeddings"} <= set(names)
+    inputs = {i.name: i for i in CALCULATOR.inputs}
+    values = shape_values(PRESETS[preset], names)
+    assert view.texts["model"] == "custom" and view.texts["config"] == ""
+    assert {name: view.texts[name] for name in names} == {
+        name: inputs[name].text(value, Locale.parse("en")) for name, value in values.items()
+    }
+    # The figures are the preset's own: its head_dim, tied embeddings and biases read exactly.
+    assert view.outputs == page_view(model=preset, changed="model").outputs
+
+
+@pytest.mark.parametrize("locale", ["en", "es", "it"])
+def test_a_config_of_another_architecture_is_refused_naming_it(localedir, locale):
+    view = page_view(load_translations(localedir, locale), locale, config=json.dumps(QWEN3_30B_A3B), changed="config")
+    assert "qwen3_moe" in view.errors["config"] and "llama, mistral, qwen2, gemma2" in view.errors["config"]
+    assert view.outputs["step_per_sample"] == ""
+
+
+def test_the_architecture_field_offers_only_what_the_estimate_covers():
+    (architecture,) = [field for field in SHAPE if field.name == "architecture"]
+    assert [option.value for option in architecture.options] == list(FAMILIES)
+    assert page_view(model="custom", architecture="qwen3").errors["architecture"]

@@ -122,18 +122,25 @@ CONTRACTS = {
     "activations": {
         "fields": {
             "model": {"custom", "meta-llama/Llama-3.1-8B", "Qwen/Qwen2.5-7B"},
+            "method": {"full", "lora", "qlora"},
+            "rank": None,
+            "target_modules": {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"},
+            "config": None,
+            "architecture": {"llama", "mistral", "qwen2", "gemma2"},
             "layers": None,
             "hidden_size": None,
             "attention_heads": None,
             "kv_heads": None,
+            "head_dim": None,
             "intermediate_size": None,
             "vocab_size": None,
+            "tie_word_embeddings": {"true", "false"},
             "sequence_length": None,
             "precision": {"bf16", "fp16", "fp32"},
             "attention": {"eager", "flash"},
             "recomputation": {"none", "selective", "full"},
         },
-        "outputs": {"activation_per_sample"},
+        "outputs": {"activation_per_sample", "step_per_sample"},
     },
     "plan": {
         "fields": {
@@ -173,7 +180,7 @@ def test_calculator_pages_carry_the_contract_names(site, locale, name):
     (form,) = page.find("form")
     assert form["data-calculator"] == name
     for field, options in CONTRACTS[name]["fields"].items():
-        controls = [a for tag in ("input", "select") for a in page.find(tag, name=field)]
+        controls = [a for tag in ("input", "select", "textarea") for a in page.find(tag, name=field)]
         assert controls, field
         if options is None:
             continue

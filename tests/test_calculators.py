@@ -296,16 +296,27 @@ def test_a_snippet_is_copied_as_it_reads(browser, base_url):
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready_pages, locale):
-    """Llama-3.1-8B at 4096 tokens in bf16: the estimate, then E and M on the accumulation page."""
-    from calc.formulas.activations import activation_bytes
+    """Llama-3.1-8B, LoRA r = 16 on all seven projections, 4096 tokens, bf16, fused attention, full recomputation:
+    the step's per-sample part, then E and M on the accumulation page."""
+    from calc.formulas.step import Setting, per_sample_bytes, saved_breakdown
     from calc.models import PRESETS
 
+    shape = PRESETS["meta-llama/Llama-3.1-8B"]
+    lora = Setting("adamw-mixed", 4096, "flash", "full", method="lora", lora_rank=16, lora_targets=MODULES)
+    full = Setting("adamw-mixed", 4096, "flash", "full")
+
+    def in_gb(size) -> str:
+        return format_quantity(rounded(size / 10**9, 3), "digital-gigabyte", Locale.parse(locale))
+
     page = start_over(ready_pages, locale, "activations")
-    page.select_option("[name=attention]", "flash")
-    page.select_option("[name=precision]", "bf16")
-    estimate = activation_bytes(PRESETS["meta-llama/Llama-3.1-8B"], 4096, "bf16", "flash", "none") / 10**9
-    shown = format_quantity(rounded(estimate, 3), "digital-gigabyte", Locale.parse(locale))
-    expect(page.locator("output[name=activation_per_sample]")).to_have_text(shown)
+    expect(page.locator("output[name=activation_per_sample]")).to_have_text(
+        in_gb(sum(saved_breakdown(shape, lora).values()))
+    )
+    page.select_option("[name=method]", "full")
+    expect(page.locator("output[name=step_per_sample]")).to_have_text(in_gb(per_sample_bytes(shape, full)))
+    page.select_option("[name=method]", "lora")
+    estimate = per_sample_bytes(shape, lora) / 10**9
+    expect(page.locator("output[name=step_per_sample]")).to_have_text(in_gb(per_sample_bytes(shape, lora)))
     href = page.locator("a[data-role=use-estimate]").get_attribute("href")
     accumulation = page.context.new_page()
     accumulation.goto(page.url.split("activations/")[0] + href.removeprefix("../"))
@@ -315,3 +326,24 @@ def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready
     expect(accumulation.locator("output[name=effective_batch]")).to_have_text("32")
     expect(accumulation.locator("output[name=activation_memory]")).to_have_text(gigabytes(str(4 * a), locale))
     accumulation.close()
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_estimator_reads_a_pasted_config_json_of_an_architecture_it_covers(ready_pages, locale):
+    """Qwen2.5-0.5B's config.json fills the shape, tied and with its head_dim; a mixture of experts is refused."""
+    from tests.test_configs import QWEN2_5_0_5B, QWEN3_30B_A3B
+
+    page = start_over(ready_pages, locale, "activations")
+    page.fill("[name=config]", json.dumps(QWEN2_5_0_5B, indent=2))
+    expect(page.locator("[name=model]")).to_have_value("custom")
+    expect(page.locator("[name=architecture]")).to_have_value("qwen2")
+    expect(page.locator("[name=head_dim]")).to_have_value("64")
+    expect(page.locator("[name=tie_word_embeddings]")).to_have_value("true")
+    expect(page.locator("[name=config]")).to_have_value("")
+    custom = page.locator("output[name=step_per_sample]").inner_text()
+    page.select_option("[name=model]", "Qwen/Qwen2.5-0.5B")
+    expect(page.locator("output[name=step_per_sample]")).to_have_text(custom)
+    page.fill("[name=config]", json.dumps(QWEN3_30B_A3B))
+    expect(page.locator("#config-error")).to_contain_text("qwen3_moe")
+    expect(page.locator("[name=config]")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("[data-role=outcome]")).to_be_hidden()

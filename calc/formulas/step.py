@@ -685,6 +685,32 @@ def binding_of(candidates: tuple[Moment, ...], budget: int | Fraction) -> Moment
     return min(candidates, key=lambda moment: _bound(moment, Fraction(budget)))
 
 
+def per_sample_moment(shape: ModelShape, setting: Setting) -> Moment:
+    """The moment whose per-sample part is :func:`per_sample_bytes`, the earliest of equals: a page that shows both
+    the figure and its moment computes the moments once.
+
+    >>> from calc.models import PRESETS
+    >>> per_sample_moment(PRESETS["meta-llama/Llama-3.1-8B"], Setting("adamw-bf16", 4096, recomputation="full")).name
+    'loss'
+    """
+    return max(moments(shape, setting), key=lambda moment: sum(moment.per_sample.values(), Fraction(0)))
+
+
+def saved_breakdown(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
+    """The most autograd holds per sample, by part (:data:`calc.formulas.activations.PARTS`), as the setting's
+    recipe and method save: :func:`calc.formulas.activations.activation_breakdown` for full fine-tuning in the
+    model's dtype; under LoRA the frozen projections keep no input (:func:`_lora_terms`).
+
+    The saved tensors alone: not the step's per-sample part (:func:`per_sample_bytes`), which adds the loss's
+    gradients, a recomputed layer's working set and the gradients flowing through backward.
+    """
+    _check(shape, setting)
+    terms = _terms(shape, setting)
+    forward = activations.forward_parts(shape, terms, setting.recomputation)
+    backward = activations.recomputation_parts(shape, terms, setting.recomputation)
+    return forward if sum(forward.values()) >= sum(backward.values()) else backward
+
+
 def largest_micro_batch(shape: ModelShape, setting: Setting, budget: int | Fraction) -> int:
     """The largest micro-batch whose step's peak is within ``budget`` bytes; 0 when not even one sample fits.
 
