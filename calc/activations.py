@@ -167,7 +167,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
 
     return {
         "activation_per_sample": gigabytes(total, 3),
-        "step_per_sample": gigabytes(sum(moment.per_sample.values(), Fraction(0)), 3),
+        "step_per_sample": gigabytes(moment.per_sample_total, 3),
         "step_moment": Phrase(MOMENT_WORDS[moment.name], {}),
         "breakdown_bar": [(LABELS[part], gigabytes(size, 3)) for part, size in parts.items()],
         "breakdown": [

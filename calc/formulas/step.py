@@ -57,8 +57,8 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from functools import cached_property
 from fractions import Fraction
+from functools import cached_property
 
 from calc.formulas import activations
 from calc.formulas.activations import FLOAT32_BYTES, PRECISION_BYTES
@@ -661,7 +661,7 @@ def per_sample_bytes(shape: ModelShape, setting: Setting) -> Fraction:
     Not the bytes autograd saves per sample (calc.formulas.activations): the loss's gradients, a recomputed layer's
     tensors and a layer's backward working set are counted too.
     """
-    return max(moment.per_sample_total for moment in moments(shape, setting))
+    return per_sample_moment(shape, setting).per_sample_total
 
 
 def _bound(moment: Moment, budget: Fraction) -> Fraction | float:
@@ -693,7 +693,7 @@ def per_sample_moment(shape: ModelShape, setting: Setting) -> Moment:
     >>> per_sample_moment(PRESETS["meta-llama/Llama-3.1-8B"], Setting("adamw-bf16", 4096, recomputation="full")).name
     'loss'
     """
-    return max(moments(shape, setting), key=lambda moment: sum(moment.per_sample.values(), Fraction(0)))
+    return max(moments(shape, setting), key=lambda moment: moment.per_sample_total)
 
 
 def saved_breakdown(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
