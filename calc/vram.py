@@ -77,8 +77,11 @@ PARAMETERS = Amount(
 SHAPE, settle_shape = shape_inputs(*SHAPE_FIELDS)
 OPTIMIZER = Choice(
     "optimizer",
-    N_("Optimizer and precision"),
-    N_("The optimizer and the precision of the weights, which set what each parameter costs."),
+    N_("Training recipe"),
+    N_(
+        "The optimizer, and the precision its weights, gradients and state are kept in: what each trained "
+        "parameter costs."
+    ),
     options=(
         Option("adamw-mixed", N_("AdamW, mixed precision")),
         Option("adam-fp32", N_("Adam or AdamW, all in fp32")),
