@@ -41,6 +41,7 @@ from calc.step_inputs import (
     settle_targets,
     step_setting,
 )
+from calc.step_outputs import moment_phrase
 
 # Only the presets whose architecture the estimate covers.
 MODEL = model_choice(
@@ -108,31 +109,6 @@ LABELS = {
     "outside": N_("Outside the layers"),
 }
 
-# calc.formulas.step.MOMENTS, worded for the reader: where in the step one more sample adds the most.
-MOMENT_WORDS = {
-    "forward": N_("The step's per-sample part is largest at the end of the forward pass, while the loss is computed."),
-    "loss": N_(
-        "The step's per-sample part is largest as the backward pass starts: the loss's gradients, twice as large as "
-        "the logits in fp32, beside everything saved."
-    ),
-    "last layer's MLP": N_("The step's per-sample part is largest in the last layer's backward pass, at its MLP."),
-    "last layer's norm": N_(
-        "The step's per-sample part is largest in the last layer's backward pass, at its second norm."
-    ),
-    "last layer's attention": N_(
-        "The step's per-sample part is largest in the last layer's backward pass, at its attention core."
-    ),
-    "first layer's MLP": N_("The step's per-sample part is largest in the first layer's backward pass, at its MLP."),
-    "first layer's norm": N_(
-        "The step's per-sample part is largest in the first layer's backward pass, at its second norm."
-    ),
-    "first layer's attention": N_(
-        "The step's per-sample part is largest in the first layer's backward pass, at its attention core."
-    ),
-    "embeddings": N_("The step's per-sample part is largest as the backward pass ends, at the embeddings."),
-    "optimizer": N_("The step's per-sample part is largest at the optimizer's step."),
-}
-
 
 # transformers refuses SDPA for the models whose attention caps its scores with a tanh (Gemma-2:
 # _supports_sdpa = False, "sdpa does not support softcapping", models/gemma2/modeling_gemma2.py, 5.24), and
@@ -168,7 +144,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     return {
         "activation_per_sample": gigabytes(total, 3),
         "step_per_sample": gigabytes(moment.per_sample_total, 3),
-        "step_moment": Phrase(MOMENT_WORDS[moment.name], {}),
+        "step_moment": moment_phrase(N_("The step's per-sample part is largest %(moment)s."), moment.name),
         "breakdown_bar": [(LABELS[part], gigabytes(size, 3)) for part, size in parts.items()],
         "breakdown": [
             (LABELS[part], gigabytes(size, 3), Quantity(100 * size / total, PERCENT, places=1))

@@ -64,13 +64,16 @@ class Citation:
 
 @dataclass(frozen=True)
 class Phrase:
-    """A message id whose ``%(name)s`` placeholders are quantities, for a table's cell."""
+    """A message id whose ``%(name)s`` placeholders are quantities, or phrases of their own, for a table's cell."""
 
     message: str
-    quantities: dict[str, Quantity]
+    quantities: dict[str, Quantity | Phrase]
 
     def text(self, locale: Locale, translations: NullTranslations) -> str:
-        filled = {name: q.text(locale, breakable=False) for name, q in self.quantities.items()}
+        filled = {
+            name: q.text(locale, translations) if isinstance(q, Phrase) else q.text(locale, breakable=False)
+            for name, q in self.quantities.items()
+        }
         return translations.gettext(self.message) % filled
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from calc.formulas.step import Peak
 from calc.i18n import N_
 from calc.outputs import Phrase, Quantity, gigabytes
 
@@ -20,23 +19,24 @@ PART_LABELS = {
     "optimizer_temporaries": N_("Optimizer step's temporaries"),
 }
 
-# Where in the step each moment of calc.formulas.step.MOMENTS falls, as a sentence's end.
+# Where in the step each moment of calc.formulas.step.MOMENTS falls, to end a sentence that names it.
 MOMENT_WORDS = {
-    "forward": N_("The peak comes at the end of the forward pass, while the loss is computed."),
-    "loss": N_("The peak comes as the backward pass starts, with the loss's gradients."),
-    "last layer's MLP": N_("The peak comes in the backward pass of the last layer, at its MLP."),
-    "last layer's norm": N_("The peak comes in the backward pass of the last layer, at its second norm."),
-    "last layer's attention": N_("The peak comes in the backward pass of the last layer, at its attention."),
-    "first layer's MLP": N_("The peak comes in the backward pass of the first layer, at its MLP."),
-    "first layer's norm": N_("The peak comes in the backward pass of the first layer, at its second norm."),
-    "first layer's attention": N_("The peak comes in the backward pass of the first layer, at its attention."),
-    "embeddings": N_("The peak comes at the end of the backward pass, once every gradient exists."),
-    "optimizer": N_("The peak comes in the optimizer step."),
+    "forward": N_("at the end of the forward pass, while the loss is computed"),
+    "loss": N_("as the backward pass starts, with the loss's gradients"),
+    "last layer's MLP": N_("in the last layer's backward pass, at its MLP"),
+    "last layer's norm": N_("in the last layer's backward pass, at its second norm"),
+    "last layer's attention": N_("in the last layer's backward pass, at its attention core"),
+    "first layer's MLP": N_("in the first layer's backward pass, at its MLP"),
+    "first layer's norm": N_("in the first layer's backward pass, at its second norm"),
+    "first layer's attention": N_("in the first layer's backward pass, at its attention core"),
+    "embeddings": N_("as the backward pass ends, once every gradient exists"),
+    "optimizer": N_("in the optimizer's step"),
 }
 
 
-def moment_phrase(peak: Peak) -> Phrase:
-    return Phrase(MOMENT_WORDS[peak.moment], {})
+def moment_phrase(sentence: str, moment: str) -> Phrase:
+    """``sentence`` (a message id with a ``%(moment)s``) naming where in the step ``moment`` falls."""
+    return Phrase(sentence, {"moment": Phrase(MOMENT_WORDS[moment], {})})
 
 
 def part_rows(

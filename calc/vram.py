@@ -259,7 +259,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         binding = binding_of(candidates, capacity - overhead)
         left = capacity - overhead - binding.fixed_total
         count = largest_of(candidates, capacity - overhead)
-        largest, moment = (Quantity(count) if count else NOT_ONE), moment_phrase(step)
+        largest = Quantity(count) if count else NOT_ONE
+        moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)
     rows = part_rows(parts, LABELS)
     return {
         "total_memory": gigabytes(total, 2),

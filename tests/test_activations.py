@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from babel import Locale
 
-from calc.activations import CALCULATOR, MOMENT_WORDS, SHAPE
+from calc.activations import CALCULATOR, SHAPE
 from calc.evaluation import default_texts, evaluate
 from calc.formatting import rounded
 from calc.formulas.activations import (
@@ -30,11 +30,13 @@ from calc.formulas.activations import (
     recomputation_breakdown,
 )
 from calc.formulas.step import MOMENTS as STEP_MOMENTS
+from calc.formulas.step import PARTS as STEP_PARTS
 from calc.formulas.step import Setting, per_sample_bytes, per_sample_moment, saved_breakdown
 from calc.i18n import load_translations
 from calc.model_inputs import shape_values
 from calc.models import PRESETS, ModelShape
 from calc.outputs import gigabytes
+from calc.step_outputs import MOMENT_WORDS, PART_LABELS
 from tests.test_configs import GEMMA_2_2B, QWEN2_5_0_5B, QWEN3_30B_A3B
 
 REPORT = json.loads((Path(__file__).parent.parent / "validation" / "activations.json").read_text(encoding="utf-8"))
@@ -360,7 +362,8 @@ def test_the_step_figure_is_the_per_sample_part_of_the_step(texts, recipe, chang
     outputs = page_view(**texts).outputs
     assert outputs["step_per_sample"] == gigabytes_text(per_sample_bytes(DEFAULT, setting))
     assert outputs["activation_per_sample"] == gigabytes_text(sum(saved_breakdown(DEFAULT, setting).values()))
-    assert outputs["step_moment"] == MOMENT_WORDS[per_sample_moment(DEFAULT, setting).name]
+    where = MOMENT_WORDS[per_sample_moment(DEFAULT, setting).name]
+    assert outputs["step_moment"] == f"The step's per-sample part is largest {where}."
 
 
 def test_the_page_says_when_the_step_peaks():
@@ -370,8 +373,9 @@ def test_the_page_says_when_the_step_peaks():
     assert long == "The step's per-sample part is largest in the last layer's backward pass, at its attention core."
 
 
-def test_every_moment_of_the_step_is_worded():
+def test_every_moment_and_part_of_the_step_is_worded():
     assert set(MOMENT_WORDS) == set(STEP_MOMENTS)
+    assert set(PART_LABELS) == set(STEP_PARTS)
 
 
 @pytest.mark.parametrize("key", [key for key, shape in PRESETS.items() if shape.model_type in FAMILIES])

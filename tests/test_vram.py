@@ -184,7 +184,7 @@ def test_the_default_run_is_the_step_s_peak_and_the_overhead():
     assert Fraction(results["total_memory"].value) * GB == peak.total + GB
     capacity = GPUS_BY_ID["rtx-4090"].bytes - GB
     assert results["largest_micro_batch"].value == largest_micro_batch(shape, setting, capacity) >= 1
-    assert results["peak_moment"].message == MOMENT_WORDS[peak.moment]
+    assert results["peak_moment"].quantities["moment"].message == MOMENT_WORDS[peak.moment]
     assert sum(Fraction(q.value) for _, q in results["breakdown_bar"]) * GB == peak.total + GB
 
 
