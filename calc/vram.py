@@ -181,7 +181,14 @@ def settle(values: Mapping[str, object], changed: str | None) -> dict[str, objec
     follows the shape; typing a count leaves the shape for the count alone.
     """
     settled = settle_shape(values, changed)
-    if changed == "parameters" and values.get("model") != COUNT:
+    model = values.get("model")
+    # A count typed, or one an address gives with a preset it does not match (?parameters=7.5), is the count mode.
+    typed_count = changed == "parameters" or (
+        changed is None
+        and model in PRESETS
+        and values.get("parameters") not in (None, Decimal(base_parameters(PRESETS[model])).scaleb(-9))
+    )
+    if typed_count and model != COUNT:
         settled = {"model": COUNT}
     elif changed in SHAPE_FIELDS and values.get("model") == COUNT:
         settled["model"] = CUSTOM

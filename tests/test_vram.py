@@ -262,3 +262,13 @@ def test_no_budget_is_carried_when_the_rest_alone_does_not_fit():
     results = CALCULATOR.results(values)
     assert results["activation_budget"] is None
     assert links(values, results) == {"plan": {"target_batch": "64", "gpus": "8", "sequence_length": "4096"}}
+
+
+def test_an_address_with_a_count_alone_opens_the_count_mode():
+    """/vram/?parameters=7.5&zero_stage=3&gpus=64: the count is the reader's, not the default model's."""
+    opened = {**CALCULATOR.defaults(), "parameters": Decimal("7.5")}
+    assert settle(opened, None)["model"] == COUNT
+    # A preset with its own count, as the page writes its address, stays the preset.
+    qwen = {**CALCULATOR.defaults(), "model": "Qwen/Qwen2.5-7B"}
+    qwen["parameters"] = settle(qwen, "model")["parameters"]
+    assert "model" not in settle(qwen, None)
