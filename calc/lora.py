@@ -41,6 +41,8 @@ def settle(values: Mapping[str, object], changed: str | None) -> dict[str, objec
     ['qkv_proj']
     """
     settled = settle_shape(values, changed)
+    if "model" not in values:
+        return settled  # a model the form could not read: its field says so, and the targets wait
     # A pasted config.json changes the model as choosing one does.
     changed = "architecture" if values.get("config") is not None else changed
     return settled | settle_targets({**values, **settled}, changed)
