@@ -116,8 +116,17 @@ CONTRACTS = {
                 "experts.gate_up_proj",
                 "experts.down_proj",
             },
+            "architecture": {"llama", "mixtral"},
+            # The run, under the names the VRAM page takes it by (issue 15).
+            "method": {"lora", "qlora"},
+            "precision": {"bf16", "fp16", "fp32"},
+            "sequence_length": None,
+            "micro_batch": None,
+            "attention": {"eager", "flash"},
+            "recomputation": {"none", "selective", "full"},
         },
-        "outputs": {"trainable_parameters", "base_parameters"},
+        "outputs": {"trainable_parameters", "base_parameters", "run_memory"},
+        "links": {"check-on-gpu"},
     },
     "activations": {
         "fields": {
