@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import json
+from decimal import Decimal
 from gettext import NullTranslations
+from html import unescape
+from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
 from babel import Locale
 
 from calc.evaluation import default_texts, evaluate
+from calc.formatting import format_number
 from calc.formulas.activations import FAMILIES
 from calc.formulas.step import MOMENTS, PARTS, Setting, step_peak
 from calc.lora import CALCULATOR
 from calc.models import PRESETS
 from calc.outputs import gigabytes
 from calc.step_outputs import MOMENT_WORDS, PART_LABELS
+from sitebuild.config import LOCALES
 
 EN = Locale.parse("en")
 LLAMA = PRESETS["meta-llama/Llama-3.1-8B"]
@@ -196,3 +202,18 @@ def test_a_typed_shape_is_carried_field_by_field():
         "expert_intermediate_size": "14336",
     }
     assert fields["target_modules"] == "q_proj,k_proj,v_proj,o_proj,experts.gate_up_proj,experts.down_proj"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_prose_quotes_the_defaults_run_and_what_was_measured(site, locale):
+    """The numbers the details give are the page's own result and validation/steps.json's LoRA points."""
+    html = unescape((site / locale / "lora" / "index.html").read_text(encoding="utf-8"))
+    details = html[html.index('id="details-heading"') :]
+    parsed = Locale.parse(locale)
+    lora = step_peak(LLAMA, Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, SEVEN), 1)
+    qlora = step_peak(LLAMA, Setting("adamw-mixed", 4096, "flash", "full", "qlora", 16, SEVEN), 1)
+    for size in (lora.total, lora.parts["weights"], lora.parts["activations"], lora.parts["loss"], qlora.total):
+        assert gigabytes(size, 2).text(parsed, breakable=False) in details, size
+    report = json.loads((Path(__file__).parent.parent / "validation" / "steps.json").read_text(encoding="utf-8"))
+    measured = [point for point in report["points"] if point["method"] == "lora"]
+    assert f" {format_number(Decimal(len(measured)), parsed)} " in details
