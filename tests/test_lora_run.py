@@ -85,6 +85,16 @@ def test_the_defaults_run_is_the_one_the_prose_describes():
     )
 
 
+@pytest.mark.parametrize(("precision", "measured"), [("bf16", "adamw-bf16"), ("fp32", "adam-fp32")])
+def test_the_pages_run_computes_as_a_measured_recipe(precision, measured):
+    """The prose says the run was checked against PyTorch: with an adapter, the page's recipe for a precision
+    (adamw-mixed for 16 bits) is counted exactly as the recipe tools/measure_steps.py ran."""
+    page = view(precision=precision, recomputation="none", micro_batch="2")
+    assert page.outputs["run_memory"] == shown(
+        step_peak(LLAMA, Setting(measured, 4096, "flash", "none", "lora", 16, SEVEN), 2).total
+    )
+
+
 def test_every_moment_and_part_of_the_step_is_worded():
     assert set(MOMENT_WORDS) == set(MOMENTS)
     assert set(PART_LABELS) == set(PARTS)
