@@ -150,6 +150,16 @@ def test_lora_totals_the_run_and_carries_it_to_the_vram_page(ready_pages, locale
     expect(page.locator("output[name=base_parameters]")).to_have_text(number("3821079552", locale))
 
 
+def test_following_the_lora_link_opens_the_run_on_the_vram_page(context, base_url):
+    page = visit(context, f"{base_url}{LOCALES[0]}/lora/?method=qlora")
+    expect(page.locator("output[name=run_memory]")).to_have_text(gigabytes("13.65", LOCALES[0]))
+    page.locator('a[data-role="check-on-gpu"]').click()
+    wait_until_ready(page)
+    expect(page.locator("[name=method]")).to_have_value("qlora")
+    # The same step's peak, plus the VRAM page's overhead of 1 GB.
+    expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes("14.65", LOCALES[0]))
+
+
 @pytest.mark.parametrize("locale", LOCALES)
 def test_lora_explains_a_shape_or_a_choice_that_cannot_be(ready_pages, locale):
     page = start_over(ready_pages, locale, "lora")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from decimal import Decimal
+from fractions import Fraction
 from gettext import NullTranslations
 from html import unescape
 from pathlib import Path
@@ -12,7 +14,7 @@ from urllib.parse import parse_qs
 import pytest
 from babel import Locale
 
-from calc.evaluation import default_texts, evaluate
+from calc.evaluation import default_texts, evaluate, restore
 from calc.formatting import format_number
 from calc.formulas.activations import FAMILIES
 from calc.formulas.step import MOMENTS, PARTS, Setting, step_peak
@@ -20,6 +22,7 @@ from calc.lora import CALCULATOR
 from calc.models import PRESETS
 from calc.outputs import gigabytes
 from calc.step_outputs import MOMENT_WORDS, PART_LABELS
+from calc.vram import CALCULATOR as VRAM
 from sitebuild.config import LOCALES
 
 EN = Locale.parse("en")
@@ -227,3 +230,38 @@ def test_the_prose_quotes_the_defaults_run_and_what_was_measured(site, locale):
     report = json.loads((Path(__file__).parent.parent / "validation" / "steps.json").read_text(encoding="utf-8"))
     measured = [point for point in report["points"] if point["method"] == "lora"]
     assert f" {format_number(Decimal(len(measured)), parsed)} " in details
+
+
+@pytest.mark.parametrize(
+    ("texts", "shape", "setting", "micro_batch"),
+    [
+        ({}, LLAMA, Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, SEVEN), 1),
+        (
+            {"method": "qlora", "micro_batch": "2", "precision": "fp16", "target_modules": ["q_proj", "v_proj"]},
+            LLAMA,
+            Setting("adamw-mixed", 4096, "flash", "full", "qlora", 16, ("q_proj", "v_proj")),
+            2,
+        ),
+        (
+            {"precision": "fp32", "recomputation": "none", "attention": "eager", "rank": "8"},
+            LLAMA,
+            Setting("adam-fp32", 4096, "eager", "none", "lora", 8, SEVEN),
+            1,
+        ),
+        (
+            {"layers": "16", "sequence_length": "2048"},  # a typed shape
+            dataclasses.replace(LLAMA, layers=16),
+            Setting("adamw-mixed", 2048, "flash", "full", "lora", 16, SEVEN),
+            1,
+        ),
+    ],
+)
+def test_the_vram_page_opened_at_the_link_totals_the_same_run(texts, shape, setting, micro_batch):
+    """Following the link gives the same step's peak there, plus the VRAM page's own overhead (issue 15, item 6)."""
+    page = view(**texts)
+    opened = evaluate(VRAM, restore(VRAM, page.links["vram"], EN), EN, NullTranslations(), restoring=True)
+    assert opened.prompt is None, opened.errors
+    overhead = Fraction(VRAM.defaults()["overhead"]) * 10**9
+    peak = step_peak(shape, setting, micro_batch).total
+    assert page.outputs["run_memory"] == shown(peak)
+    assert opened.outputs["total_memory"] == shown(peak + overhead)
