@@ -1,17 +1,21 @@
-"""The LoRA page: a base model, a rank and target modules in; the adapter's size and memory out.
+"""The LoRA page: a base model, an adapter and a training run in; the adapter's size and the run's memory out.
 
-The counts and byte sizes, with their sources, are :mod:`calc.formulas.parameters`.
+The counts and byte sizes, with their sources, are :mod:`calc.formulas.parameters`; the run's peak on one GPU is
+:mod:`calc.formulas.step`'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
 
+from calc import step_inputs
 from calc.calculator import Calculator, Group
 from calc.formatting import MEGABYTE, PERCENT
+from calc.formulas.activations import FAMILIES
 from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
     NF4_BYTES_PER_WEIGHT,
@@ -24,13 +28,58 @@ from calc.formulas.parameters import (
     base_parameters,
     lora_parameters,
 )
+from calc.formulas.step import Peak, step_peak
 from calc.i18n import N_
 from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of, shape_values
 from calc.models import ARCHITECTURES, PRESETS
-from calc.outputs import Citation, Figure, Quantity, Table, gigabytes
-from calc.step_inputs import RANK, TARGETS, checked_targets, settle_targets
+from calc.outputs import Citation, Figure, Phrase, Quantity, Table, Text, gigabytes
+from calc.presets import CUSTOM
+from calc.step_inputs import (
+    ATTENTION,
+    MICRO_BATCH,
+    PRECISION,
+    RANK,
+    RECOMPUTATION,
+    SEQUENCE_LENGTH,
+    TARGETS,
+    checked_targets,
+    settle_targets,
+    step_setting,
+)
+from calc.step_outputs import moment_phrase, part_rows
 
 SHAPE, settle_shape = shape_inputs(*SHAPE_FIELDS)
+# This page trains an adapter: LoRA over the base in the run's precision, or QLoRA over a 4-bit base.
+METHOD = replace(
+    step_inputs.METHOD,
+    description=N_("LoRA trains an adapter over the base model in the run's precision; QLoRA over the base in NF4."),
+    options=tuple(option for option in step_inputs.METHOD.options if option.value != "full"),
+    default="lora",
+)
+# The VRAM page's names for the same run (issue 15's contract), each written as its own field writes it.
+RUN = (METHOD, RANK, TARGETS, PRECISION, SEQUENCE_LENGTH, MICRO_BATCH, ATTENTION, RECOMPUTATION)
+
+
+def optimizer(precision: str) -> str:
+    """The model-states recipe the adapter trains with: AdamW on peft's float32 adapter, the frozen base in the
+    precision (16 bits, or float32 for fp32)."""
+    return "adam-fp32" if precision == "fp32" else "adamw-mixed"
+
+
+NOT_MODELLED = Phrase(
+    N_("The activations of this architecture are not modelled, so neither is the run's total; the counts above hold."),
+    {},
+)
+
+
+def run(values: Mapping[str, object]) -> Peak | None:
+    """The peak of one training step of the run the form describes, on one GPU; ``None`` for an architecture whose
+    activations the step does not model."""
+    shape = shape_of(values)
+    setting = step_setting(values, optimizer(values["precision"]))  # raises on the field at fault
+    if shape.model_type not in FAMILIES:
+        return None
+    return step_peak(shape, setting, int(values["micro_batch"]))
 
 
 def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
@@ -41,6 +90,8 @@ def settle(values: Mapping[str, object], changed: str | None) -> dict[str, objec
     ['qkv_proj']
     """
     settled = settle_shape(values, changed)
+    if "model" not in values:
+        return settled  # a model the form could not read: its field says so, and the targets wait
     # A pasted config.json changes the model as choosing one does.
     changed = "architecture" if values.get("config") is not None else changed
     return settled | settle_targets({**values, **settled}, changed)
@@ -56,7 +107,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     def megabytes(size: int) -> Quantity:
         return Quantity(Fraction(size, 10**6), MEGABYTE, places=2)
 
+    peak = run(values)
     return {
+        "run_memory": None if peak is None else gigabytes(peak.total, 2),
+        "peak_moment": NOT_MODELLED if peak is None else moment_phrase(N_("The peak comes %(moment)s."), peak.moment),
+        "run_breakdown": [] if peak is None else part_rows(peak.parts),
         "trainable_parameters": Quantity(trainable),
         "share": Quantity(Fraction(100 * trainable, base), PERCENT, places=3),
         "base_parameters": Quantity(base),
@@ -82,25 +137,64 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
 
 
 def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str:
-    """The results as one sentence, for the page's live region.
+    """The results in two sentences, for the page's live region.
 
-    >>> summarize({"trainable_parameters": "41,943,040", "share": "0.522%"}, NullTranslations())
-    'Trainable parameters: 41,943,040, 0.522% of the base model.'
+    >>> summarize({"trainable_parameters": "41,943,040", "share": "0.522%", "run_memory": "24.01 GB",
+    ...            "peak_moment": "The peak comes at the optimizer step."}, NullTranslations())
+    'Trainable parameters: 41,943,040, 0.522% of the base model. The run takes 24.01 GB on one GPU at its peak.'
     """
-    return translations.gettext("Trainable parameters: %(trainable)s, %(share)s of the base model.") % {
+    _ = translations.gettext
+    counts = _("Trainable parameters: %(trainable)s, %(share)s of the base model.") % {
         "trainable": outputs["trainable_parameters"],
         "share": outputs["share"],
     }
+    if outputs["peak_moment"] == _(NOT_MODELLED.message):
+        total = outputs["peak_moment"]
+    else:
+        total = _("The run takes %(memory)s on one GPU at its peak.") % {"memory": outputs["run_memory"]}
+    return f"{counts} {total}"
 
+
+def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
+    """The VRAM page gets the run: the model (its repo id, or its typed shape), the adapter and the step's settings,
+    one GPU, and the recipe the run's total is computed with."""
+    model = {"model": values["model"]}
+    if values["model"] == CUSTOM:
+        model |= {
+            name: field.to_address(values[name]) for name, field in SHAPE_FIELDS.items() if values[name] is not None
+        }
+    return {
+        "vram": {
+            **model,
+            **{field.name: field.to_address(values[field.name]) for field in RUN},
+            "optimizer": optimizer(values["precision"]),
+            # The total is one GPU's, without ZeRO: the VRAM page's defaults share a run over several.
+            "zero_stage": "0",
+            "gpus": "1",
+        }
+    }
+
+
+GROUPS = (
+    Group(N_("Base model"), (MODEL,)),
+    Group(N_("Adapter"), (METHOD, RANK, TARGETS)),
+    Group(N_("Training setup"), (PRECISION, SEQUENCE_LENGTH, MICRO_BATCH, ATTENTION, RECOMPUTATION)),
+    Group(N_("Model shape"), (CONFIG, *SHAPE)),
+)
+# The defaults' run, LoRA and QLoRA, whose parts the prose quotes.
+_DEFAULTS = {field.name: field.default for group in GROUPS for field in group.inputs}
+_RUNS = {method: run({**_DEFAULTS, "method": method}) for method in ("lora", "qlora")}
 
 CALCULATOR = Calculator(
     name="lora",
-    groups=(
-        Group(N_("Base model"), (MODEL,)),
-        Group(N_("Adapter"), (RANK, TARGETS)),
-        Group(N_("Model shape"), (CONFIG, *SHAPE)),
-    ),
+    groups=GROUPS,
     outputs=(
+        Figure(
+            "run_memory",
+            N_("Memory of the run on one GPU"),
+            N_("the training step's peak: the base, the adapter's training state, the activations and the loss"),
+            missing=N_("Not modelled for this architecture"),
+        ),
         Figure("trainable_parameters", N_("Trainable parameters"), N_("in the adapter's A and B matrices")),
         Figure("share", N_("Share of the base model"), N_("trainable parameters as a share of the base model's")),
         Figure("base_parameters", N_("Base model parameters"), N_("frozen while the adapter is trained")),
@@ -109,11 +203,14 @@ CALCULATOR = Calculator(
             N_("Active parameters per token"),
             N_("in a mixture of experts, all but the experts a token is not sent to"),
         ),
+        Text("peak_moment", N_("When the peak happens")),
+        Table("run_breakdown", N_("The run's peak on one GPU, by part"), (N_("Part"), N_("Memory"))),
         Table("sizes", N_("Sizes"), (N_("Item"), N_("Size"))),
     ),
     compute=compute,
     summarize=summarize,
     settle=settle,
+    links=links,
     # The worked example: peft's own printout for Llama-2-7b with r = 8 on q and v.
     examples={
         "llama2": {
@@ -121,7 +218,10 @@ CALCULATOR = Calculator(
             **shape_values(PRESETS["meta-llama/Llama-2-7b-hf"]),
             "rank": Decimal(8),
             "target_modules": frozenset({"q_proj", "v_proj"}),
-        }
+        },
+        # The run the page opens on, and the same with QLoRA.
+        "run": {},
+        "qlora": {"method": "qlora"},
     },
     facts={
         "lora_source": Citation("Hu et al., 2021, §4.1", "https://arxiv.org/abs/2106.09685"),
@@ -134,5 +234,9 @@ CALCULATOR = Calculator(
         "architectures": ", ".join(ARCHITECTURES),
         "training_bytes": Quantity(ADAPTER_TRAINING_BYTES_PER_PARAMETER),
         "nf4_bytes": Quantity(NF4_BYTES_PER_WEIGHT, places=3),
+        **{f"run_{part}": gigabytes(_RUNS["lora"].parts[part], 2) for part in ("weights", "activations", "loss")},
+        "qlora_weights": gigabytes(_RUNS["qlora"].parts["weights"], 2),
+        # The architectures whose activations, and so whose runs, calc.formulas.step models: transformers' names.
+        "step_architectures": ", ".join(FAMILIES),
     },
 )

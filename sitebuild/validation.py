@@ -43,6 +43,7 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
     parameters, activations = _read("parameters.json"), _read("activations.json")
     whole_steps = _read("steps.json")
     points = activations["points"]
+    adapted_steps = [point for point in whole_steps["points"] if point["method"] == "lora"]
 
     def tokens(count: int) -> str:
         # The sequence length, labelled: a bare number in the configuration would say nothing.
@@ -79,6 +80,14 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
         "torch": activations["versions"]["torch"],
         "lora_configurations": format_number(Decimal(parameters["configurations"]["lora"]), locale),
         "models": format_number(Decimal(parameters["configurations"]["models"]), locale),
+        # The whole training steps measured with a LoRA adapter.
+        "lora_step_points": format_number(Decimal(len(adapted_steps)), locale),
+        "lora_step_worst": percent(max(abs(point["relative_error"]) for point in adapted_steps)),
+        "lora_step_rank": format_number(Decimal(whole_steps["lora"]["rank"]), locale),
+        "lora_step_targets": ", ".join(whole_steps["lora"]["targets"]),
+        "lora_step_architectures": ", ".join(
+            sorted({whole_steps["models"][point["model"]]["model_type"] for point in adapted_steps})
+        ),
         "activation_points": format_number(Decimal(len(points)), locale),
         "activation_worst": percent(max(abs(point["relative_error"]) for point in points)),
         "activation_rows": [

@@ -15,6 +15,7 @@ from babel import Locale
 from playwright.sync_api import expect
 
 from calc.formatting import format_number, format_quantity, rounded
+from calc.i18n import load_translations
 from sitebuild.config import LOCALES, PAGES
 from tests.helpers import start_over, visit, wait_until_ready
 from tests.holding import Held
@@ -124,6 +125,39 @@ def test_lora_counts_what_peft_prints(ready_pages, locale):
     page.fill("[name=layers]", "16")
     expect(page.locator("[name=model]")).to_have_value("custom")
     expect(page.locator("output[name=trainable_parameters]")).to_have_text(number("2097152", locale))
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_lora_totals_the_run_and_carries_it_to_the_vram_page(ready_pages, localedir, locale):
+    """Llama-3.1-8B, LoRA r = 16 on all seven projections, 4,096 tokens, bf16, fused, full recomputation: 24.01 GB."""
+    page = start_over(ready_pages, locale, "lora")
+    expect(page.locator("output[name=run_memory]")).to_have_text(gigabytes("24.01", locale))
+    link = page.locator('a[data-role="check-on-gpu"]')
+    run = (
+        "method={}&rank=16&target_modules=" + "%2C".join(MODULES) + "&precision=bf16&sequence_length={}"
+        "&micro_batch={}&attention=flash&recomputation=full&optimizer=adamw-mixed&zero_stage=0&gpus=1"
+    )
+    expect(link).to_have_attribute("href", "../vram/?model=meta-llama%2FLlama-3.1-8B&" + run.format("lora", 4096, 1))
+    page.select_option("[name=method]", "qlora")
+    expect(page.locator("output[name=run_memory]")).to_have_text(gigabytes("13.65", locale))
+    page.fill("[name=micro_batch]", "2")
+    page.fill("[name=sequence_length]", "2048")
+    expect(link).to_have_attribute("href", "../vram/?model=meta-llama%2FLlama-3.1-8B&" + run.format("qlora", 2048, 2))
+    # An architecture whose activations the step does not model: said so, and the counts stay.
+    page.select_option("[name=model]", "microsoft/Phi-3-mini-4k-instruct")
+    words = load_translations(localedir, locale).gettext
+    expect(page.locator("output[name=run_memory]")).to_have_text(words("Not modelled for this architecture"))
+    expect(page.locator("output[name=base_parameters]")).to_have_text(number("3821079552", locale))
+
+
+def test_following_the_lora_link_opens_the_run_on_the_vram_page(context, base_url):
+    page = visit(context, f"{base_url}{LOCALES[0]}/lora/?method=qlora")
+    expect(page.locator("output[name=run_memory]")).to_have_text(gigabytes("13.65", LOCALES[0]))
+    page.locator('a[data-role="check-on-gpu"]').click()
+    wait_until_ready(page)
+    expect(page.locator("[name=method]")).to_have_value("qlora")
+    # The same step's peak, plus the VRAM page's overhead of 1 GB.
+    expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes("14.65", LOCALES[0]))
 
 
 @pytest.mark.parametrize("locale", LOCALES)

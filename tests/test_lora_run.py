@@ -1,0 +1,267 @@
+"""The LoRA page's run: the step's peak on one GPU, as a reader sees it, and the link that carries the run on."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from decimal import Decimal
+from fractions import Fraction
+from gettext import NullTranslations
+from html import unescape
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import pytest
+from babel import Locale
+
+from calc.evaluation import default_texts, evaluate, restore
+from calc.formatting import format_number
+from calc.formulas.activations import FAMILIES
+from calc.formulas.step import MOMENTS, PARTS, Setting, step_peak
+from calc.lora import CALCULATOR
+from calc.models import PRESETS
+from calc.outputs import gigabytes
+from calc.step_outputs import MOMENT_WORDS, PART_LABELS
+from calc.vram import CALCULATOR as VRAM
+from sitebuild.config import LOCALES
+
+EN = Locale.parse("en")
+LLAMA = PRESETS["meta-llama/Llama-3.1-8B"]
+SEVEN = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+NOT_MODELLED = "Not modelled for this architecture"
+
+
+def view(changed=None, **texts):
+    """The page's view once ``changed`` (else the first text given) was edited to read ``texts``."""
+    raw = {**default_texts(CALCULATOR, EN), **texts}
+    return evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=changed or next(iter(texts), None))
+
+
+def shown(size) -> str:
+    return gigabytes(size, 2).text(EN, breakable=False)
+
+
+@pytest.mark.parametrize(
+    ("texts", "setting", "micro_batch"),
+    [
+        # The page's defaults: Llama-3.1-8B, LoRA r = 16 on all seven projections, 4,096 tokens, bf16, fused, full.
+        ({}, Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, SEVEN), 1),
+        ({"method": "qlora"}, Setting("adamw-mixed", 4096, "flash", "full", "qlora", 16, SEVEN), 1),
+        (
+            {"precision": "fp32", "micro_batch": "2", "attention": "eager", "recomputation": "none", "rank": "8"},
+            Setting("adam-fp32", 4096, "eager", "none", "lora", 8, SEVEN),
+            2,
+        ),
+        (
+            {"sequence_length": "1024", "recomputation": "selective", "target_modules": ["q_proj", "v_proj"]},
+            Setting("adamw-mixed", 1024, "flash", "selective", "lora", 16, ("q_proj", "v_proj")),
+            1,
+        ),
+    ],
+)
+def test_the_run_is_the_steps_peak(texts, setting, micro_batch):
+    peak = step_peak(LLAMA, setting, micro_batch)
+    page = view(**texts)
+    assert page.prompt is None
+    assert page.outputs["run_memory"] == shown(peak.total)
+    assert page.outputs["peak_moment"] == f"The peak comes {MOMENT_WORDS[peak.moment]}."
+    # Every part that holds something, in the step's order, and none that holds nothing.
+    assert page.outputs["run_breakdown"]["rows"] == [
+        [PART_LABELS[part], shown(size)] for part, size in peak.parts.items() if size
+    ]
+    assert all(row[1] != shown(0) for row in page.outputs["run_breakdown"]["rows"])
+
+
+def test_the_defaults_run_is_the_one_the_prose_describes():
+    page = view()
+    peak = step_peak(LLAMA, Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, SEVEN), 1)
+    # "Its peak comes as the backward pass starts: … for the loss, more than every layer's activations together."
+    assert page.outputs["peak_moment"] == f"The peak comes {MOMENT_WORDS['loss']}." and peak.moment == "loss"
+    assert peak.parts["loss"] > peak.parts["activations"]
+    # "… of weights, almost all the frozen base": its bf16 weights beside the adapter's float32 ones.
+    assert peak.parts["weights"] == 2 * 8_030_261_248 + 4 * 41_943_040
+    assert 2 * 8_030_261_248 > peak.parts["weights"] * 98 / 100
+    assert page.outputs["trainable_parameters"] == "41,943,040"  # the counts are still shown, unchanged
+    assert page.announcement == (
+        f"Trainable parameters: 41,943,040, 0.522% of the base model. The run takes {shown(peak.total)} on one GPU "
+        "at its peak."
+    )
+
+
+@pytest.mark.parametrize(("precision", "measured"), [("bf16", "adamw-bf16"), ("fp32", "adam-fp32")])
+def test_the_pages_run_computes_as_a_measured_recipe(precision, measured):
+    """The prose says the run was checked against PyTorch: with an adapter, the page's recipe for a precision
+    (adamw-mixed for 16 bits) is counted exactly as the recipe tools/measure_steps.py ran."""
+    page = view(precision=precision, recomputation="none", micro_batch="2")
+    assert page.outputs["run_memory"] == shown(
+        step_peak(LLAMA, Setting(measured, 4096, "flash", "none", "lora", 16, SEVEN), 2).total
+    )
+
+
+def test_every_moment_and_part_of_the_step_is_worded():
+    assert set(MOMENT_WORDS) == set(MOMENTS)
+    assert set(PART_LABELS) == set(PARTS)
+
+
+def test_the_page_trains_an_adapter_only():
+    method = next(i for i in CALCULATOR.inputs if i.name == "method")
+    assert [option.value for option in method.options] == ["lora", "qlora"]
+    assert method.default == "lora"
+    assert view(method="full").errors["method"]
+
+
+def test_qlora_in_fp32_is_refused_on_the_method():
+    page = view(method="qlora", precision="fp32")
+    assert page.errors["method"] == "QLoRA computes in 16 bits: choose a recipe in 16 bits and bf16 or fp16."
+    assert page.outputs["run_memory"] == ""
+
+
+@pytest.mark.parametrize("key", [key for key, shape in PRESETS.items() if shape.model_type not in FAMILIES])
+def test_an_architecture_the_step_does_not_model_says_so_and_keeps_its_counts(key):
+    page = view(model=key)
+    assert page.prompt is None
+    assert page.outputs["run_memory"] == NOT_MODELLED
+    assert page.outputs["peak_moment"] == (
+        "The activations of this architecture are not modelled, so neither is the run's total; the counts above hold."
+    )
+    assert page.outputs["run_breakdown"]["rows"] == []
+    assert page.outputs["trainable_parameters"] not in ("", "0")
+    assert page.announcement.endswith("so neither is the run's total; the counts above hold.")
+
+
+def test_those_architectures_are_the_ones_issue_lists():
+    assert {shape.model_type for shape in PRESETS.values()} - set(FAMILIES) == {
+        "phi3",
+        "qwen3",
+        "mixtral",
+        "qwen3_moe",
+        "gemma3_text",
+    }
+
+
+def carried(page) -> dict[str, str]:
+    """The VRAM page's address, as its fields read it: each name once."""
+    query = parse_qs(page.links["vram"], keep_blank_values=True, strict_parsing=True)
+    assert all(len(values) == 1 for values in query.values()), query
+    return {name: values[0] for name, values in query.items()}
+
+
+RUN = {
+    "method": "lora",
+    "rank": "16",
+    "target_modules": ",".join(SEVEN),
+    "precision": "bf16",
+    "sequence_length": "4096",
+    "micro_batch": "1",
+    "attention": "flash",
+    "recomputation": "full",
+    "optimizer": "adamw-mixed",
+    # One GPU, without ZeRO: the run the page totals.
+    "zero_stage": "0",
+    "gpus": "1",
+}
+
+
+def test_the_link_carries_the_run_to_the_vram_page():
+    assert carried(view()) == {"model": "meta-llama/Llama-3.1-8B", **RUN}
+    page = view(
+        method="qlora",
+        rank="64",
+        target_modules=["v_proj", "q_proj"],
+        precision="fp16",
+        sequence_length="2048",
+        micro_batch="3",
+        attention="eager",
+        recomputation="selective",
+    )
+    assert carried(page) == {
+        "model": "meta-llama/Llama-3.1-8B",
+        **RUN,
+        "method": "qlora",
+        "rank": "64",
+        "target_modules": "q_proj,v_proj",  # in the checkboxes' order, as the page's own address writes them
+        "precision": "fp16",
+        "sequence_length": "2048",
+        "micro_batch": "3",
+        "attention": "eager",
+        "recomputation": "selective",
+    }
+    assert carried(view(precision="fp32"))["optimizer"] == "adam-fp32"
+
+
+def test_a_typed_shape_is_carried_field_by_field():
+    llama = view(layers="16")  # typing a shape field makes the model custom
+    assert llama.texts["model"] == "custom"
+    assert carried(llama) == {
+        "model": "custom",
+        "architecture": "llama",
+        "layers": "16",
+        "hidden_size": "4096",
+        "attention_heads": "32",
+        "kv_heads": "8",
+        "head_dim": "128",
+        "intermediate_size": "14336",
+        "vocab_size": "128256",
+        "tie_word_embeddings": "false",
+        **RUN,
+    }
+    # A mixture's experts, which only it has.
+    mixtral = view(model="mistralai/Mixtral-8x7B-v0.1").texts
+    fields = carried(view("experts", **{**mixtral, "model": "custom", "experts": "4"}))
+    assert (fields["model"], fields["architecture"]) == ("custom", "mixtral")
+    assert {name: fields[name] for name in ("experts", "experts_per_token", "expert_intermediate_size")} == {
+        "experts": "4",
+        "experts_per_token": "2",
+        "expert_intermediate_size": "14336",
+    }
+    assert fields["target_modules"] == "q_proj,k_proj,v_proj,o_proj,experts.gate_up_proj,experts.down_proj"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_prose_quotes_the_defaults_run_and_what_was_measured(site, locale):
+    """The numbers the details give are the page's own result and validation/steps.json's LoRA points."""
+    html = unescape((site / locale / "lora" / "index.html").read_text(encoding="utf-8"))
+    details = html[html.index('id="details-heading"') :]
+    parsed = Locale.parse(locale)
+    lora = step_peak(LLAMA, Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, SEVEN), 1)
+    qlora = step_peak(LLAMA, Setting("adamw-mixed", 4096, "flash", "full", "qlora", 16, SEVEN), 1)
+    for size in (lora.total, lora.parts["weights"], lora.parts["activations"], lora.parts["loss"], qlora.total):
+        assert gigabytes(size, 2).text(parsed, breakable=False) in details, size
+    report = json.loads((Path(__file__).parent.parent / "validation" / "steps.json").read_text(encoding="utf-8"))
+    measured = [point for point in report["points"] if point["method"] == "lora"]
+    assert f" {format_number(Decimal(len(measured)), parsed)} " in details
+
+
+@pytest.mark.parametrize(
+    ("texts", "shape", "setting", "micro_batch"),
+    [
+        ({}, LLAMA, Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, SEVEN), 1),
+        (
+            {"method": "qlora", "micro_batch": "2", "precision": "fp16", "target_modules": ["q_proj", "v_proj"]},
+            LLAMA,
+            Setting("adamw-mixed", 4096, "flash", "full", "qlora", 16, ("q_proj", "v_proj")),
+            2,
+        ),
+        (
+            {"precision": "fp32", "recomputation": "none", "attention": "eager", "rank": "8"},
+            LLAMA,
+            Setting("adam-fp32", 4096, "eager", "none", "lora", 8, SEVEN),
+            1,
+        ),
+        (
+            {"layers": "16", "sequence_length": "2048"},  # a typed shape
+            dataclasses.replace(LLAMA, layers=16),
+            Setting("adamw-mixed", 2048, "flash", "full", "lora", 16, SEVEN),
+            1,
+        ),
+    ],
+)
+def test_the_vram_page_opened_at_the_link_totals_the_same_run(texts, shape, setting, micro_batch):
+    """Following the link gives the same step's peak there, plus the VRAM page's own overhead (issue 15, item 6)."""
+    page = view(**texts)
+    opened = evaluate(VRAM, restore(VRAM, page.links["vram"], EN), EN, NullTranslations(), restoring=True)
+    assert opened.prompt is None, opened.errors
+    overhead = Fraction(VRAM.defaults()["overhead"]) * 10**9
+    peak = step_peak(shape, setting, micro_batch).total
+    assert page.outputs["run_memory"] == shown(peak)
+    assert opened.outputs["total_memory"] == shown(peak + overhead)
