@@ -306,10 +306,8 @@ def _terms(shape: ModelShape, setting: Setting) -> activations.SavedTensors:
     return terms if setting.method == "full" else _lora_terms(shape, setting, terms, p)
 
 
-# Eager attention masks a model makes per forward pass: Gemma-2 one for its global layers and one for its sliding
-# ones (modeling_gemma2.py: create_causal_mask, create_sliding_window_causal_mask); Llama, Mistral and Qwen2 (no
-# sliding layers by default) one.
-MASKS = {"llama": 1, "mistral": 1, "qwen2": 1, "gemma2": 2}
+# Eager attention masks a model makes per forward pass, one per kind of layer (calc.models.ActivationHabits).
+MASKS = {name: habits.eager_masks for name, habits in activations.FAMILIES.items()}
 
 # A LoRA adapter's parameters are float32 (calc.formulas.parameters: ADAPTER_WEIGHT_BYTES, peft's upcast) and so are
 # their gradients; the optimizer's state and its step's temporaries follow the optimizer, in float32.
