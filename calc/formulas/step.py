@@ -60,8 +60,8 @@ from fractions import Fraction
 
 from calc.formulas import activations
 from calc.formulas.activations import FLOAT32_BYTES, PRECISION_BYTES
+from calc.formulas.model_states import ADAM_8BIT_STATES, STAGES, ModelStates, per_gpu
 from calc.formulas.model_states import RECIPES as STATE_RECIPES
-from calc.formulas.model_states import STAGES, ModelStates, per_gpu
 from calc.formulas.parameters import (
     ADAM_MOMENT_BYTES,
     ADAPTER_GRADIENT_BYTES,
@@ -318,12 +318,9 @@ ADAPTER_STATES = {
         ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, 2 * ADAM_MOMENT_BYTES))),
         Fraction(4),
     ),
-    # bitsandbytes' 8-bit states and their block constants (calc.formulas.model_states, adamw-8bit), updated in
-    # its kernel.
+    # bitsandbytes' 8-bit states and their block constants, updated in its kernel.
     "adamw-8bit": (
-        ModelStates(
-            Fraction(ADAPTER_WEIGHT_BYTES), Fraction(ADAPTER_GRADIENT_BYTES), 2 * Fraction(1) + 2 * Fraction(4, 256)
-        ),
+        ModelStates(Fraction(ADAPTER_WEIGHT_BYTES), Fraction(ADAPTER_GRADIENT_BYTES), ADAM_8BIT_STATES),
         Fraction(0),
     ),
     # momentum_buffer (torch/optim/sgd.py), updated in place.
