@@ -7,18 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
 
 from build import build
 from sitebuild.catalogs import compile_catalogs
 from sitebuild.config import LOCALES, PAGES, ROOT
 from tests.helpers import start_over, wait_until_ready
-
-# Every expect() in the browser tests waits for its state up to this long
-# (Playwright's default is 5 s): a loaded machine gets there later, not never.
-# Longer than the page's own one-minute start limit (START_TIMEOUT_MS in
-# web/app.js), so a slow start is judged by the page, not cut short by a test.
-expect.set_options(timeout=90_000)
 
 # The colour scheme of a new browser context (Playwright emulates light unless told otherwise).
 LOADED_WITH_SCHEME = "light"
@@ -84,12 +77,18 @@ def base_url(site: Path) -> Iterator[str]:
         yield url
 
 
+# Playwright is imported only here and in tests.helpers.expect, when a browser test runs: the fast tier needs none.
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     from tests.browser import launch
 
+    # Every expect() in the browser tests waits for its state up to this long
+    # (Playwright's default is 5 s): a loaded machine gets there later, not never.
+    # Longer than the page's own one-minute start limit (START_TIMEOUT_MS in
+    # web/app.js), so a slow start is judged by the page, not cut short by a test.
+    expect.set_options(timeout=90_000)
     with sync_playwright() as playwright:
         browser = launch(playwright)
         yield browser

@@ -6,10 +6,17 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from playwright.sync_api import expect
 
 from sitebuild.config import LOCALES
 from tests.expectations import expected
+
+
+def expect(actual, message: str | None = None):
+    """Playwright's ``expect``, imported when a browser test first asserts: the fast tier needs no Playwright."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(actual, message)
+
 
 # The built site's pages, read without a browser.
 

@@ -5,22 +5,20 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from babel import Locale
-from playwright.sync_api import expect
 
 from calc.formatting import format_number
 from sitebuild.config import LOCALES, PAGES
-from tests.helpers import start_over, wait_until_ready
+from tests.helpers import expect, start_over, wait_until_ready
 from tests.holding import Held
 
 pytestmark = pytest.mark.browser
 
-AXE = Axe()
-
 
 def violations(page) -> list[str]:
-    results = AXE.run(page, options={"resultTypes": ["violations"]})
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page, options={"resultTypes": ["violations"]})
     return [f"{v['id']}: {v['help']} at {[n['target'] for n in v['nodes']]}" for v in results.response["violations"]]
 
 

@@ -12,11 +12,10 @@ from decimal import Decimal
 
 import pytest
 from babel import Locale
-from playwright.sync_api import expect
 
 from calc.formatting import format_number, format_quantity, rounded
 from sitebuild.config import LOCALES, PAGES
-from tests.helpers import start_over, visit, wait_until_ready
+from tests.helpers import expect, start_over, visit, wait_until_ready
 from tests.holding import Held
 
 pytestmark = pytest.mark.browser

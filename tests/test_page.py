@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
-from playwright.sync_api import Page, expect
 
 from sitebuild.config import LOCALES
 from tests.expectations import expected
-from tests.helpers import cases, start_over, wait_until_ready
+from tests.helpers import cases, expect, start_over, wait_until_ready
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = pytest.mark.browser
 

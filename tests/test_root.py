@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import expect
 
 from sitebuild.config import LOCALES
 from tests.expectations import expected
+from tests.helpers import expect
 
 pytestmark = pytest.mark.browser
 

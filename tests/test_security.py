@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
 
 from sitebuild.config import CONTENT_SECURITY_POLICY, LOCALES, RECOMMENDED_HEADERS, ROOT
-from tests.helpers import read, wait_until_ready
+from tests.helpers import expect, read, wait_until_ready
 from tools.serve import sending, serving
 
 pytestmark = pytest.mark.browser

@@ -10,10 +10,10 @@ import gzip
 import os
 
 import pytest
-from playwright.sync_api import expect
 
 from sitebuild.snapshot import pack_pages, told_worker, unpack_pages
 from tests.conftest import LOCALES, wait_until_ready
+from tests.helpers import expect
 from tests.holding import Held
 from tests.test_offline import ACTIVE_CACHE, visit
 

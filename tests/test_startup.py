@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
 
 from sitebuild.config import CONTENT_SECURITY_POLICY, LOCALES
 from tests.expectations import expected
+from tests.helpers import expect
 from tests.holding import Held
 from tools.serve import sending, serving
 
