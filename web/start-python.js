@@ -40,6 +40,7 @@ export async function startPython({
   // The lockfile fetched once, for Pyodide and for the wheels, which are fetched while Pyodide starts.
   const lockfile = fetchOk(new URL("pyodide-lock.json", RUNTIME)).then((response) => response.json());
   const wheels = fetchWheels(RUNTIME, lockfile, "calc");
+  wheels.catch(() => {}); // awaited after the boot, which reports a failure first: not an unhandled rejection
   const options = { indexURL, lockFileContents: lockfile };
   const boot = () => timed("boot", () => loadPyodide(options));
   let pyodide;
