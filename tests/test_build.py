@@ -272,7 +272,11 @@ def test_the_calc_wheel_holds_the_package_only(site):
     (wheel,) = (site / "pyodide").glob("calc-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         tops = {n.split("/")[0] for n in archive.namelist()}
+        metadata = archive.read("calc-1.0.0.dist-info/METADATA").decode()
     assert tops == {"calc", "calc-1.0.0.dist-info"}
+    # Headers only: no long description (the README) for every visitor to download.
+    headers, _, body = metadata.partition("\n\n")
+    assert body.strip() == "" and "Description-Content-Type" not in headers
 
 
 def test_the_service_worker_caches_every_file_of_the_build_but_the_fallbacks(site):
