@@ -1,4 +1,4 @@
-"""The fast tier (`make check`) needs no browser stack: it is collected with Playwright and axe absent."""
+"""The Makefile's tiers: `make check` needs no browser stack, and `make clean` only what the build wrote."""
 
 import subprocess
 import sys
@@ -26,3 +26,13 @@ def test_the_fast_tier_is_collected_without_playwright():
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert " tests collected" in run.stdout or "selected" in run.stdout
+
+
+def _would_run(target: str) -> str:
+    return subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+
+
+def test_make_clean_removes_the_outputs_and_keeps_what_make_installed():
+    removed = _would_run("clean").split()
+    assert {"site", "build"} <= set(removed) and not {".venv", "node_modules", ".venv-validate"} & set(removed)
+    assert {"site", ".venv", ".venv-validate", "node_modules"} <= set(_would_run("distclean").split())
