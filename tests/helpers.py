@@ -70,6 +70,20 @@ def read(site, path) -> Page:
 
 # Cases from the locales' expectation tables.
 
+# For what a page does alike in every language, checked once: the binder moves
+# strings and never reads them, and each locale's words and numbers are checked
+# where the views are made (CPython, and Pyodide in test_pyodide.py). Not the
+# message ids' own language, so that an untranslated string would show.
+A_LOCALE = LOCALES[-1]
+
+
+def in_turn(*cases: tuple) -> list:
+    """``(locale, *case)`` for each case, the locales taken in turn: each case once, and every locale seen."""
+    return [
+        pytest.param(LOCALES[index % len(LOCALES)], *case, id=f"{LOCALES[index % len(LOCALES)]}-{case[0]}")
+        for index, case in enumerate(cases)
+    ]
+
 
 def cases(attribute: str, only: tuple[int, ...] | None = None) -> list:
     """Each locale's cases from its table (those at the indexes ``only``, if given), one test per locale and case."""

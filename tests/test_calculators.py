@@ -1,7 +1,9 @@
 """Every calculator page as a reader uses it: presets, shared addresses, links between pages, layout.
 
-Pages are loaded once per module and started over between tests (each
+Pages are loaded once per session and started over between tests (each
 load starts Python); only the tests of addresses load pages of their own.
+The numbers are CPython's (each calculator's own tests) and Pyodide's alike
+(test_pyodide.py); here, in one locale, the page shows what it is given.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from babel import Locale
 
 from calc.formatting import format_number, format_quantity, rounded
 from sitebuild.config import LOCALES, PAGES
-from tests.helpers import expect, start_over, visit, wait_until_ready
+from tests.helpers import A_LOCALE, expect, start_over, visit, wait_until_ready
 from tests.holding import Held
 
 pytestmark = pytest.mark.browser
@@ -36,8 +38,7 @@ def shown(page) -> list[str]:
     return page.locator("[data-role=outcome] output, [data-role=outcome] td").all_inner_texts()
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_the_zero_papers_table_through_the_vram_page(ready_pages, locale):
+def test_the_zero_papers_table_through_the_vram_page(ready_pages, locale=A_LOCALE):
     """ZeRO (Rajbhandari et al. 2019), 7.5B parameters on 64 GPUs: 120, 31.4, 16.6 and 1.88 GB per GPU."""
     page = start_over(ready_pages, locale, "vram")
     page.select_option("[name=model]", "custom")
@@ -50,8 +51,7 @@ def test_the_zero_papers_table_through_the_vram_page(ready_pages, locale):
         expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes(total, locale))
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_a_preset_fills_the_count_and_typing_one_makes_it_custom(ready_pages, locale):
+def test_a_preset_fills_the_count_and_typing_one_makes_it_custom(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale, "vram")
     page.select_option("[name=model]", "meta-llama/Llama-2-7b-hf")
     expect(page.locator("[name=parameters]")).to_have_value(number("6.738415616", locale))
@@ -61,8 +61,7 @@ def test_a_preset_fills_the_count_and_typing_one_makes_it_custom(ready_pages, lo
     expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes("29.25", locale))
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_a_listed_gpu_fills_its_memory_and_the_verdict_counts_the_overhead(ready_pages, locale):
+def test_a_listed_gpu_fills_its_memory_and_the_verdict_counts_the_overhead(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale, "vram")
     page.select_option("[name=gpu]", "rtx-4090")
     # nvidia-smi's 24,564 MiB, in gigabytes of a billion bytes.
@@ -77,8 +76,7 @@ def test_a_listed_gpu_fills_its_memory_and_the_verdict_counts_the_overhead(ready
     expect(page.locator("[data-output=your_gpu]")).to_contain_text(gigabytes("7.89", locale))
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_the_vram_page_hands_the_planner_what_your_gpu_has_left(ready_pages, locale):
+def test_the_vram_page_hands_the_planner_what_your_gpu_has_left(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale, "vram")
     page.select_option("[name=gpu]", "a100-40gb")
     # 40,960 MiB = 42.95 GB, less 30.11 GB of model state and 1 GB of overhead: 11.84 GB.
@@ -97,8 +95,7 @@ def test_following_the_plan_link_fills_the_planner(context, base_url):
     expect(page.locator("[name=memory_budget]")).to_have_value("11.836193")
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_lora_counts_what_peft_prints(ready_pages, locale):
+def test_lora_counts_what_peft_prints(ready_pages, locale=A_LOCALE):
     """peft's printout for Llama-2-7b, r = 8 on q_proj and v_proj: 4,194,304 trainable parameters."""
     page = start_over(ready_pages, locale, "lora")
     page.select_option("[name=model]", "meta-llama/Llama-2-7b-hf")
@@ -111,8 +108,7 @@ def test_lora_counts_what_peft_prints(ready_pages, locale):
     expect(page.locator("output[name=trainable_parameters]")).to_have_text(number("2097152", locale))
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_lora_explains_a_shape_or_a_choice_that_cannot_be(ready_pages, locale):
+def test_lora_explains_a_shape_or_a_choice_that_cannot_be(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale, "lora")
     page.fill("[name=kv_heads]", "3")
     expect(page.locator("#kv_heads-error")).to_be_visible()
@@ -127,8 +123,7 @@ def test_lora_explains_a_shape_or_a_choice_that_cannot_be(ready_pages, locale):
     expect(page.locator("[aria-invalid]")).to_have_count(0)
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_lora_reads_a_pasted_config_json(ready_pages, locale):
+def test_lora_reads_a_pasted_config_json(ready_pages, locale=A_LOCALE):
     """Qwen2.5-0.5B's config.json: tied embeddings, q, k and v biases; 494,032,768 parameters as published."""
     from tests.test_configs import QWEN2_5_0_5B
 
@@ -184,8 +179,7 @@ def test_an_odd_address_is_plain_bad_input(context, base_url):
     assert page.evaluate("window.owned") is None
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_the_accumulation_page_carries_its_memory_to_the_vram_page(ready_pages, locale):
+def test_the_accumulation_page_carries_its_memory_to_the_vram_page(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale)
     page.fill("[name=micro_batch]", "6")
     expect(page.locator("output[name=activation_memory]")).to_have_text(gigabytes("3", locale))
@@ -250,8 +244,7 @@ def test_on_a_phone_the_results_follow_the_inputs(ready_pages, name):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_the_planner_plans_says_when_it_cannot_and_hands_over(ready_pages, locale):
+def test_the_planner_plans_says_when_it_cannot_and_hands_over(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale, "plan")
     expect(page.locator("output[name=micro_batch]")).to_have_text("8")
     expect(page.locator("output[name=accumulation_steps]")).to_have_text("4")
@@ -277,8 +270,7 @@ def test_a_snippet_is_copied_as_it_reads(browser, base_url):
     context.close()
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready_pages, locale):
+def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready_pages, locale=A_LOCALE):
     """Llama-3.1-8B at 4096 tokens in bf16: the estimate, then E and M on the accumulation page."""
     from calc.formulas.activations import activation_bytes
     from calc.models import PRESETS

@@ -9,7 +9,7 @@ import pytest
 
 from sitebuild.config import LOCALES
 from sitebuild.offline import write_service_worker
-from tests.helpers import expect, visit
+from tests.helpers import A_LOCALE, expect, visit
 from tools.serve import serving
 
 pytestmark = pytest.mark.browser
@@ -40,8 +40,7 @@ def caches_of(worker) -> list[str] | None:
         return None  # a service worker that stopped meanwhile
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_a_repeat_visit_works_with_the_network_off(browser, base_url, locale):
+def test_a_repeat_visit_works_with_the_network_off(browser, base_url, locale=A_LOCALE):
     context = browser.new_context()
     visit(context, f"{base_url}{locale}/").evaluate(ACTIVE_CACHE)
     context.set_offline(True)

@@ -13,7 +13,7 @@ import pytest
 
 from sitebuild.snapshot import pack_pages, told_worker, unpack_pages
 from tests.conftest import LOCALES, wait_until_ready
-from tests.helpers import expect
+from tests.helpers import A_LOCALE, expect
 from tests.holding import Held
 from tests.test_offline import ACTIVE_CACHE, visit
 
@@ -40,8 +40,7 @@ def snapshot(site) -> tuple[bytes, int]:
     return path.read_bytes(), told_worker(site / "assets" / "calc-worker.js")["size"]
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_python_is_restored_from_the_snapshot(context, base_url, locale):
+def test_python_is_restored_from_the_snapshot(context, base_url, locale=A_LOCALE):
     page = context.new_page()
     page.goto(f"{base_url}{locale}/")
     expect_working(page, "snapshot")
