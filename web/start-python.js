@@ -51,6 +51,7 @@ export async function startPython({
       pyodide = await restore(options, snapshot, timed);
     } catch (error) {
       if (!fallBack) throw error;
+      await lockfile; // the boot needs it too: a lockfile that failed ends the start now, not after a boot
       // A snapshot missing, corrupt, slow or of another build costs time only.
       console.warn(`Python starts without its snapshot: ${describe(error)}`);
       pyodide = await boot();
@@ -81,7 +82,9 @@ async function restore(options, { memory, stdlib, size }, timed) {
       fsInit: () => filled.catch(() => {}),
       stdLibURL: new URL(stdlib, RUNTIME).href,
     });
-  const [pyodide] = await timed("snapshot", () => Promise.race([Promise.all([restored(), fetched]), givenUp]));
+  const [pyodide] = await timed("snapshot", () =>
+    Promise.race([Promise.all([restored(), fetched, options.lockFileContents]), givenUp]),
+  );
   // Pyodide keeps its options, the snapshot's 31 MB with them: moved out, they can be freed.
   structuredClone(snapshot.buffer, { transfer: [snapshot.buffer] });
   return pyodide;
