@@ -6,6 +6,8 @@
 # make bench   measure speed and size (prints a table)
 # make audit   Lighthouse scores for every page, mobile and desktop
 # make validate  check calc's counts against PyTorch, transformers and peft (own virtualenv)
+# make clean    remove what the build and the tests wrote (site/, build/)
+# make distclean  also remove the virtualenvs and node_modules
 
 PYTHON ?= python3
 VENV := .venv
@@ -13,7 +15,7 @@ PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 NODE_MODULES := node_modules/.package-lock.json
 
-.PHONY: site serve check test messages browser screenshots bench audit validate clean
+.PHONY: site serve check test messages browser screenshots bench audit validate clean distclean
 
 $(INSTALLED): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -43,8 +45,12 @@ test: $(INSTALLED) $(NODE_MODULES) browser
 messages: $(INSTALLED)
 	$(PY) -m sitebuild.catalogs
 
+# What the build and the tests write; distclean also removes what `make` installed.
 clean:
-	rm -rf site build $(VENV) .venv-validate node_modules
+	rm -rf site build
+
+distclean: clean
+	rm -rf $(VENV) .venv-validate node_modules
 
 screenshots: site browser
 	$(PY) tools/screenshots.py

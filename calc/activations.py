@@ -110,10 +110,9 @@ LABELS = {
 }
 
 
-# transformers refuses SDPA for the models whose attention caps its scores with a tanh (Gemma-2:
-# _supports_sdpa = False, "sdpa does not support softcapping", models/gemma2/modeling_gemma2.py, 5.24), and
-# accepts FlashAttention there (_supports_flash_attn = True). The fused estimate has been measured with SDPA only.
-SOFTCAPPED_ATTENTION = frozenset({"gemma2"})
+# transformers refuses SDPA for the models whose attention caps its scores with a tanh (calc.models.ActivationHabits),
+# and accepts FlashAttention there (_supports_flash_attn = True). The fused estimate has been measured with SDPA only.
+SOFTCAPPED_ATTENTION = frozenset(name for name, habits in FAMILIES.items() if not habits.sdpa)
 NO_SDPA = Phrase(
     N_(
         "Transformers refuses SDPA for this model, which caps its attention scores; it takes eager attention or "

@@ -32,8 +32,8 @@ def evaluator(calculator: str, locale: str, localedir: str) -> Callable[[str], s
     evaluate(chosen, default_texts(chosen, parsed_locale), parsed_locale, translations)
 
     def evaluate_json(request: str) -> str:
-        asked = json.loads(request)
         try:
+            asked = json.loads(request)
             if "address" in asked:
                 texts = restore(chosen, str(asked["address"]), parsed_locale)
                 view = evaluate(chosen, texts, parsed_locale, translations, restoring=True)
@@ -44,8 +44,8 @@ def evaluator(calculator: str, locale: str, localedir: str) -> Callable[[str], s
                 changed = asked.get("changed") if asked.get("changed") in names else None
                 view = evaluate(chosen, texts, parsed_locale, translations, changed=changed)
         except Exception:
-            # A bug, not the reader's doing: the console gets the traceback, the
-            # page a message, and the calculator keeps answering.
+            # A bug, not the reader's doing (a malformed request included): the
+            # console gets the traceback, the page a message, and the calculator keeps answering.
             traceback.print_exc()
             view = unavailable(chosen, translations)
         return json.dumps(view.as_dict())

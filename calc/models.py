@@ -61,6 +61,20 @@ class ModelShape:
 
 
 @dataclass(frozen=True)
+class ActivationHabits:
+    """What one architecture's modeling code does that changes the tensors autograd keeps.
+
+    :mod:`calc.formulas.activations` and :mod:`calc.formulas.step` read these;
+    ``make validate`` measures every architecture that has them.
+    """
+
+    norm_output_in_float32: bool  # the RMSNorm multiplies by its weight in float32
+    softcapping: bool  # tanh caps the attention scores and the final logits
+    eager_masks: int  # the 4D masks eager attention makes per forward pass: one per kind of layer
+    sdpa: bool  # transformers runs it with SDPA (the model class's _supports_sdpa)
+
+
+@dataclass(frozen=True)
 class Architecture:
     """What transformers' modeling code fixes for one ``model_type``, and its config class's defaults.
 
@@ -74,11 +88,14 @@ class Architecture:
     experts, ``None`` for a dense model; ``expert_width``: its key for an
     expert's width. ``sizes``: the class's defaults for the sizes, by
     config key, which a multimodal config's ``text_config`` may rely on.
+    ``activations``: what changes the saved tensors, for the architectures
+    the activation and step estimates model; ``None`` for the others.
     """
 
     norms_per_layer: int
     tie_word_embeddings: bool
     sizes: Mapping[str, int]
+    activations: ActivationHabits | None
     head_dim: int | None = None
     kv_heads: int | None = None
     qkv_bias: bool = False
@@ -101,11 +118,17 @@ def _sizes(layers: int, hidden: int, heads: int, intermediate: int, vocabulary: 
     }
 
 
+# Llama, Mistral and Qwen2 keep alike: LlamaRMSNorm casts its output back to the model's dtype before the weight,
+# nothing is softcapped, eager attention takes one causal mask (no sliding layers by default), and SDPA is accepted.
+# Qwen2's q, k and v biases add nothing (a linear layer keeps its input, bias or not).
+_LLAMA_HABITS = ActivationHabits(norm_output_in_float32=False, softcapping=False, eager_masks=1, sdpa=True)
+
 # Each from transformers 5.24's models/<model_type>/configuration_<model_type>.py and modeling_<model_type>.py.
 ARCHITECTURES: dict[str, Architecture] = {
     # LlamaConfig: head_dim None → hidden // heads, num_key_value_heads None → heads, attention_bias and
     # mlp_bias switches (False), tie False. Two RMSNorms a layer: input_layernorm, post_attention_layernorm.
     "llama": Architecture(
+        activations=_LLAMA_HABITS,
         sizes=_sizes(32, 4096, 32, 11008, 32000),
         norms_per_layer=2,
         tie_word_embeddings=False,
@@ -114,10 +137,15 @@ ARCHITECTURES: dict[str, Architecture] = {
     ),
     # MistralConfig: num_key_value_heads 8; every projection bias=False (modeling_mistral.py).
     "mistral": Architecture(
-        sizes=_sizes(32, 4096, 32, 14336, 32000), norms_per_layer=2, tie_word_embeddings=False, kv_heads=8
+        activations=_LLAMA_HABITS,
+        sizes=_sizes(32, 4096, 32, 14336, 32000),
+        norms_per_layer=2,
+        tie_word_embeddings=False,
+        kv_heads=8,
     ),
     # Qwen2Config: num_key_value_heads 32; Qwen2Attention hard-codes bias=True on q, k, v, False on o.
     "qwen2": Architecture(
+        activations=_LLAMA_HABITS,
         sizes=_sizes(32, 4096, 32, 22016, 151936),
         norms_per_layer=2,
         tie_word_embeddings=False,
@@ -126,6 +154,7 @@ ARCHITECTURES: dict[str, Architecture] = {
     ),
     # Qwen3Config: head_dim 128, num_key_value_heads 32; Qwen3Attention's q_norm and k_norm.
     "qwen3": Architecture(
+        activations=None,
         sizes=_sizes(32, 4096, 32, 22016, 151936),
         norms_per_layer=2,
         tie_word_embeddings=False,
@@ -135,8 +164,14 @@ ARCHITECTURES: dict[str, Architecture] = {
         qk_norm=True,
     ),
     # Gemma2Config: head_dim 256, num_key_value_heads 4, tie True; input_, post_attention_, pre_feedforward_
-    # and post_feedforward_layernorm (modeling_gemma2.py).
+    # and post_feedforward_layernorm (modeling_gemma2.py). What it keeps differs from Llama's:
+    # Gemma2RMSNorm.forward multiplies in float32 (output * (1.0 + self.weight.float())); eager_attention_forward
+    # and Gemma2ForCausalLM cap the scores and the logits with a tanh; eager attention takes one mask for the global
+    # layers and one for the sliding ones (create_causal_mask, create_sliding_window_causal_mask); and SDPA is
+    # refused (Gemma2PreTrainedModel: _supports_sdpa = False, "sdpa does not support softcapping"), FlashAttention
+    # accepted.
     "gemma2": Architecture(
+        activations=ActivationHabits(norm_output_in_float32=True, softcapping=True, eager_masks=2, sdpa=False),
         sizes=_sizes(26, 2304, 8, 9216, 256000),
         norms_per_layer=4,
         tie_word_embeddings=True,
@@ -147,6 +182,7 @@ ARCHITECTURES: dict[str, Architecture] = {
     # Gemma3TextConfig: head_dim 256, num_key_value_heads 4, tie True; Gemma-2's four norms a layer and
     # Gemma3Attention's q_norm and k_norm (models/gemma3/modeling_gemma3.py).
     "gemma3_text": Architecture(
+        activations=None,
         sizes=_sizes(26, 2304, 8, 9216, 262208),
         norms_per_layer=4,
         tie_word_embeddings=True,
@@ -157,10 +193,15 @@ ARCHITECTURES: dict[str, Architecture] = {
     ),
     # Phi3Config: num_key_value_heads None → heads; Phi3Attention.qkv_proj and Phi3MLP.gate_up_proj, no biases.
     "phi3": Architecture(
-        sizes=_sizes(32, 3072, 32, 8192, 32064), norms_per_layer=2, tie_word_embeddings=False, fused_projections=True
+        activations=None,
+        sizes=_sizes(32, 3072, 32, 8192, 32064),
+        norms_per_layer=2,
+        tie_word_embeddings=False,
+        fused_projections=True,
     ),
     # MixtralConfig: num_key_value_heads 8; MixtralExperts are num_local_experts experts of intermediate_size.
     "mixtral": Architecture(
+        activations=None,
         sizes=_sizes(32, 4096, 32, 14336, 32000),
         norms_per_layer=2,
         tie_word_embeddings=False,
@@ -172,6 +213,7 @@ ARCHITECTURES: dict[str, Architecture] = {
     # num_experts experts of moe_intermediate_size. No head_dim in the class: getattr(config, "head_dim",
     # hidden_size // num_attention_heads) in Qwen3MoeAttention.
     "qwen3_moe": Architecture(
+        activations=None,
         sizes=_sizes(24, 2048, 32, 6144, 151936),
         norms_per_layer=2,
         tie_word_embeddings=False,

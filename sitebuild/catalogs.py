@@ -11,11 +11,13 @@ import os
 from pathlib import Path
 
 from babel.messages.frontend import CommandLineInterface
+from babel.messages.pofile import read_po, write_po
 
 from calc.i18n import DOMAIN
 from sitebuild.config import LOCALES, LOCALES_DIR, ROOT
 
 TEMPLATE = LOCALES_DIR / "messages.pot"
+SOURCE_LOCALE = "en"  # the language the message ids are written in
 
 
 def _pybabel(*args: str) -> None:
@@ -35,12 +37,38 @@ def extract(output: Path = TEMPLATE) -> None:
     )  # fmt: skip
 
 
-def update() -> None:
-    """Merge the template into each locale's catalog, dropping what is gone."""
-    _pybabel(
-        "update", "--input-file", str(TEMPLATE), "--output-dir", str(LOCALES_DIR),
-        "--ignore-obsolete", "--no-wrap", "--ignore-pot-creation-date",
-    )  # fmt: skip
+def update(template: Path = TEMPLATE, locales_dir: Path = LOCALES_DIR) -> None:
+    """Merge the template into each locale's catalog, dropping what is gone; English starts from the ids.
+
+    Babel guesses a translation for a reworded id from a similar old one
+    (fuzzy matching), marked fuzzy: a start for a translator, but in English
+    the old wording, so English takes the new id instead (:func:`prefill`).
+    """
+    for locale in LOCALES:
+        _pybabel(
+            "update", "--input-file", str(template), "--output-dir", str(locales_dir), "--locale", locale,
+            "--ignore-obsolete", "--no-wrap", "--ignore-pot-creation-date",
+            *(["--no-fuzzy-matching"] if locale == SOURCE_LOCALE else []),
+        )  # fmt: skip
+    prefill(locales_dir / SOURCE_LOCALE / "LC_MESSAGES" / f"{DOMAIN}.po")
+
+
+def prefill(path: Path) -> None:
+    """Give each untranslated message of the ids' own language its id as its text, marked fuzzy.
+
+    The English copy is the id until someone decides otherwise, so nobody
+    types it twice; the fuzzy flag, which the tests refuse, keeps that
+    decision a reviewer's.
+    """
+    with path.open("rb") as file:
+        catalog = read_po(file, locale=SOURCE_LOCALE)
+    for message in catalog:
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        if message.id and not any(strings):
+            message.string = message.id
+            message.flags.add("fuzzy")
+    with path.open("wb") as file:
+        write_po(file, catalog, ignore_obsolete=True, width=None)
 
 
 def compile_catalogs(out: Path) -> Path:

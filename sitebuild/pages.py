@@ -16,7 +16,7 @@ from babel.core import get_global
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from calc.calculator import Calculator
+from calc.calculator import NOT_EXACT, Calculator
 from calc.calculators import load
 from calc.evaluation import default_texts, evaluate
 from calc.formatting import format_number, format_quantity, unit_symbol
@@ -158,14 +158,15 @@ def prose_context(name: str, locale: Locale, translations: NullTranslations) -> 
     calculator = load(name)
     examples = {}
     for key, over in calculator.examples.items():
+        failed = f"the {name} page in {str(locale)!r}: its example {key!r} gives no results"
         try:
             examples[key] = worked_example(calculator, dict(over), locale)
         except InputProblem as problem:
-            field = next(i for i in calculator.inputs if i.name == problem.field)
-            said = problem.message(field, locale, translations)
-            raise PageWithoutResults(
-                f"the {name} page in {str(locale)!r}: its example {key!r} gives no results: {problem.field}: {said}"
-            ) from problem
+            field = next((i for i in calculator.inputs if i.name == problem.field), None)
+            said = problem.message(field, locale, translations) if field else f"{problem!r} names none of its inputs"
+            raise PageWithoutResults(f"{failed}: {problem.field}: {said}") from problem
+        except NOT_EXACT as inexact:
+            raise PageWithoutResults(f"{failed}: it cannot be computed exactly ({inexact!r})") from inexact
     return {
         "examples": examples,
         "facts": {key: _fact(fact, locale) for key, fact in calculator.facts.items()},

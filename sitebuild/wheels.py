@@ -15,8 +15,8 @@ from pathlib import Path
 
 from babel.core import get_global
 
-# What building calc's wheel reads from the project (pyproject.toml names the README).
-_CALC_SOURCES = ("pyproject.toml", "README.md", "calc")
+# What building calc's wheel reads from the project.
+_CALC_SOURCES = ("pyproject.toml", "calc")
 
 
 def build_calc_wheel(project: Path, out: Path) -> Path:

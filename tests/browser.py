@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
+if TYPE_CHECKING:  # pytest's doctest pass imports this module in the fast tier too, which needs no Playwright
+    from playwright.sync_api import Browser, BrowserContext, Playwright
 
 SYSTEM_CHROMIUM = "/usr/bin/chromium"
 
@@ -22,6 +24,8 @@ _QUIET = [
 
 def playwright_chromium() -> str | None:
     """Playwright's own Chromium, if it has been downloaded."""
+    from playwright.sync_api import sync_playwright
+
     with sync_playwright() as playwright:
         path = playwright.chromium.executable_path
     return path if Path(path).exists() else None

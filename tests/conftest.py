@@ -7,18 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
 
 from build import build
 from sitebuild.catalogs import compile_catalogs
 from sitebuild.config import LOCALES, PAGES, ROOT
 from tests.helpers import start_over, wait_until_ready
-
-# Every expect() in the browser tests waits for its state up to this long
-# (Playwright's default is 5 s): a loaded machine gets there later, not never.
-# Longer than the page's own one-minute start limit (START_TIMEOUT_MS in
-# web/app.js), so a slow start is judged by the page, not cut short by a test.
-expect.set_options(timeout=90_000)
 
 # The colour scheme of a new browser context (Playwright emulates light unless told otherwise).
 LOADED_WITH_SCHEME = "light"
@@ -72,11 +65,11 @@ def site(built: tuple[Path, list[str]]) -> Path:
     return built[0]
 
 
-# Browser fixtures: a static server per test module, one Chromium per session,
-# and a page per test that is already past loading.
+# Browser fixtures: one static server and one Chromium per session, and a
+# page per test that is already past loading.
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_url(site: Path) -> Iterator[str]:
     from tools.serve import serving
 
@@ -84,12 +77,18 @@ def base_url(site: Path) -> Iterator[str]:
         yield url
 
 
+# Playwright is imported only here and in tests.helpers.expect, when a browser test runs: the fast tier needs none.
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     from tests.browser import launch
 
+    # Every expect() in the browser tests waits for its state up to this long
+    # (Playwright's default is 5 s): a loaded machine gets there later, not never.
+    # Longer than the page's own one-minute start limit (START_TIMEOUT_MS in
+    # web/app.js), so a slow start is judged by the page, not cut short by a test.
+    expect.set_options(timeout=90_000)
     with sync_playwright() as playwright:
         browser = launch(playwright)
         yield browser
@@ -103,19 +102,26 @@ def context(browser):
     context.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def loaded_pages(browser, base_url):
-    """Calculator pages for a test module, each loaded once, by (locale, name): see ``ready_pages``."""
+    """Calculator pages for the whole session, by (locale, name): see ``ready_pages``.
+
+    Each load starts Python, the slowest thing a browser test does: so each
+    page is loaded once, when a test first asks for it, and again only if a
+    test left its Python unavailable.
+    """
     context = browser.new_context()
     pages = {}
 
     def page_for(locale: str, name: str):
-        if (locale, name) not in pages:
-            page = context.new_page()
+        page = pages.get((locale, name))
+        if page is None or page.locator("html").get_attribute("data-calc") != "ready":
+            if page is not None:
+                page.close()
+            page = pages[locale, name] = context.new_page()
             page.goto(f"{base_url}{locale}/{PAGES[name]}")
             wait_until_ready(page)
-            pages[locale, name] = page
-        return pages[locale, name]
+        return page
 
     yield page_for
     context.close()
@@ -123,7 +129,7 @@ def loaded_pages(browser, base_url):
 
 @pytest.fixture
 def ready_pages(loaded_pages):
-    """The module's loaded pages, ``ready_pages(locale, name)``, as the test found them.
+    """The session's loaded pages, ``ready_pages(locale, name)``, as the test found them.
 
     A test may resize a page or switch its colour scheme; after it, passed or
     failed, each page it used gets back the window and scheme it was loaded

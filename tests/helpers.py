@@ -6,10 +6,17 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from playwright.sync_api import expect
 
 from sitebuild.config import LOCALES
 from tests.expectations import expected
+
+
+def expect(actual, message: str | None = None):
+    """Playwright's ``expect``, imported when a browser test first asserts: the fast tier needs no Playwright."""
+    from playwright.sync_api import expect as playwright_expect
+
+    return playwright_expect(actual, message)
+
 
 # The built site's pages, read without a browser.
 
@@ -62,6 +69,20 @@ def read(site, path) -> Page:
 
 
 # Cases from the locales' expectation tables.
+
+# For what a page does alike in every language, checked once: the binder moves
+# strings and never reads them, and each locale's words and numbers are checked
+# where the views are made (CPython, and Pyodide in test_pyodide.py). Not the
+# message ids' own language, so that an untranslated string would show.
+A_LOCALE = LOCALES[-1]
+
+
+def in_turn(*cases: tuple) -> list:
+    """``(locale, *case)`` for each case, the locales taken in turn: each case once, and every locale seen."""
+    return [
+        pytest.param(LOCALES[index % len(LOCALES)], *case, id=f"{LOCALES[index % len(LOCALES)]}-{case[0]}")
+        for index, case in enumerate(cases)
+    ]
 
 
 def cases(attribute: str, only: tuple[int, ...] | None = None) -> list:

@@ -5,27 +5,26 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from babel import Locale
-from playwright.sync_api import expect
 
 from calc.formatting import format_number
 from sitebuild.config import LOCALES, PAGES
-from tests.helpers import start_over, wait_until_ready
+from tests.helpers import A_LOCALE, expect, in_turn, start_over, wait_until_ready
 from tests.holding import Held
 
 pytestmark = pytest.mark.browser
 
-AXE = Axe()
-
 
 def violations(page) -> list[str]:
-    results = AXE.run(page, options={"resultTypes": ["violations"]})
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page, options={"resultTypes": ["violations"]})
     return [f"{v['id']}: {v['help']} at {[n['target'] for n in v['nodes']]}" for v in results.response["violations"]]
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("locale", LOCALES)
+# Each fresh load starts Python: the states a load passes through are checked once per colour scheme, the locales
+# in turn; every page in every locale and scheme is checked ready below, on pages loaded once.
+@pytest.mark.parametrize(("locale", "scheme"), in_turn(("light",), ("dark",)))
 def test_axe_finds_nothing_in_any_state(browser, base_url, locale, scheme):
     context = browser.new_context(color_scheme=scheme)
     held = Held(context, "**/pyodide.asm.wasm")
@@ -52,8 +51,8 @@ def test_axe_finds_nothing_in_any_state(browser, base_url, locale, scheme):
     context.close()
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-@pytest.mark.parametrize("name", PAGES)
+# A language changes a page's words, not its structure or colours: each page once, the locales in turn.
+@pytest.mark.parametrize(("locale", "name"), in_turn(*((name,) for name in PAGES)))
 def test_axe_finds_nothing_on_any_calculator(ready_pages, locale, name):
     page = start_over(ready_pages, locale, name)
     assert violations(page) == [], "with Python ready"
@@ -67,8 +66,7 @@ def test_axe_finds_nothing_on_any_calculator(ready_pages, locale, name):
         assert violations(page) == [], f"{scheme}, with errors showing"
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize(("locale", "scheme"), in_turn(("dark",), ("light",)))
 def test_axe_finds_nothing_when_python_fails(browser, base_url, locale, scheme):
     context = browser.new_context(color_scheme=scheme)
     context.route("**/pyodide.asm.mjs", lambda route: route.fulfill(status=404))
@@ -95,7 +93,8 @@ FOCUSED = """() => {
 }"""
 
 
-def test_every_control_is_reached_by_keyboard_in_order(calculator):
+def test_every_control_is_reached_by_keyboard_in_order(ready_pages):
+    calculator = start_over(ready_pages, A_LOCALE)
     # From the page's first control, the first language link (whatever earlier tests focused).
     calculator.locator(f".languages a[hreflang={LOCALES[0]}]").focus()
     reached = [calculator.evaluate(FOCUSED)]
@@ -108,7 +107,8 @@ def test_every_control_is_reached_by_keyboard_in_order(calculator):
     assert reached[-1] not in fields
 
 
-def test_focus_is_visible(calculator):
+def test_focus_is_visible(ready_pages):
+    calculator = start_over(ready_pages, A_LOCALE)
     calculator.locator("[name=gpus]").focus()
     calculator.keyboard.press("Shift+Tab")
     calculator.keyboard.press("Tab")
@@ -116,7 +116,8 @@ def test_focus_is_visible(calculator):
     assert outline not in ("none", "")
 
 
-def test_a_changed_result_is_announced_once(calculator):
+def test_a_changed_result_is_announced_once(ready_pages):
+    calculator = start_over(ready_pages, A_LOCALE)
     calculator.evaluate(
         """() => {
             window.announced = [];
@@ -146,8 +147,7 @@ def test_no_horizontal_scrolling_when_narrow_or_zoomed(ready_pages, locale, widt
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_print_keeps_inputs_results_and_example(context, base_url, locale):
+def test_print_keeps_inputs_results_and_example(context, base_url, locale=A_LOCALE):
     page = context.new_page()
     page.goto(f"{base_url}{locale}/")
     wait_until_ready(page)

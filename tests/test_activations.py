@@ -75,7 +75,7 @@ def test_the_grid_is_whole():
     settings = {(p["model"], p["sequence_length"], p["precision"], p["attention"], p["recomputation"]) for p in POINTS}
     assert len(settings) == len(POINTS)
     for key, shape in SHAPES.items():
-        attentions = ("eager",) if shape.model_type == "gemma2" else ATTENTIONS  # Gemma-2 refuses SDPA
+        attentions = ATTENTIONS if FAMILIES[shape.model_type].sdpa else ("eager",)
         for length in (64, 128, 256):
             for precision in ("fp32", "bf16"):
                 for attention in attentions:

@@ -49,7 +49,7 @@ def test_default_results_are_in_the_served_html(site, locale):
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-def test_fields_carry_the_contract_names_and_defaults(site, locale):
+def test_the_accumulation_fields_open_at_their_defaults_with_labels_and_hints(site, locale):
     page = read(site, f"{locale}/index.html")
     inputs = {a["name"]: a for a in page.find("input")}
     assert {name: a["value"] for name, a in inputs.items()} == expected(locale).defaults
@@ -62,8 +62,18 @@ def test_fields_carry_the_contract_names_and_defaults(site, locale):
 
 
 # What tools outside this repository drive: each page's fields (with their
-# options, where they have them) and its outputs.
+# options, where they have them) and its outputs. Every page has one.
 CONTRACTS = {
+    "accumulation": {
+        "fields": {
+            "micro_batch": None,
+            "accumulation_steps": None,
+            "gpus": None,
+            "activation_per_sample": None,
+            "memory_budget": None,
+        },
+        "outputs": {"effective_batch", "activation_memory"},
+    },
     "vram": {
         "fields": {
             "parameters": None,
@@ -183,8 +193,9 @@ def test_framework_snippets_are_on_the_page_with_their_code(site, locale, name):
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-@pytest.mark.parametrize("name", CONTRACTS)
+@pytest.mark.parametrize("name", PAGES)
 def test_calculator_pages_carry_the_contract_names(site, locale, name):
+    assert name in CONTRACTS, f"the {name} page declares no contract: add what outside tools may rely on"
     page = read(site, f"{locale}/{PAGES[name]}index.html")
     (form,) = page.find("form")
     assert form["data-calculator"] == name
@@ -288,7 +299,11 @@ def test_the_calc_wheel_holds_the_package_only(site):
     (wheel,) = (site / "pyodide").glob("calc-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         tops = {n.split("/")[0] for n in archive.namelist()}
+        metadata = archive.read("calc-1.0.0.dist-info/METADATA").decode()
     assert tops == {"calc", "calc-1.0.0.dist-info"}
+    # Headers only: no long description (the README) for every visitor to download.
+    headers, _, body = metadata.partition("\n\n")
+    assert body.strip() == "" and "Description-Content-Type" not in headers
 
 
 def test_the_service_worker_caches_every_file_of_the_build_but_the_fallbacks(site):

@@ -1,7 +1,9 @@
 """Every calculator page as a reader uses it: presets, shared addresses, links between pages, layout.
 
-Pages are loaded once per module and started over between tests (each
+Pages are loaded once per session and started over between tests (each
 load starts Python); only the tests of addresses load pages of their own.
+The numbers are CPython's (each calculator's own tests) and Pyodide's alike
+(test_pyodide.py); here, in one locale, the page shows what it is given.
 """
 
 from __future__ import annotations
@@ -12,12 +14,11 @@ from decimal import Decimal
 
 import pytest
 from babel import Locale
-from playwright.sync_api import expect
 
 from calc.formatting import format_number, format_quantity, rounded
 from calc.i18n import load_translations
 from sitebuild.config import LOCALES, PAGES
-from tests.helpers import start_over, visit, wait_until_ready
+from tests.helpers import A_LOCALE, expect, start_over, visit, wait_until_ready
 from tests.holding import Held
 
 pytestmark = pytest.mark.browser
@@ -38,8 +39,7 @@ def shown(page) -> list[str]:
     return page.locator("[data-role=outcome] output, [data-role=outcome] td").all_inner_texts()
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_the_zero_papers_table_through_the_vram_page(ready_pages, locale):
+def test_the_zero_papers_table_through_the_vram_page(ready_pages, locale=A_LOCALE):
     """ZeRO (Rajbhandari et al. 2019), 7.5B parameters on 64 GPUs: 120, 31.4, 16.6 and 1.88 GB per GPU."""
     page = start_over(ready_pages, locale, "vram")
     page.select_option("[name=model]", "count")
@@ -52,8 +52,7 @@ def test_the_zero_papers_table_through_the_vram_page(ready_pages, locale):
         expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes(total, locale))
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_a_preset_fills_the_count_and_typing_one_counts_by_it_alone(ready_pages, locale):
+def test_a_preset_fills_the_count_and_typing_one_counts_by_it_alone(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale, "vram")
     page.select_option("[name=model]", "meta-llama/Llama-2-7b-hf")
     expect(page.locator("[name=parameters]")).to_have_value(number("6.738415616", locale))
@@ -66,8 +65,7 @@ def test_a_preset_fills_the_count_and_typing_one_counts_by_it_alone(ready_pages,
     expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes("115", locale))
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_a_listed_gpu_fills_its_memory_and_the_verdict_counts_the_overhead(ready_pages, locale):
+def test_a_listed_gpu_fills_its_memory_and_the_verdict_counts_the_overhead(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale, "vram")
     page.select_option("[name=gpu]", "a100-40gb")
     # nvidia-smi's 40,960 MiB, in gigabytes of a billion bytes.
@@ -86,8 +84,7 @@ def test_a_listed_gpu_fills_its_memory_and_the_verdict_counts_the_overhead(ready
 PLAN_THIS_RUN = "../plan/?target_batch=64&gpus=1&sequence_length=4096&activation_per_sample=7.444939&memory_budget="
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_the_vram_page_hands_the_planner_the_run(ready_pages, locale):
+def test_the_vram_page_hands_the_planner_the_run(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale, "vram")
     expect(page.locator("output[name=largest_micro_batch]")).to_have_text(number("1", locale))
     # 24,564 MiB = 25.76 GB, less 1 GB of overhead and the 16.56 GB that do not grow with the micro-batch where
@@ -113,8 +110,7 @@ def test_following_the_plan_link_gives_the_largest_micro_batch_and_the_steps(con
     expect(page.locator("output[name=accumulation_steps]")).to_have_text("32")
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_lora_counts_what_peft_prints(ready_pages, locale):
+def test_lora_counts_what_peft_prints(ready_pages, locale=A_LOCALE):
     """peft's printout for Llama-2-7b, r = 8 on q_proj and v_proj: 4,194,304 trainable parameters."""
     page = start_over(ready_pages, locale, "lora")
     page.select_option("[name=model]", "meta-llama/Llama-2-7b-hf")
@@ -127,8 +123,7 @@ def test_lora_counts_what_peft_prints(ready_pages, locale):
     expect(page.locator("output[name=trainable_parameters]")).to_have_text(number("2097152", locale))
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_lora_totals_the_run_and_carries_it_to_the_vram_page(ready_pages, localedir, locale):
+def test_lora_totals_the_run_and_carries_it_to_the_vram_page(ready_pages, localedir, locale=A_LOCALE):
     """Llama-3.1-8B, LoRA r = 16 on all seven projections, 4,096 tokens, bf16, fused, full recomputation: 24.01 GB."""
     page = start_over(ready_pages, locale, "lora")
     expect(page.locator("output[name=run_memory]")).to_have_text(gigabytes("24.01", locale))
@@ -160,8 +155,7 @@ def test_following_the_lora_link_opens_the_run_on_the_vram_page(context, base_ur
     expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes("14.65", LOCALES[0]))
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_lora_explains_a_shape_or_a_choice_that_cannot_be(ready_pages, locale):
+def test_lora_explains_a_shape_or_a_choice_that_cannot_be(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale, "lora")
     page.fill("[name=kv_heads]", "3")
     expect(page.locator("#kv_heads-error")).to_be_visible()
@@ -176,8 +170,7 @@ def test_lora_explains_a_shape_or_a_choice_that_cannot_be(ready_pages, locale):
     expect(page.locator("[aria-invalid]")).to_have_count(0)
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_lora_reads_a_pasted_config_json(ready_pages, locale):
+def test_lora_reads_a_pasted_config_json(ready_pages, locale=A_LOCALE):
     """Qwen2.5-0.5B's config.json: tied embeddings, q, k and v biases; 494,032,768 parameters as published."""
     from tests.test_configs import QWEN2_5_0_5B
 
@@ -233,8 +226,7 @@ def test_an_odd_address_is_plain_bad_input(context, base_url):
     assert page.evaluate("window.owned") is None
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_the_accumulation_page_carries_its_memory_to_the_vram_page(ready_pages, locale):
+def test_the_accumulation_page_carries_its_memory_to_the_vram_page(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale)
     page.fill("[name=micro_batch]", "6")
     expect(page.locator("output[name=activation_memory]")).to_have_text(gigabytes("3", locale))
@@ -299,8 +291,7 @@ def test_on_a_phone_the_results_follow_the_inputs(ready_pages, name):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_the_planner_plans_says_when_it_cannot_and_hands_over(ready_pages, locale):
+def test_the_planner_plans_says_when_it_cannot_and_hands_over(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale, "plan")
     # The default run: one sample of 7.44 GB fits the 8.19 GB an RTX 4090 leaves, 64 times per step.
     expect(page.locator("output[name=micro_batch]")).to_have_text("1")
@@ -328,8 +319,7 @@ def test_a_snippet_is_copied_as_it_reads(browser, base_url):
     context.close()
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready_pages, locale):
+def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready_pages, locale=A_LOCALE):
     """Llama-3.1-8B, LoRA r = 16 on all seven projections, 4096 tokens, bf16, fused attention, full recomputation:
     the step's per-sample part, then E and M on the accumulation page."""
     from calc.formulas.step import Setting, per_sample_bytes, saved_breakdown
@@ -362,8 +352,7 @@ def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready
     accumulation.close()
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_the_estimator_reads_a_pasted_config_json_of_an_architecture_it_covers(ready_pages, locale):
+def test_the_estimator_reads_a_pasted_config_json_of_an_architecture_it_covers(ready_pages, locale=A_LOCALE):
     """Qwen2.5-0.5B's config.json fills the shape, tied and with its head_dim; a mixture of experts is refused."""
     from tests.test_configs import QWEN2_5_0_5B, QWEN3_30B_A3B
 

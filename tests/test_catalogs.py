@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
-from sitebuild.catalogs import TEMPLATE, extract
+from sitebuild.catalogs import SOURCE_LOCALE, TEMPLATE, extract, update
 from sitebuild.config import LOCALES, LOCALES_DIR, TEMPLATES
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
@@ -35,6 +36,41 @@ def test_the_template_in_git_has_every_string_of_the_code_and_templates(tmp_path
     assert fresh.read_bytes() == TEMPLATE.read_bytes(), "locales/messages.pot is stale: run `make messages`"
 
 
+_REWORDED = "Samples each GPU runs through one forward and backward pass."
+
+
+def test_make_messages_starts_english_from_the_ids_and_leaves_the_rest_to_translators(tmp_path):
+    locales = tmp_path / "locales"
+    shutil.copytree(LOCALES_DIR, locales, ignore=shutil.ignore_patterns("*.mo"))
+    before = {locale: (locales / locale / "LC_MESSAGES" / "messages.po").read_bytes() for locale in LOCALES}
+    update(TEMPLATE, locales)
+    after = {locale: (locales / locale / "LC_MESSAGES" / "messages.po").read_bytes() for locale in LOCALES}
+    assert after == before, "`make messages` on current catalogs must change nothing"
+
+    template = tmp_path / "messages.pot"
+    template.write_text(
+        TEMPLATE.read_text(encoding="utf-8").replace(_REWORDED, "Samples each GPU takes through one forward pass.")
+        + '\nmsgid "A new sentence."\nmsgstr ""\n'
+        + '\nmsgid "One new card"\nmsgid_plural "%(count)s new cards"\nmsgstr[0] ""\nmsgstr[1] ""\n',
+        encoding="utf-8",
+    )
+    update(template, locales)
+    for locale in LOCALES:
+        catalog = load(locales / locale / "LC_MESSAGES" / "messages.po")
+        new = (
+            catalog["A new sentence."],
+            catalog["One new card"],
+            catalog["Samples each GPU takes through one forward pass."],
+        )
+        if locale == SOURCE_LOCALE:
+            # The id is the English text to review; not the old wording, which Babel's fuzzy matching would guess.
+            assert [(m.string, m.fuzzy) for m in new] == [(m.id, True) for m in new]
+        else:
+            assert not new[0].string and not any(new[1].string)
+            assert new[2].fuzzy  # a guess from the old id, for the translator to check
+        assert _REWORDED not in catalog
+
+
 @pytest.mark.parametrize("locale", LOCALES)
 def test_every_message_is_translated_and_reviewed(locale):
     catalog = load(LOCALES_DIR / locale / "LC_MESSAGES" / "messages.po")
@@ -44,7 +80,7 @@ def test_every_message_is_translated_and_reviewed(locale):
             continue
         strings = message.string if isinstance(message.string, tuple) else (message.string,)
         assert all(strings), f"untranslated: {message.id!r}"
-        assert not message.fuzzy, f"fuzzy: {message.id!r}"
+        assert not message.fuzzy, f"fuzzy: {message.id!r}: review it, then delete its #, fuzzy line"
     assert not list(catalog.obsolete)
 
 

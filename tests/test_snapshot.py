@@ -10,10 +10,10 @@ import gzip
 import os
 
 import pytest
-from playwright.sync_api import expect
 
 from sitebuild.snapshot import pack_pages, told_worker, unpack_pages
 from tests.conftest import LOCALES, wait_until_ready
+from tests.helpers import A_LOCALE, expect
 from tests.holding import Held
 from tests.test_offline import ACTIVE_CACHE, visit
 
@@ -40,8 +40,7 @@ def snapshot(site) -> tuple[bytes, int]:
     return path.read_bytes(), told_worker(site / "assets" / "calc-worker.js")["size"]
 
 
-@pytest.mark.parametrize("locale", LOCALES)
-def test_python_is_restored_from_the_snapshot(context, base_url, locale):
+def test_python_is_restored_from_the_snapshot(context, base_url, locale=A_LOCALE):
     page = context.new_page()
     page.goto(f"{base_url}{locale}/")
     expect_working(page, "snapshot")
@@ -57,21 +56,39 @@ def of_another_build(snapshot: bytes, size: int) -> bytes:
     return stored(bytes(memory))
 
 
-# Each as the server would send it in place of the snapshot.
+# Each as the server would send it in place of the snapshot, and the reason the worker gives for refusing it.
 BROKEN = {
-    "missing": lambda snapshot, size: None,
-    "not gzip": lambda snapshot, size: os.urandom(1 << 16),
-    "cut short": lambda snapshot, size: snapshot[: len(snapshot) // 2],
-    "with bytes to spare": lambda snapshot, size: gzip.compress(gzip.decompress(snapshot) + bytes(1)),
-    "not a snapshot": lambda snapshot, size: stored(bytes(size)),
-    "of another build": of_another_build,
+    "missing": (lambda snapshot, size: None, "HTTP 404"),
+    "not gzip": (lambda snapshot, size: os.urandom(1 << 16), "incorrect header check"),
+    "cut short": (lambda snapshot, size: snapshot[: len(snapshot) // 2], "truncated"),
+    "with bytes to spare": (
+        lambda snapshot, size: gzip.compress(gzip.decompress(snapshot) + bytes(1)),
+        "the snapshot is longer than announced",
+    ),
+    "not a snapshot": (lambda snapshot, size: stored(bytes(size)), "invalid magic number"),
+    "of another build": (of_another_build, "build id mismatch"),
 }
 
 
-@pytest.mark.parametrize("broken", BROKEN)
-def test_without_a_usable_snapshot_python_boots_as_before(context, base_url, snapshot, broken):
-    body = BROKEN[broken](*snapshot)
+def serve_instead(context, body: bytes | None) -> None:
     context.route(SNAPSHOT, lambda route: route.fulfill(status=200, body=body) if body else route.fulfill(status=404))
+
+
+@pytest.mark.parametrize("broken", BROKEN)
+def test_a_snapshot_that_cannot_be_used_is_refused_for_its_reason(context, base_url, snapshot, broken):
+    make, reason = BROKEN[broken]
+    serve_instead(context, make(*snapshot))
+    page = context.new_page()
+    # The worker says why as it turns to Python's own boot, which the next test follows to the end.
+    refusal = "Python starts without its snapshot: "
+    with context.expect_console_message(lambda m: m.type == "warning" and refusal in m.text, timeout=90_000) as said:
+        page.goto(f"{base_url}{LOCALES[0]}/")
+    assert reason in said.value.text
+
+
+def test_without_a_usable_snapshot_python_boots_as_before(context, base_url, snapshot):
+    # What follows a refusal is the same whatever its reason: the boot.
+    serve_instead(context, BROKEN["of another build"][0](*snapshot))
     page = context.new_page()
     page.goto(f"{base_url}{LOCALES[0]}/")
     expect_working(page, "boot")

@@ -12,7 +12,7 @@ import pytest
 from calc.formulas.activations import PRECISION_BYTES
 from calc.formulas.model_states import RECIPES as STATE_RECIPES
 from calc.formulas.model_states import STAGES, per_gpu
-from calc.formulas.parameters import base_parameters
+from calc.formulas.parameters import base_parameters, lora_parameters
 from calc.formulas.step import (
     COMPUTING,
     MOMENTS,
@@ -152,6 +152,17 @@ def test_lora_trains_only_the_adapters():
     qlora = step_peak(shape, Setting("adamw-bf16", 2048, method="qlora", lora_targets=("q_proj", "v_proj")), 1)
     assert qlora.total < lora.total < full.total
     assert lora.parts["optimizer_state"] < full.parts["optimizer_state"] / 100
+
+
+def test_an_adapter_under_8_bit_adamw_keeps_the_8_bit_states_and_no_master_copy():
+    # Its own float32 weights need no master copy: the full recipe's optimizer state less the fp32 copy.
+    shape = PRESETS["meta-llama/Llama-3.1-8B"]
+    setting = Setting("adamw-8bit", 2048, method="lora", lora_targets=("q_proj", "v_proj"))
+    adapters = lora_parameters(shape, 8, ("q_proj", "v_proj"))
+    assert step_peak(shape, setting, 1).parts["optimizer_state"] == adapters * (
+        STATE_RECIPES["adamw-8bit"].optimizer - 4
+    )
+    assert STATE_RECIPES["adamw-8bit"].optimizer - 4 == 2 + Fraction(1, 32)
 
 
 def test_bad_settings_are_refused():

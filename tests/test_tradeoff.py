@@ -12,14 +12,13 @@ from decimal import Decimal
 
 import pytest
 from babel import Locale
-from playwright.sync_api import expect
 
 from calc.accumulation import CALCULATOR
 from calc.evaluation import evaluate
 from calc.formatting import format_number, format_quantity
 from calc.i18n import load_translations
 from sitebuild.config import LOCALES
-from tests.helpers import start_over
+from tests.helpers import expect, start_over
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -13,7 +13,6 @@ from decimal import Decimal
 
 import pytest
 from babel import Locale
-from playwright.sync_api import expect
 
 from calc.evaluation import evaluate
 from calc.formatting import format_quantity
@@ -21,6 +20,7 @@ from calc.i18n import load_translations
 from calc.vram import CALCULATOR
 from sitebuild.config import LOCALES, PAGES
 from tests.conftest import wait_until_ready
+from tests.helpers import expect
 
 pytestmark = pytest.mark.browser
 

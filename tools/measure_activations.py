@@ -67,6 +67,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 from measure_parameters import transformers_config  # noqa: E402  (tools/, found through sys.path)
 
 from calc.formulas.activations import (  # noqa: E402
+    FAMILIES,
     PARTS,
     activation_breakdown,
     activation_bytes,
@@ -464,8 +465,8 @@ def config_of(shape: ModelShape) -> dict:
 
 
 def supported(shape: ModelShape, attention: str) -> bool:
-    # Gemma-2 refuses SDPA, which cannot softcap the scores (modeling_gemma2.py: _supports_sdpa = False).
-    return not (shape.model_type == "gemma2" and attention == "flash")
+    # transformers refuses SDPA for some architectures (Gemma-2 cannot softcap the scores with it).
+    return attention != "flash" or FAMILIES[shape.model_type].sdpa
 
 
 def accumulation_cycle(model: transformers.PreTrainedModel, micro_batch: int, steps: int) -> dict:

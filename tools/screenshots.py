@@ -14,11 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
-
 from sitebuild.config import LOCALES  # noqa: E402
 from sitebuild.pages import autonym  # noqa: E402
-from tests.browser import launch  # noqa: E402
 from tools.serve import serving  # noqa: E402
 
 README = ROOT / "README.md"
@@ -33,6 +30,11 @@ def screenshot_table() -> str:
 
 
 def main() -> None:
+    # Imported here: tests/test_readme.py reads the table above in the fast tier, which needs no Playwright.
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.browser import launch
+
     with serving(ROOT / "site") as base, sync_playwright() as playwright:
         browser = launch(playwright)
         page = browser.new_page(viewport={"width": 1280, "height": 800})

@@ -260,7 +260,7 @@ async function askInTurn() {
     const { request } = edits.shift();
     editedSinceAsked.clear();
     const view = await evaluate(request());
-    if (root.dataset.calc === "error") return;
+    if (root.dataset.calc === "error") break; // fail() ended the worker: leave the loop as a finished one
     setTexts(view.texts, editedSinceAsked);
     if (edits.length > 0) continue; // a later edit has the last word
     follow(view);

@@ -40,6 +40,7 @@ export async function startPython({
   // The lockfile fetched once, for Pyodide and for the wheels, which are fetched while Pyodide starts.
   const lockfile = fetchOk(new URL("pyodide-lock.json", RUNTIME)).then((response) => response.json());
   const wheels = fetchWheels(RUNTIME, lockfile, "calc");
+  wheels.catch(() => {}); // awaited after the boot, which reports a failure first: not an unhandled rejection
   const options = { indexURL, lockFileContents: lockfile };
   const boot = () => timed("boot", () => loadPyodide(options));
   let pyodide;
@@ -50,6 +51,7 @@ export async function startPython({
       pyodide = await restore(options, snapshot, timed);
     } catch (error) {
       if (!fallBack) throw error;
+      await lockfile; // the boot needs it too: a lockfile that failed ends the start now, not after a boot
       // A snapshot missing, corrupt, slow or of another build costs time only.
       console.warn(`Python starts without its snapshot: ${describe(error)}`);
       pyodide = await boot();
@@ -80,7 +82,9 @@ async function restore(options, { memory, stdlib, size }, timed) {
       fsInit: () => filled.catch(() => {}),
       stdLibURL: new URL(stdlib, RUNTIME).href,
     });
-  const [pyodide] = await timed("snapshot", () => Promise.race([Promise.all([restored(), fetched]), givenUp]));
+  const [pyodide] = await timed("snapshot", () =>
+    Promise.race([Promise.all([restored(), fetched, options.lockFileContents]), givenUp]),
+  );
   // Pyodide keeps its options, the snapshot's 31 MB with them: moved out, they can be freed.
   structuredClone(snapshot.buffer, { transfer: [snapshot.buffer] });
   return pyodide;

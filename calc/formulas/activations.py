@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from calc.models import ModelShape
+from calc.models import ARCHITECTURES, ModelShape
 
 # Bytes per value of each precision (the model's dtype: its weights' and its activations').
 PRECISION_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
@@ -54,22 +54,9 @@ RECOMPUTATIONS = ("none", "selective", "full")
 PARTS = ("attention", "mlp", "norms", "logits", "outside")
 
 
-@dataclass(frozen=True)
-class Family:
-    """What one architecture's reference code does that changes what it saves."""
-
-    norm_output_in_float32: bool  # the RMSNorm multiplies by its weight in float32
-    softcapping: bool  # tanh caps the attention scores and the final logits
-
-
-# By transformers' model_type. Llama, Mistral and Qwen2 save alike: Qwen2's q, k and v biases add nothing (a linear
-# layer keeps its input, bias or not). Gemma-2 differs (transformers/models/gemma2/modeling_gemma2.py).
-FAMILIES = {
-    "llama": Family(norm_output_in_float32=False, softcapping=False),
-    "mistral": Family(norm_output_in_float32=False, softcapping=False),
-    "qwen2": Family(norm_output_in_float32=False, softcapping=False),
-    "gemma2": Family(norm_output_in_float32=True, softcapping=True),
-}
+# The architectures this estimate models, by transformers' model_type, with what their reference code does that
+# changes what it saves (calc.models.ARCHITECTURES).
+FAMILIES = {name: a.activations for name, a in ARCHITECTURES.items() if a.activations is not None}
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,11 @@ class ModelStates:
         return self.weights + self.gradients + self.optimizer
 
 
+# bitsandbytes' 8-bit AdamW state per parameter, whatever the weights' dtype: state1 and state2 in torch.uint8
+# (bitsandbytes/optim/optimizer.py, Optimizer2State.init_state), and absmax1, absmax2, one float32 per block of 256
+# ("blocksize = 256", same function; 2048 before bitsandbytes 0.44.0, CHANGELOG.md).
+ADAM_8BIT_STATES = 2 * Fraction(1) + 2 * Fraction(4, 256)
+
 # Stable ids (the page's option values) → recipes, in the order the page lists them.
 RECIPES: dict[str, ModelStates] = {
     # Mixed-precision Adam/AdamW: 2 + 2 + 12 = 16 (ZeRO §3.1, "K = 12").
@@ -88,14 +93,7 @@ RECIPES: dict[str, ModelStates] = {
     "adamw-8bit": ModelStates(
         weights=Fraction(2),  # fp16/bf16 working copy (ZeRO §3.1)
         gradients=Fraction(2),  # fp16/bf16 (ZeRO §3.1)
-        optimizer=(
-            Fraction(4)  # fp32 master copy (ZeRO §3.1)
-            # state1, state2: torch.uint8 (bitsandbytes/optim/optimizer.py, Optimizer2State.init_state)
-            + 2 * Fraction(1)
-            # absmax1, absmax2: one float32 per block of 256 ("blocksize = 256", same function; 2048 before
-            # bitsandbytes 0.44.0, CHANGELOG.md)
-            + 2 * Fraction(4, 256)
-        ),
+        optimizer=Fraction(4) + ADAM_8BIT_STATES,  # fp32 master copy (ZeRO §3.1) and the 8-bit states
     ),
     # SGD with momentum under mixed precision: 2 + 2 + (4 + 4) = 12.
     "sgd-momentum": ModelStates(

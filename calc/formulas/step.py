@@ -62,8 +62,8 @@ from functools import cached_property
 
 from calc.formulas import activations
 from calc.formulas.activations import FLOAT32_BYTES, PRECISION_BYTES
+from calc.formulas.model_states import ADAM_8BIT_STATES, STAGES, ModelStates, per_gpu
 from calc.formulas.model_states import RECIPES as STATE_RECIPES
-from calc.formulas.model_states import STAGES, ModelStates, per_gpu
 from calc.formulas.parameters import (
     ADAM_MOMENT_BYTES,
     ADAPTER_GRADIENT_BYTES,
@@ -339,10 +339,8 @@ def _terms(shape: ModelShape, setting: Setting) -> activations.SavedTensors:
     return terms if setting.method == "full" else _lora_terms(shape, setting, terms, p)
 
 
-# Eager attention masks a model makes per forward pass: Gemma-2 one for its global layers and one for its sliding
-# ones (modeling_gemma2.py: create_causal_mask, create_sliding_window_causal_mask); Llama, Mistral and Qwen2 (no
-# sliding layers by default) one.
-MASKS = {"llama": 1, "mistral": 1, "qwen2": 1, "gemma2": 2}
+# Eager attention masks a model makes per forward pass, one per kind of layer (calc.models.ActivationHabits).
+MASKS = {name: habits.eager_masks for name, habits in activations.FAMILIES.items()}
 
 # A LoRA adapter's parameters are float32 (calc.formulas.parameters: ADAPTER_WEIGHT_BYTES, peft's upcast) and so are
 # their gradients; the optimizer's state and its step's temporaries follow the optimizer, in float32.
@@ -353,12 +351,9 @@ ADAPTER_STATES = {
         ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, 2 * ADAM_MOMENT_BYTES))),
         Fraction(4),
     ),
-    # bitsandbytes' 8-bit states and their block constants (calc.formulas.model_states, adamw-8bit), updated in
-    # its kernel.
+    # bitsandbytes' 8-bit states and their block constants, updated in its kernel.
     "adamw-8bit": (
-        ModelStates(
-            Fraction(ADAPTER_WEIGHT_BYTES), Fraction(ADAPTER_GRADIENT_BYTES), 2 * Fraction(1) + 2 * Fraction(4, 256)
-        ),
+        ModelStates(Fraction(ADAPTER_WEIGHT_BYTES), Fraction(ADAPTER_GRADIENT_BYTES), ADAM_8BIT_STATES),
         Fraction(0),
     ),
     # momentum_buffer (torch/optim/sgd.py), updated in place.
