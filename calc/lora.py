@@ -168,9 +168,11 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
             **model,
             **{field.name: field.to_address(values[field.name]) for field in RUN},
             "optimizer": optimizer(values["precision"]),
-            # The total is one GPU's, without ZeRO: the VRAM page's defaults share a run over several.
+            # The total is one GPU's, without ZeRO, for a step of one micro-batch, without the earlier micro-batches'
+            # gradients that accumulation keeps: the VRAM page then counts the same run, and takes a target from there.
             "zero_stage": "0",
             "gpus": "1",
+            "target_batch": MICRO_BATCH.to_address(values["micro_batch"]),
         }
     }
 

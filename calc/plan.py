@@ -17,7 +17,7 @@ from gettext import NullTranslations
 
 from babel import Locale
 
-from calc import batch_inputs
+from calc import batch_inputs, gpus
 from calc.calculator import Calculator, Group
 from calc.formatting import GIGABYTE
 from calc.formulas.batch import plans, reachable
@@ -32,10 +32,10 @@ from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 MEMORY_BUDGET = replace(
     batch_inputs.MEMORY_BUDGET,
     description=N_("Memory left on each GPU for activations after the weights, gradients and optimizer state."),
-    default=Decimal("8.193381"),
+    default=Decimal("8.02"),
     optional=False,
 )
-ACTIVATION_PER_SAMPLE = replace(batch_inputs.ACTIVATION_PER_SAMPLE, default=Decimal("7.444939"))
+ACTIVATION_PER_SAMPLE = replace(batch_inputs.ACTIVATION_PER_SAMPLE, default=Decimal("7.45"))
 SEQUENCE_LENGTH = Count(
     "sequence_length",
     N_("Sequence length"),
@@ -125,7 +125,7 @@ CALCULATOR = Calculator(
         Group(N_("Tokens"), (SEQUENCE_LENGTH,)),
     ),
     outputs=(
-        Figure("micro_batch", N_("Micro-batch size"), N_("samples per GPU in each forward and backward pass")),
+        Figure("micro_batch", N_("Micro-batch size"), N_("in samples, per GPU and per forward and backward pass")),
         Figure("accumulation_steps", N_("Accumulation steps"), N_("micro-batches per optimizer step")),
         Figure("effective_batch", N_("Effective batch size"), N_("samples per optimizer step")),
         Figure("activation_memory", N_("Peak activation memory per GPU"), N_("within the budget")),
@@ -148,8 +148,8 @@ CALCULATOR = Calculator(
     links=links,
     examples={
         # The default run on an A100 40GB, as the training memory page hands it over: three samples fit.
-        "a100": {"memory_budget": Decimal("25.385833")},
+        "a100": {"memory_budget": Decimal("25.21")},
         "uneven": {"target_batch": Decimal(250), "gpus": Decimal(8)},
     },
-    facts={"gpus_per_node": Quantity(GPUS_PER_NODE)},
+    facts={"gpus_per_node": Quantity(GPUS_PER_NODE), "example_gpu": gpus.GPUS_BY_ID["a100-40gb"].name},
 )

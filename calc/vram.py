@@ -21,7 +21,7 @@ from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import base_parameters
-from calc.formulas.step import binding_of, largest_of, model_states, moments, peak_of
+from calc.formulas.step import Setting, binding_of, largest_of, model_states, moments, peak_of
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Input, Option, address_number
 from calc.model_inputs import CONFIG, DEFAULT_MODEL, SHAPE_FIELDS, TYPED_SHAPE, model_choice, shape_inputs, shape_of
@@ -61,7 +61,8 @@ _CHOICE = model_choice(
     N_("A model whose shape is filled in for you, a shape of your own, or only a parameter count."),
     N_("Another model: type its shape"),
 )
-MODEL = replace(_CHOICE, options=(*_CHOICE.options, Option(COUNT, N_("Only a parameter count, with the activations"))))
+COUNT_OPTION = Option(COUNT, N_("Only a parameter count (and the activation memory)"))
+MODEL = replace(_CHOICE, options=(*_CHOICE.options, COUNT_OPTION))
 PARAMETERS = Amount(
     "parameters",
     N_("Parameters, in billions"),
@@ -231,6 +232,11 @@ NEEDS_MODEL = Phrase(N_("Needs the model's activations: choose a model and leave
 NOT_ONE = Phrase(N_("Not even one sample fits: see the ways to save memory below."), {})
 
 
+def accumulating(setting: Setting, values: Mapping[str, object], micro_batch: int) -> Setting:
+    """The setting of a step that reaches the target batch only by accumulating micro-batches of this size."""
+    return replace(setting, accumulating=int(values["target_batch"]) > int(values["gpus"]) * micro_batch)
+
+
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     capacity = Fraction(values["gpu_memory"]) * GB
     overhead = Fraction(values["overhead"]) * GB
@@ -248,8 +254,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         if typed is None and shape.model_type not in FAMILIES:
             raise StepNotModelled(", ".join(FAMILIES), field="activation_memory")
         if typed is None:
-            candidates = moments(shape, setting)
-            step = peak_of(candidates, int(values["micro_batch"]))
+            micro_batch = int(values["micro_batch"])
+            step = peak_of(moments(shape, accumulating(setting, values, micro_batch)), micro_batch)
             parts = dict(step.parts)
         else:
             states = model_states(shape, setting)[0]
@@ -263,9 +269,15 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         largest, moment = NEEDS_MODEL, None
         left = capacity - (total - parts["activations"])
     else:
-        binding = binding_of(candidates, capacity - overhead)
-        left = capacity - overhead - binding.fixed_total
-        count = largest_of(candidates, capacity - overhead)
+        free = capacity - overhead
+        limiting = moments(shape, setting)
+        count = largest_of(limiting, free)
+        if accumulating(setting, values, count).accumulating:
+            # Even the largest micro-batch reaches the target only by accumulating: count the earlier gradients.
+            limiting = moments(shape, replace(setting, accumulating=True))
+            count = largest_of(limiting, free)
+        binding = binding_of(limiting, free)
+        left = free - binding.fixed_total
         largest = Quantity(count) if count else NOT_ONE
         moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)
     rows = part_rows(parts, LABELS)
@@ -284,16 +296,19 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     }
 
 
-def _gigabytes_down(value: Fraction) -> Decimal:
-    """Gigabytes rounded down to the planner's six decimals: a budget never promises a byte your GPU lacks."""
-    return Decimal(floor(value * 10**6)).scaleb(-6)
+def _hundredths_down(value: Fraction) -> Decimal:
+    """Gigabytes rounded down to two decimals, as the pages show them: never a byte your GPU lacks.
+
+    (Three decimals would read as a thousands separator, and the field would ask which was meant.)
+    """
+    return Decimal(floor(value * 100)).scaleb(-2)
 
 
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """The planner gets the target batch, the GPUs, and what your GPU leaves for the micro-batch.
 
-    With a model, it also gets the per-sample memory of the moment that limits the micro-batch, rounded up, and a
-    budget the largest micro-batch that fits just fits, so that the plan's micro-batch is this page's.
+    With a model, it also gets the per-sample memory of the moment that limits the micro-batch, rounded up to two
+    decimals, and a budget the largest micro-batch that fits just fits, so that the plan's micro-batch is this page's.
     """
     plan = {
         "target_batch": address_number(values["target_batch"]),
@@ -303,9 +318,9 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
     budget = results["activation_budget"]
     if budget is None:
         return {"plan": plan}
-    budget_gb = _gigabytes_down(Fraction(budget.value))
+    budget_gb = _hundredths_down(Fraction(budget.value))
     if (per_sample := results["per_sample"]) is not None:
-        per_sample_gb = -_gigabytes_down(-Fraction(per_sample.value))
+        per_sample_gb = -_hundredths_down(-Fraction(per_sample.value))
         largest = results["largest_micro_batch"]
         if isinstance(largest, Quantity):
             # Rounding may lose the last sample's few bytes of slack: give the plan exactly what that sample needs.
@@ -333,7 +348,7 @@ CALCULATOR = Calculator(
         Group(N_("Model"), (MODEL, CONFIG, PARAMETERS)),
         Group(N_("Method"), (METHOD, RANK, TARGETS)),
         Group(N_("Training"), (OPTIMIZER, PRECISION, ZERO_STAGE, GPUS)),
-        Group(N_("Each step"), (SEQUENCE_LENGTH, MICRO_BATCH, ATTENTION, RECOMPUTATION, ACTIVATION_MEMORY)),
+        Group(N_("Training step"), (SEQUENCE_LENGTH, MICRO_BATCH, ATTENTION, RECOMPUTATION, ACTIVATION_MEMORY)),
         Group(N_("GPU"), (GPU, GPU_MEMORY, OVERHEAD)),
         Group(N_("Batch"), (TARGET_BATCH,)),
         Group(N_("Model shape"), SHAPE),
@@ -344,7 +359,7 @@ CALCULATOR = Calculator(
         Figure(
             "largest_micro_batch",
             N_("Largest micro-batch that fits your GPU"),
-            N_("samples per GPU in each forward and backward pass"),
+            N_("in samples, per GPU and per forward and backward pass"),
         ),
         Text("peak_moment", N_("When the peak comes")),
         Figure(

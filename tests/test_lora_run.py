@@ -156,9 +156,10 @@ RUN = {
     "attention": "flash",
     "recomputation": "full",
     "optimizer": "adamw-mixed",
-    # One GPU, without ZeRO: the run the page totals.
+    # One GPU, without ZeRO, one micro-batch a step: the run the page totals.
     "zero_stage": "0",
     "gpus": "1",
+    "target_batch": "1",
 }
 
 
@@ -183,6 +184,7 @@ def test_the_link_carries_the_run_to_the_vram_page():
         "precision": "fp16",
         "sequence_length": "2048",
         "micro_batch": "3",
+        "target_batch": "3",
         "attention": "eager",
         "recomputation": "selective",
     }

@@ -178,7 +178,8 @@ def test_a_listed_gpu_fills_its_memory_and_typing_one_makes_it_custom():
 def test_the_default_run_is_the_step_s_peak_and_the_overhead():
     """Llama-3.1-8B, LoRA r=16 on every projection, 4,096 tokens, fused attention, full recomputation, an RTX 4090."""
     shape = PRESETS["meta-llama/Llama-3.1-8B"]
-    setting = Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, tuple(target_modules(shape)))
+    # A target of 64 samples, one at a time: the step starts with the earlier micro-batches' gradients.
+    setting = Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, tuple(target_modules(shape)), accumulating=True)
     results = CALCULATOR.results(DEFAULTS)
     peak = step_peak(shape, setting, 1)
     assert Fraction(results["total_memory"].value) * GB == peak.total + GB
@@ -235,7 +236,7 @@ def test_the_planner_gets_what_your_gpu_has_left_for_activations_rounded_down():
     left = Fraction(values["gpu_memory"]) * GB - state
     assert Fraction(results["activation_budget"].value) == left / GB
     plan = links(values, results)["plan"]
-    assert Decimal(plan["memory_budget"]) <= Fraction(left, GB) < Decimal(plan["memory_budget"]) + Decimal("0.000001")
+    assert Decimal(plan["memory_budget"]) <= Fraction(left, GB) < Decimal(plan["memory_budget"]) + Decimal("0.01")
     assert (plan["gpus"], plan["target_batch"]) == ("8", "64")
     assert "activation_per_sample" not in plan
 

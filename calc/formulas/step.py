@@ -170,7 +170,9 @@ class Setting:
     weights dtype) or ``qlora`` (the same over a 4-bit NF4 base, computing
     in bf16). ``zero_stage`` and ``gpus`` shard the model states as
     :func:`calc.formulas.model_states.per_gpu` does; activations are each
-    GPU's own.
+    GPU's own. ``accumulating``: a micro-batch after the first of an
+    accumulation cycle, whose step starts with the earlier micro-batches'
+    gradients (not measured: ``tools/measure_steps.py`` takes single steps).
     """
 
     recipe: str
@@ -182,6 +184,7 @@ class Setting:
     lora_targets: tuple[str, ...] = ()
     zero_stage: int = 0
     gpus: int = 1
+    accumulating: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "lora_targets", tuple(self.lora_targets))
@@ -453,7 +456,8 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     sharded = setting.gpus if setting.zero_stage >= 2 else 1  # ZeRO-2 and 3 keep a shard of each gradient (§5.2)
 
     def gradients(count: int) -> Fraction:
-        return per_parameter.gradients * count / sharded
+        # Accumulating, every gradient exists from the start: backward adds into .grad (torch AccumulateGrad).
+        return states.gradients if setting.accumulating else per_parameter.gradients * count / sharded
 
     last = [(name, own, {**part, "activations": part["activations"] + mask}) for name, own, part in last]
     first = [
@@ -471,12 +475,12 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     return (
         Moment(
             "forward",
-            _parts(**fixed, weight_copies=copies["forward"]),
+            _parts(**fixed, gradients=gradients(0), weight_copies=copies["forward"]),
             _parts(activations=forward, loss=loss_forward),
         ),
         Moment(
             "loss",
-            _parts(**fixed, weight_copies=copies["loss"]),
+            _parts(**fixed, gradients=gradients(0), weight_copies=copies["loss"]),
             _parts(activations=forward, loss=loss_backward),
         ),
         *(
