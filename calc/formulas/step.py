@@ -47,9 +47,10 @@ estimates, not ``max_memory_reserved``); the CUDA context; ZeRO's
 communication buckets and ZeRO-3's gathered weights of the layer being
 computed; QLoRA's dequantized weight of the projection being computed;
 LoRA under autocast; LoRA dropout (``lora_dropout`` > 0 keeps a float32
-copy of each adapted input and a mask); gradient accumulation, where the
-gradients of earlier micro-batches are alive from the forward pass on. Every value is exact (an int or a
-Fraction), in bytes.
+copy of each adapted input and a mask). Modelled but not measured: gradient
+accumulation (``Setting.accumulating``), where the gradients of earlier
+micro-batches are alive from the forward pass on. Every value is exact (an
+int or a Fraction), in bytes.
 """
 
 from __future__ import annotations
