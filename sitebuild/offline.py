@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from sitebuild.config import RUNTIME, WEB
+from sitebuild.precompress import is_precompressed
 from sitebuild.runtime import STDLIB
 
 SERVICE_WORKER = "sw.js"
@@ -17,11 +18,14 @@ FETCHED_WHEN_NEEDED = (f"{RUNTIME}/{STDLIB}",)
 
 
 def precache_list(site: Path) -> list[str]:
-    """Every file of the site as the pages request it (folders for their index.html), but those fetched when needed."""
+    """Every file of the site as the pages request it (folders for their index.html).
+
+    But those fetched when needed, and the precompressed copies, which only a host reads.
+    """
     paths = []
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         relative = path.relative_to(site).as_posix()
-        if relative == SERVICE_WORKER or relative in FETCHED_WHEN_NEEDED:
+        if relative == SERVICE_WORKER or relative in FETCHED_WHEN_NEEDED or is_precompressed(relative):
             continue
         if path.name == "index.html":
             relative = relative[: -len("index.html")] or "./"
