@@ -50,7 +50,7 @@ def expect_defaults_with_notice(page, locale):
     [
         pytest.param("**/pyodide.asm.mjs", "/pyodide/pyodide.asm.mjs", id="**/pyodide.asm.mjs"),
         pytest.param("**/calc-worker.js", "the worker could not be loaded", id="**/calc-worker.js"),
-        pytest.param("**/calc-*.whl", ".whl: HTTP 404", id="**/calc-*.whl"),
+        pytest.param("**/wheel-data-*.zip", ".zip: HTTP 404", id="**/wheel-data-*.zip"),
         pytest.param("**/messages.mo", "/messages.mo: HTTP 404", id="**/messages.mo"),
         pytest.param("**/pyodide-lock.json", "/pyodide/pyodide-lock.json: HTTP 404", id="**/pyodide-lock.json"),
     ],
@@ -109,8 +109,19 @@ def test_a_policy_that_refuses_webassembly_is_reported_at_once(site, browser):
 
 @pytest.mark.parametrize("locale", LOCALES)
 def test_a_wheel_that_does_not_match_the_lockfile_is_refused(context, base_url, locale):
+    # Only Pyodide's own boot installs the wheels: the snapshot is missing here.
+    context.route("**/pyodide/snapshot-*.bin", lambda route: route.fulfill(status=404))
     # An empty zip archive: without the check it would install, and Python would fail later for another reason.
     context.route("**/babel-*.whl", lambda route: route.fulfill(status=200, body=b"PK\x05\x06" + bytes(18)))
     page = context.new_page()
     open_failing(page, f"{base_url}{locale}/", ".whl: wrong sha256")
+    expect_defaults_with_notice(page, locale)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_wheels_data_that_does_not_match_its_sha256_is_refused(context, base_url, locale):
+    # An empty zip archive: without the check it would install, and Python would fail later for another reason.
+    context.route("**/wheel-data-*.zip", lambda route: route.fulfill(status=200, body=b"PK\x05\x06" + bytes(18)))
+    page = context.new_page()
+    open_failing(page, f"{base_url}{locale}/", ".zip: wrong sha256")
     expect_defaults_with_notice(page, locale)
