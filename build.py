@@ -5,7 +5,8 @@ build the calc and Babel wheels (compiled to Pyodide's bytecode);
 copy the pinned Pyodide runtime with a lockfile naming only our wheels;
 make the memory snapshot the worker restores Python from;
 copy the browser glue, the worker told the snapshot's name; check links;
-write the service worker that caches all of it for repeat and offline visits.
+write the service worker that caches all of it for repeat and offline visits;
+write brotli and gzip copies of the big files beside them, for hosts that serve such.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from sitebuild.config import ASSETS, CATALOG, LOCALES, PAGES, PYODIDE_PACKAGE, R
 from sitebuild.links import dead_links
 from sitebuild.offline import SERVICE_WORKER, write_service_worker
 from sitebuild.pages import PageWithoutResults, environment, render_calculator, render_chooser
+from sitebuild.precompress import precompress
 from sitebuild.runtime import check_pinned, install_runtime
 from sitebuild.snapshot import build_snapshot, tell_worker
 from sitebuild.wheels import babel_usage, build_babel_wheel, build_calc_wheel
@@ -59,6 +61,7 @@ def build(out: Path, base_url: str = "") -> None:
     if problems:
         sys.exit("Dead internal links:\n  " + "\n  ".join(problems))
     write_service_worker(out)
+    precompress(out)
 
 
 def write_pages(out: Path, localedir: Path, base_url: str) -> None:

@@ -1,23 +1,32 @@
 """The speed benchmark: `make bench`. It prints figures; it asserts nothing.
 
-Builds the site into a temporary folder, serves it on 127.0.0.1 with a
-server that gzips what static hosts gzip and counts the bytes it sends,
-and measures in headless Chromium, alternating our page with a bare page
-that loads the same Pyodide on the main thread. Every visit starts with a
-new browser profile on disk, as a first-time visitor's; each page is also
-visited over an emulated link (LINK). Each figure is the median over the
-runs.
+Builds the site into a temporary folder, serves it on 127.0.0.1 as GitHub
+Pages serves it (gzipped on the fly, the build's brotli copies ignored),
+logs every request and the bytes sent for it, and measures in headless
+Chromium, alternating our page with a bare page that loads the same
+Pyodide on the main thread. Every visit starts with a new browser profile
+on disk, as a first-time visitor's; each page is also visited over an
+emulated link (LINK). Each figure is the median over the runs, printed
+beside its target; a page that misses a target is measured again, and a
+figure that holds only then says so. `--write-docs` puts the table in
+docs/performance.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import os
+import re
 import shutil
 import statistics
 import sys
 import tempfile
 import threading
+import time
 import urllib.request
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +38,7 @@ from build import build  # noqa: E402
 from sitebuild.config import LOCALES, PAGES, PYODIDE_PACKAGE  # noqa: E402
 from sitebuild.runtime import CORE_FILES  # noqa: E402
 from tests.browser import launch_profile  # noqa: E402
-from tools.serve import StaticHandler, serving  # noqa: E402
+from tools.serve import AsGitHubPages, copy_beside, serving  # noqa: E402
 
 EDITS = 60
 # A modest broadband link, as Chromium's DevTools emulate it (per request, on the page and its workers).
@@ -37,28 +46,50 @@ LINK = {"offline": False, "latency": 40, "downloadThroughput": 20e6 / 8, "upload
 LINK_NAME = "20 Mbit/s, 40 ms"
 
 
-class CountingHandler(StaticHandler):
-    """Counts every byte sent, headers included, and the files' own bytes (before gzip)."""
+DOCS = ROOT / "docs" / "performance.md"
+# Where --write-docs puts the table in DOCS.
+TABLE_START, TABLE_END = "<!-- bench table -->", "<!-- end of bench table -->"
 
-    sent = 0
-    raw = 0
+
+@dataclass(frozen=True)
+class Sent:
+    """One response: when its request came (epoch seconds), for what, and the bytes sent, headers included."""
+
+    at: float
+    path: str
+    status: int
+    sent: int
+    raw: int  # the file's own bytes (before compression), for a 200
+    brotli: int  # what would have been sent had the host served the build's brotli copy
+
+
+class CountingHandler(AsGitHubPages):
+    """Logs every response (HTTP/1.0: a connection each), as GitHub Pages would send it."""
+
+    log: list[Sent] = []
     lock = threading.Lock()
+    received = 0.0
+    brotli_saves = 0
 
     def send_head(self):
+        self.brotli_saves = 0
         body = super().send_head()
-        if body is not None and self.status == 200:
-            with CountingHandler.lock:
-                CountingHandler.raw += self.content_length
+        if body is not None and self.status == 200 and self.compressed is not None:
+            path = self.translate_path(self.path)
+            copy = copy_beside(os.path.join(path, "index.html") if os.path.isdir(path) else path, ".br")
+            if copy is not None:
+                self.brotli_saves = len(self.compressed) - len(copy)
         return body
 
     def setup(self) -> None:
         super().setup()
-        raw = self.wfile
+        self.received = time.time()
+        self.sent = 0
+        raw, handler = self.wfile, self
 
         class Meter:
             def write(_, data: bytes) -> int:
-                with CountingHandler.lock:
-                    CountingHandler.sent += len(data)
+                handler.sent += len(data)
                 return raw.write(data)
 
             def __getattr__(_, name):
@@ -66,12 +97,28 @@ class CountingHandler(StaticHandler):
 
         self.wfile = Meter()
 
+    def finish(self) -> None:
+        super().finish()
+        if not self.status:
+            return  # a connection the browser opened ahead and closed unused
+        raw = self.content_length if self.status == 200 else 0
+        sent = Sent(
+            self.received, getattr(self, "path", ""), self.status, self.sent, raw, self.sent - self.brotli_saves
+        )
+        with CountingHandler.lock:
+            CountingHandler.log.append(sent)
 
-def sent_during(action) -> tuple[int, int]:
-    """Bytes sent while ``action`` runs: on the wire, and the files' own."""
-    sent, raw = CountingHandler.sent, CountingHandler.raw
+
+def logged_during(action) -> list[Sent]:
+    """The responses sent for requests made while ``action`` ran (it waits for them all)."""
+    start = len(CountingHandler.log)
     action()
-    return CountingHandler.sent - sent, CountingHandler.raw - raw
+    with CountingHandler.lock:
+        return CountingHandler.log[start:]
+
+
+def before(log: list[Sent], epoch_ms: float) -> list[Sent]:
+    return [sent for sent in log if sent.at * 1000 < epoch_ms]
 
 
 def warm_up(base: str, site: Path) -> None:
@@ -121,6 +168,7 @@ LOAD_FIGURES = """() => {
     fcp: at("first-contentful-paint"),
     results: window.__resultsFrame,
     ready: at("calc:ready"),
+    origin: performance.timeOrigin,
     worker_created: performance.getEntriesByName("calc:script")[0]?.startTime ?? null,
     layoutShift: window.__layoutShift,
     longTasks: window.__longTasks.reduce((a, b) => a + b, 0),
@@ -131,6 +179,7 @@ LOAD_FIGURES = """() => {
 SERVICE_WORKER_ACTIVE = """async () => {
   const registration = await navigator.serviceWorker.ready;
   while (registration.active.state !== "activated") await new Promise((r) => setTimeout(r, 20));
+  return performance.now();
 }"""
 
 # From the input event to the new result in the DOM, and whether it got
@@ -207,26 +256,46 @@ def measure_ours_over_link(playwright, url: str) -> float:
     return ready
 
 
+def requests_figures(log: list[Sent], ready_epoch_ms: float) -> dict:
+    """What a visit's log says: bytes before ready and in all (as sent, and with brotli), and requests."""
+    critical = before(log, ready_epoch_ms)
+    sent_twice = [path for path, times in Counter(s.path for s in log if s.status == 200).items() if times > 1]
+    return {
+        "critical_bytes": sum(s.sent for s in critical),
+        "critical_brotli": sum(s.brotli for s in critical),
+        "first_bytes": sum(s.sent for s in log),
+        "first_brotli": sum(s.brotli for s in log),
+        "first_raw": sum(s.raw for s in log),
+        "requests": len(log),
+        "revalidated": sum(s.status == 304 for s in log),
+        "sent_twice": sent_twice,
+    }
+
+
 def measure_ours(playwright, url: str) -> dict:
     profile = tempfile.TemporaryDirectory()
     context = launch_profile(playwright, Path(profile.name))
     context.add_init_script(OBSERVERS)
     page = context.new_page()
+    cached_at = []
 
     def first_visit():
         page.goto(url)
         wait_ready(page)
-        page.evaluate(SERVICE_WORKER_ACTIVE)  # the cache is filled before we count the visit done
+        # The cache is filled before we count the visit done.
+        cached_at.append(page.evaluate(SERVICE_WORKER_ACTIVE))
 
-    first_bytes, first_raw = sent_during(first_visit)
+    log = logged_during(first_visit)
     figures = {**page.evaluate(LOAD_FIGURES), "phases": page.evaluate(PHASES)}
+    ready_epoch = figures["origin"] + figures["ready"]
+    service_worker = [s.at * 1000 - ready_epoch for s in log if s.path.startswith("/sw.js")]
     edits = page.evaluate(EDIT_LATENCY, EDITS)
     page.close()
     latencies = sorted(latency for latency, _ in edits)
 
     repeat = context.new_page()
     repeat_ready = []
-    repeat_bytes, _ = sent_during(lambda: (repeat.goto(url), repeat_ready.append(ready_at(repeat))))
+    repeat_log = logged_during(lambda: (repeat.goto(url), repeat_ready.append(ready_at(repeat))))
     repeat_phases = repeat.evaluate(PHASES)
     repeat.close()
 
@@ -243,22 +312,26 @@ def measure_ours(playwright, url: str) -> dict:
 
     return {
         **figures,
+        **requests_figures(log, ready_epoch),
+        # From ready to the service worker's first request, and to its cache filled.
+        "service_worker_after": min(service_worker, default=float("nan")),
+        "cached_after": cached_at[0] - figures["ready"],
         "edit_median": statistics.median(latencies),
         "edit_p95": latencies[int(0.95 * (len(latencies) - 1))],
         "edit_next_frame": sum(made for _, made in edits) / len(edits),
-        "first_bytes": first_bytes,
-        "first_raw": first_raw,
         "repeat_ready": repeat_ready[0],
         "repeat_phases": repeat_phases,
-        "repeat_bytes": repeat_bytes,
+        "repeat_bytes": sum(s.sent for s in repeat_log),
         "offline": offline_ok,
     }
 
 
-def bare_ready(page, url: str) -> float:
+def bare_ready(page, url: str) -> tuple[float, float]:
+    """Ready, on the page's timeline and as epoch milliseconds."""
     page.goto(url)
     page.evaluate(SETTLED, ["data-ready", "true", None])
-    return page.evaluate("performance.getEntriesByName('bare:ready')[0].startTime")
+    ready = page.evaluate("performance.getEntriesByName('bare:ready')[0].startTime")
+    return ready, page.evaluate("performance.timeOrigin") + ready
 
 
 def measure_bare(playwright, url: str) -> dict:
@@ -266,11 +339,12 @@ def measure_bare(playwright, url: str) -> dict:
     profile = tempfile.TemporaryDirectory()
     context = launch_profile(playwright, Path(profile.name))
     first = []
-    first_bytes, first_raw = sent_during(lambda: first.append(bare_ready(context.new_page(), url)))
-    repeat = bare_ready(context.new_page(), url)
+    log = logged_during(lambda: first.append(bare_ready(context.new_page(), url)))
+    repeat, _ = bare_ready(context.new_page(), url)
     context.close()
     profile.cleanup()
-    return {"ready": first[0], "repeat_ready": repeat, "first_bytes": first_bytes, "first_raw": first_raw}
+    ready, ready_epoch = first[0]
+    return {"ready": ready, "repeat_ready": repeat, **requests_figures(log, ready_epoch)}
 
 
 def measure_bare_over_link(playwright, url: str) -> float:
@@ -279,22 +353,34 @@ def measure_bare_over_link(playwright, url: str) -> float:
     context = launch_profile(playwright, Path(profile.name))
     page = context.new_page()
     emulate_link(context, page)
-    ready = bare_ready(page, url)
+    ready, _ = bare_ready(page, url)
     context.close()
     profile.cleanup()
     return ready
+
+
+@dataclass
+class Row:
+    measure: str
+    value: str
+    target: str = ""
+    holds: bool | None = None  # None: a figure without a target
 
 
 def median(runs: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
 
-def megabytes(runs: list[dict]) -> str:
-    return f"{median(runs, 'first_bytes') / 1e6:.2f} MB sent, {median(runs, 'first_raw') / 1e6:.2f} MB raw"
+def megabytes(amount: float) -> str:
+    return f"{amount / 1e6:.2f} MB"
 
 
-def measure(playwright, base: str, url: str, runs: int) -> list[tuple[str, str, str]]:
-    """The table's rows for the page at ``url``: (measure, value, target)."""
+def ratio_row(measure: str, ours: float, bare: float, target: float) -> Row:
+    return Row(measure, f"{ours:.0f} ms ({ours / bare:.2f} × bare)", f"≤ {target} × bare", ours / bare <= target)
+
+
+def measure(playwright, base: str, url: str, runs: int) -> list[Row]:
+    """The table's rows for the page at ``url``."""
     bare_url = f"{base}bench/bare.html"
     ours, bare, ours_link, bare_link = [], [], [], []
     for run in range(runs):
@@ -309,67 +395,149 @@ def measure(playwright, base: str, url: str, runs: int) -> list[tuple[str, str, 
         for step in steps if run % 2 == 0 else [steps[1], steps[0], steps[3], steps[2]]:
             step()
 
-    bare_first, bare_repeat = median(bare, "ready"), median(bare, "repeat_ready")
-    bare_over_link = statistics.median(bare_link)
     restored = sum("snapshot" in r["phases"] and "snapshot" in r["repeat_phases"] for r in ours)
+    sent_twice = sorted({path for r in ours for path in r["sent_twice"]})
     rows = [
-        ("first contentful paint", f"{median(ours, 'fcp'):.0f} ms", ""),
-        (
+        Row("first contentful paint", f"{median(ours, 'fcp'):.0f} ms"),
+        Row(
             "results readable (first frame with them)",
             f"{median(ours, 'results'):.0f} ms",
             "no later than first contentful paint",
+            median(ours, "results") <= median(ours, "fcp"),
         ),
-        (
-            "Python ready (data-calc=ready), first visit",
-            f"{median(ours, 'ready'):.0f} ms ({median(ours, 'ready') / bare_first:.2f} × bare)",
-            "≤ 0.5 × bare",
-        ),
-        ("  bare Pyodide page, one line run", f"{bare_first:.0f} ms", ""),
-        (
-            "Python ready, repeat visit",
-            f"{median(ours, 'repeat_ready'):.0f} ms ({median(ours, 'repeat_ready') / bare_repeat:.2f} × bare)",
-            "≤ 0.4 × bare",
-        ),
-        ("  bare Pyodide page, repeat visit", f"{bare_repeat:.0f} ms", ""),
-        (
+        ratio_row("Python ready (data-calc=ready), first visit", median(ours, "ready"), median(bare, "ready"), 0.35),
+        Row("  bare Pyodide page, one line run", f"{median(bare, 'ready'):.0f} ms"),
+        ratio_row("Python ready, repeat visit", median(ours, "repeat_ready"), median(bare, "repeat_ready"), 0.35),
+        Row("  bare Pyodide page, repeat visit", f"{median(bare, 'repeat_ready'):.0f} ms"),
+        ratio_row(
             f"Python ready, first visit over {LINK_NAME}",
-            f"{statistics.median(ours_link):.0f} ms",
-            "≤ bare",
+            statistics.median(ours_link),
+            statistics.median(bare_link),
+            0.8,
         ),
-        (f"  bare Pyodide page over {LINK_NAME}", f"{bare_over_link:.0f} ms", ""),
-        ("Python restored from the snapshot", f"{restored} of {len(ours)} visits, and repeats", "every visit"),
-        ("  page: worker created", f"{median(ours, 'worker_created'):.0f} ms", ""),
+        Row(f"  bare Pyodide page over {LINK_NAME}", f"{statistics.median(bare_link):.0f} ms"),
+        Row(
+            "Python restored from the snapshot",
+            f"{restored} of {len(ours)} visits, and repeats",
+            "every visit",
+            restored == len(ours),
+        ),
+        Row("  page: worker created", f"{median(ours, 'worker_created'):.0f} ms"),
     ]
     for visit, key in (("first", "phases"), ("repeat", "repeat_phases")):
         for phase in ("script", "snapshot-fetch", "snapshot", "boot", "packages", "import", "setup"):
             took = [r[key][phase] for r in ours if phase in r[key]]
             if took:
-                rows.append((f"  worker, {visit} visit: {phase}", f"{statistics.median(took):.0f} ms", ""))
+                rows.append(Row(f"  worker, {visit} visit: {phase}", f"{statistics.median(took):.0f} ms"))
     rows += [
-        ("layout shift during load (CLS)", f"{median(ours, 'layoutShift'):.3f}", "0"),
-        (f"edit to result, median of {EDITS}", f"{median(ours, 'edit_median'):.1f} ms", ""),
-        (f"edit to result, p95 of {EDITS}", f"{median(ours, 'edit_p95'):.1f} ms", "≤ 16 ms"),
-        ("edits shown in the very next frame", f"{median(ours, 'edit_next_frame'):.0%}", ""),
-        ("main-thread long tasks during load", f"{median(ours, 'longTasks'):.0f} ms", ""),
-        ("main-thread blocking (over 50 ms a task)", f"{median(ours, 'blocking'):.0f} ms", "≤ 50 ms"),
-        ("bytes, first visit (the whole site cached)", megabytes(ours), ""),
-        ("  bare Pyodide page, first visit", megabytes(bare), ""),
-        ("bytes, repeat visit", f"{median(ours, 'repeat_bytes') / 1e3:.1f} KB", "< 5 KB"),
-        ("offline repeat visit becomes ready", "yes" if all(r["offline"] for r in ours) else "no", "yes"),
+        Row(
+            "layout shift during load (CLS)",
+            f"{median(ours, 'layoutShift'):.3f}",
+            "0",
+            median(ours, "layoutShift") == 0,
+        ),
+        Row(f"edit to result, median of {EDITS}", f"{median(ours, 'edit_median'):.1f} ms"),
+        Row(
+            f"edit to result, p95 of {EDITS}",
+            f"{median(ours, 'edit_p95'):.1f} ms",
+            "≤ 16 ms",
+            median(ours, "edit_p95") <= 16,
+        ),
+        Row("edits shown in the very next frame", f"{median(ours, 'edit_next_frame'):.0%}"),
+        Row("main-thread long tasks during load", f"{median(ours, 'longTasks'):.0f} ms"),
+        Row(
+            "main-thread blocking (over 50 ms a task)",
+            f"{median(ours, 'blocking'):.0f} ms",
+            "≤ 50 ms",
+            median(ours, "blocking") <= 50,
+        ),
+        Row("bytes before ready, first visit", megabytes(median(ours, "critical_bytes"))),
+        Row("  bare Pyodide page, before ready", megabytes(median(bare, "critical_bytes"))),
+        Row("  before ready, with brotli (the build's copies)", megabytes(median(ours, "critical_brotli"))),
+        Row(
+            "bytes in all, first visit (the site cached)",
+            f"{megabytes(median(ours, 'first_bytes'))} sent, {megabytes(median(ours, 'first_raw'))} raw",
+            "≤ 9 MB",
+            median(ours, "first_bytes") <= 9e6,
+        ),
+        Row("  bare Pyodide page, in all", megabytes(median(bare, "first_bytes"))),
+        Row("  in all, with brotli (the build's copies)", megabytes(median(ours, "first_brotli"))),
+        Row(
+            "requests, first visit: files sent twice",
+            f"{median(ours, 'requests'):.0f} requests, {median(ours, 'revalidated'):.0f} answered 304, "
+            + (f"sent twice: {', '.join(sent_twice)}" if sent_twice else "none sent twice"),
+            "each file once, revalidated by a 304",
+            not sent_twice,
+        ),
+        Row(
+            "service worker's first request",
+            f"{median(ours, 'service_worker_after'):.0f} ms after ready",
+            "after ready",
+            all(r["service_worker_after"] > 0 for r in ours),
+        ),
+        Row("  the site cached", f"{median(ours, 'cached_after'):.0f} ms after ready"),
+        Row(
+            "bytes, repeat visit",
+            f"{median(ours, 'repeat_bytes') / 1e3:.1f} KB",
+            "< 5 KB",
+            median(ours, "repeat_bytes") < 5e3,
+        ),
+        Row(
+            "offline repeat visit becomes ready",
+            "yes" if all(r["offline"] for r in ours) else "no",
+            "yes",
+            all(r["offline"] for r in ours),
+        ),
     ]
     return rows
 
 
-def print_table(pages: dict[str, list[tuple[str, str, str]]]) -> None:
-    """One row per measure, one column per page: a Markdown table."""
-    names = list(dict.fromkeys(name for rows in pages.values() for name, _, _ in rows))
-    values = {page: {name: value for name, value, _ in rows} for page, rows in pages.items()}
-    targets = {name: target for rows in pages.values() for name, _, target in rows}
+def measure_again_where_missed(playwright, base: str, url: str, runs: int, rows: list[Row]) -> list[str]:
+    """Measure the page again if a figure missed its target; those figures take the second run's value.
+
+    Returns the measures that held only in the second run.
+    """
+    missed = {row.measure for row in rows if row.holds is False}
+    if not missed:
+        return []
+    again = {row.measure: row for row in measure(playwright, base, url, runs)}
+    held = []
+    for i, row in enumerate(rows):
+        if row.measure in missed:
+            second = again[row.measure]
+            rows[i] = Row(row.measure, f"{second.value} (second run; first: {row.value})", row.target, second.holds)
+            if second.holds:
+                held.append(row.measure)
+    return held
+
+
+def table(pages: dict[str, list[Row]]) -> str:
+    """One row per measure, one column per page, a figure that misses its target marked ✗: a Markdown table.
+
+    Measures are told apart by name: two rows of one page never share one.
+    """
+    names = list(dict.fromkeys(row.measure for rows in pages.values() for row in rows))
+    cells = {
+        page: {row.measure: row.value + (" ✗" if row.holds is False else "") for row in rows}
+        for page, rows in pages.items()
+    }
+    targets = {row.measure: row.target for rows in pages.values() for row in rows}
     header = ["measure", *pages, "target"]
-    table = [[name, *(values[page].get(name, "") for page in pages), targets[name]] for name in names]
-    widths = [max(len(row[i]) for row in [header, *table]) for i in range(len(header))]
-    for row in [header, ["-" * w for w in widths], *table]:
-        print("| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) + " |")
+    body = [[name, *(cells[page].get(name, "") for page in pages), targets[name]] for name in names]
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+    lines = [header, ["-" * w for w in widths], *body]
+    return "\n".join(
+        "| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) + " |" for row in lines
+    )
+
+
+def write_docs(report: str) -> None:
+    """Replace the table between TABLE_START and TABLE_END in DOCS by ``report``."""
+    text = DOCS.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(TABLE_START) + ".*?" + re.escape(TABLE_END), flags=re.S)
+    if not pattern.search(text):
+        raise SystemExit(f"{DOCS} has no {TABLE_START} … {TABLE_END} to write the table between")
+    DOCS.write_text(pattern.sub(lambda _: f"{TABLE_START}\n{report}\n{TABLE_END}", text), encoding="utf-8")
 
 
 def main() -> None:
@@ -379,6 +547,7 @@ def main() -> None:
     parser.add_argument(
         "--page", choices=PAGES, action="append", help="a calculator to measure (repeatable; every one by default)"
     )
+    parser.add_argument("--write-docs", action="store_true", help=f"put the table in {DOCS.relative_to(ROOT)}")
     args = parser.parse_args()
     pages = args.page or list(PAGES)
 
@@ -388,11 +557,26 @@ def main() -> None:
         shutil.copytree(ROOT / "bench", site / "bench", ignore=shutil.ignore_patterns("*.py", "__pycache__"))
         with serving(site, CountingHandler) as base, sync_playwright() as playwright:
             warm_up(base, site)
-            rows = {page: measure(playwright, base, f"{base}{args.locale}/{PAGES[page]}", args.runs) for page in pages}
+            rows, second = {}, {}
+            for page in pages:
+                url = f"{base}{args.locale}/{PAGES[page]}"
+                rows[page] = measure(playwright, base, url, args.runs)
+                second[page] = measure_again_where_missed(playwright, base, url, args.runs, rows[page])
 
     core = sum((PYODIDE_PACKAGE / name).stat().st_size for name in CORE_FILES)
-    print(f"\n{args.runs} runs a page, locale {args.locale}, medians; Pyodide core is {core / 1e6:.2f} MB\n")
-    print_table(rows)
+    held = [f"{page}: {name.strip()}" for page, names in second.items() for name in names]
+    report = "\n\n".join(
+        [
+            f"`bench/run.py --runs {args.runs} --locale {args.locale}`, {datetime.date.today().isoformat()}: "
+            f"medians of {args.runs} runs a page, served as GitHub Pages serves it (gzip on the fly); "
+            f"Pyodide core is {core / 1e6:.2f} MB. A figure marked ✗ misses its target.",
+            table(rows),
+            "Needed a second run to hold: " + ("; ".join(held) if held else "nothing") + ".",
+        ]
+    )
+    print(f"\n{report}")
+    if args.write_docs:
+        write_docs(report)
 
 
 if __name__ == "__main__":

@@ -7,21 +7,32 @@ import json
 from pathlib import Path
 
 from sitebuild.config import RUNTIME, WEB
+from sitebuild.precompress import is_precompressed
 from sitebuild.runtime import STDLIB
 
 SERVICE_WORKER = "sw.js"
-# Only the worker's fallback boot reads Pyodide's standard library (a restored snapshot gets an empty one):
-# the service worker keeps it once that boot has fetched it, rather than every visitor downloading its
-# 2.5 MB, barely compressible, up front.
-FETCHED_WHEN_NEEDED = (f"{RUNTIME}/{STDLIB}",)
+
+
+def fetched_when_needed(relative: str) -> bool:
+    """Whether only the worker's fallback boot reads the site's file ``relative``.
+
+    Pyodide's standard library (a restored snapshot gets an empty one) and
+    the wheels (it gets their data files alone): the service worker keeps
+    them once that boot has fetched them, rather than every visitor
+    downloading their 2.8 MB, barely compressible, up front.
+    """
+    return relative == f"{RUNTIME}/{STDLIB}" or (relative.startswith(f"{RUNTIME}/") and relative.endswith(".whl"))
 
 
 def precache_list(site: Path) -> list[str]:
-    """Every file of the site as the pages request it (folders for their index.html), but those fetched when needed."""
+    """Every file of the site as the pages request it (folders for their index.html).
+
+    But those fetched when needed, and the precompressed copies, which only a host reads.
+    """
     paths = []
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         relative = path.relative_to(site).as_posix()
-        if relative == SERVICE_WORKER or relative in FETCHED_WHEN_NEEDED:
+        if relative == SERVICE_WORKER or fetched_when_needed(relative) or is_precompressed(relative):
             continue
         if path.name == "index.html":
             relative = relative[: -len("index.html")] or "./"

@@ -19,7 +19,8 @@ from calc.calculators import load
 from calc.plan import SampleExceedsBudget
 from sitebuild.config import LOCALES, PAGES, ROOT
 from sitebuild.links import dead_links
-from sitebuild.offline import FETCHED_WHEN_NEEDED, precache_list
+from sitebuild.offline import fetched_when_needed, precache_list
+from sitebuild.precompress import is_precompressed
 from tests.expectations import expected
 from tests.helpers import Page, read
 
@@ -306,12 +307,19 @@ def test_the_calc_wheel_holds_the_package_only(site):
     assert body.strip() == "" and "Description-Content-Type" not in headers
 
 
-def test_the_service_worker_caches_every_file_of_the_build_but_the_fallbacks(site):
+def test_the_service_worker_caches_every_file_of_the_build_but_the_fallbacks_and_copies(site):
     files = precache_list(site)
-    assert "pyodide/python_stdlib.zip" in FETCHED_WHEN_NEEDED and not set(FETCHED_WHEN_NEEDED) & set(files)
+    served = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()} - {"sw.js"}
+    fallbacks = {path for path in served if fetched_when_needed(path)}
+    assert {"pyodide/python_stdlib.zip", "pyodide/calc-1.0.0-py3-none-any.whl"} <= fallbacks
+    assert not fallbacks & set(files)
     assert {"./", *(f"{code}/" for code in LOCALES), "pyodide/pyodide.asm.wasm", "assets/app.js"} <= set(files)
     assert {f"{code}/messages.mo" for code in LOCALES} <= set(files)
-    served = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()} - {"sw.js", *FETCHED_WHEN_NEEDED}
+    served -= fallbacks
+    # The build's brotli and gzip copies are for hosts that serve them: the service worker caches the files.
+    copies = {path for path in served if is_precompressed(path)}
+    assert "pyodide/pyodide.asm.wasm.br" in copies
+    served -= copies
     as_files = {"index.html" if f == "./" else f + "index.html" if f.endswith("/") else f for f in files}
     assert as_files == served
     sw = (site / "sw.js").read_text(encoding="utf-8")

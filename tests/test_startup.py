@@ -52,7 +52,7 @@ def expect_defaults_with_notice(page, locale):
     in_turn(
         ("**/pyodide.asm.mjs", "/pyodide/pyodide.asm.mjs", True),
         ("**/calc-worker.js", "the worker could not be loaded", False),
-        ("**/calc-*.whl", ".whl: HTTP 404", False),
+        ("**/wheel-data-*.zip", ".zip: HTTP 404", False),
         ("**/messages.mo", "/messages.mo: HTTP 404", False),
         ("**/pyodide-lock.json", "/pyodide/pyodide-lock.json: HTTP 404", False),
     ),
@@ -111,8 +111,18 @@ def test_a_policy_that_refuses_webassembly_is_reported_at_once(site, browser):
 
 
 def test_a_wheel_that_does_not_match_the_lockfile_is_refused(context, base_url, locale=A_LOCALE):
+    # Only Pyodide's own boot installs the wheels: the snapshot is missing here.
+    context.route("**/pyodide/snapshot-*.bin", lambda route: route.fulfill(status=404))
     # An empty zip archive: without the check it would install, and Python would fail later for another reason.
     context.route("**/babel-*.whl", lambda route: route.fulfill(status=200, body=b"PK\x05\x06" + bytes(18)))
     page = context.new_page()
     open_failing(page, f"{base_url}{locale}/", ".whl: wrong sha256")
+    expect_defaults_with_notice(page, locale)
+
+
+def test_the_wheels_data_that_does_not_match_its_sha256_is_refused(context, base_url, locale=A_LOCALE):
+    # An empty zip archive: without the check it would install, and Python would fail later for another reason.
+    context.route("**/wheel-data-*.zip", lambda route: route.fulfill(status=200, body=b"PK\x05\x06" + bytes(18)))
+    page = context.new_page()
+    open_failing(page, f"{base_url}{locale}/", ".zip: wrong sha256")
     expect_defaults_with_notice(page, locale)

@@ -2,9 +2,12 @@
 
 Used by `make serve`, the browser tests and the benchmark. It sets the
 types Pyodide needs (`.wasm` as application/wasm, `.mjs` as JavaScript)
-whatever this machine's MIME table says, and gzips text, JSON and
+whatever this machine's MIME table says, and compresses text, JSON and
 WebAssembly for a browser that accepts it, as common static hosts do
-(archives and `application/octet-stream` go as they are).
+(archives and `application/octet-stream` go as they are): with the
+build's brotli or gzip copy beside the file where there is one
+(`sitebuild/precompress.py`), gzipped on the fly otherwise, or always, as
+GitHub Pages does, with `--as-github-pages`.
 """
 
 from __future__ import annotations
@@ -43,25 +46,40 @@ def gzipped(path: str, modified_ns: int) -> bytes:
         return gzip.compress(file.read(), compresslevel=6, mtime=0)
 
 
+def copy_beside(path: str, suffix: str) -> bytes | None:
+    """The build's compressed copy of the file at ``path``, unless missing or older than the file."""
+    try:
+        if os.stat(path + suffix).st_mtime_ns >= os.stat(path).st_mtime_ns:
+            with open(path + suffix, "rb") as file:
+                return file.read()
+    except FileNotFoundError:
+        pass
+    return None
+
+
 class StaticHandler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **TYPES}
+    # Whether the build's .br and .gz copies are served (GitHub Pages ignores them).
+    precompressed = True
     status = 0
     compressed: bytes | None = None
+    encoding = ""
 
     def send_head(self):
-        # The file's content gzipped, when it is sent: the parent class sends
-        # it, and its headers, with its length swapped in send_header.
+        # The file's content compressed, when it is sent: the parent class
+        # sends it, and its headers, with its length swapped in send_header.
         self.compressed = None
         path = self.translate_path(self.path)
         if os.path.isdir(path):
             path = os.path.join(path, "index.html")
         kind = self.guess_type(path)
-        if (
-            os.path.isfile(path)
-            and (kind.startswith("text/") or kind in COMPRESSIBLE)
-            and "gzip" in self.headers.get("Accept-Encoding", "")
-        ):
-            self.compressed = gzipped(path, os.stat(path).st_mtime_ns)
+        accepted = {token.split(";")[0].strip() for token in self.headers.get("Accept-Encoding", "").split(",")}
+        if os.path.isfile(path) and (kind.startswith("text/") or kind in COMPRESSIBLE):
+            if self.precompressed and "br" in accepted and (copy := copy_beside(path, ".br")) is not None:
+                self.compressed, self.encoding = copy, "br"
+            elif "gzip" in accepted:
+                copy = copy_beside(path, ".gz") if self.precompressed else None
+                self.compressed, self.encoding = copy or gzipped(path, os.stat(path).st_mtime_ns), "gzip"
         body = super().send_head()
         if body is None or self.status != 200:
             return body
@@ -78,7 +96,7 @@ class StaticHandler(SimpleHTTPRequestHandler):
 
     def send_header(self, keyword: str, value: str) -> None:
         if keyword == "Content-Length" and self.status == 200 and self.compressed is not None:
-            super().send_header("Content-Encoding", "gzip")
+            super().send_header("Content-Encoding", self.encoding)
             super().send_header("Vary", "Accept-Encoding")
             value = str(len(self.compressed))
         super().send_header(keyword, value)
@@ -97,6 +115,12 @@ def sending(headers: dict[str, str]) -> type[StaticHandler]:
             super().end_headers()
 
     return WithHeaders
+
+
+class AsGitHubPages(StaticHandler):
+    """Gzips on the fly and ignores the build's compressed copies, as GitHub Pages does."""
+
+    precompressed = False
 
 
 def make_server(
@@ -125,8 +149,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory", type=Path)
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--as-github-pages", action="store_true", help="ignore the build's .br and .gz copies")
     args = parser.parse_args()
-    server = make_server(args.directory, args.port)
+    server = make_server(args.directory, args.port, AsGitHubPages if args.as_github_pages else StaticHandler)
     print(f"Serving {args.directory}/ on http://127.0.0.1:{args.port}/ (Ctrl+C stops)")
     try:
         server.serve_forever()

@@ -6,7 +6,7 @@
 import { loadPyodide } from "../pyodide/pyodide.mjs";
 import { fetchOk } from "./fetch-ok.js";
 import { fetchSnapshot } from "./snapshot.js";
-import { fetchWheels, installWheels } from "./wheels.js";
+import { fetchArchive, fetchWheels, installWheels } from "./wheels.js";
 
 // The site's Pyodide folder (RUNTIME in sitebuild/config.py), beside this one.
 const RUNTIME = new URL("../pyodide/", import.meta.url);
@@ -21,11 +21,12 @@ const SNAPSHOT_WITHIN_MS = 20_000;
 const untimed = (name, step) => step();
 
 /**
- * Start Python and install the `calc` package's wheels; resolves to Pyodide.
+ * Start Python and install the `calc` package's wheels (restored: their
+ * data files); resolves to Pyodide.
  *
- * `snapshot`: {memory, stdlib, size}, as the build tells the worker
- * (sitebuild/snapshot.py), to restore from; null to boot. `fallBack`: boot
- * if the restore fails, rather than fail. `indexURL`: the runtime's folder
+ * `snapshot`: {memory, stdlib, size, files, filesSha256}, as the build
+ * tells the worker (sitebuild/snapshot.py), to restore from; null to boot.
+ * `fallBack`: boot if the restore fails, rather than fail. `indexURL`: the runtime's folder
  * as Pyodide takes it (under Node, a path). `timed(name, step)`: runs each
  * step, "snapshot-fetch", "snapshot", "boot" and "packages", and may time it.
  * `started(pyodide)`: called once Python is started, before the wheels are installed.
@@ -37,16 +38,22 @@ export async function startPython({
   timed = untimed,
   started = () => {},
 }) {
-  // The lockfile fetched once, for Pyodide and for the wheels, which are fetched while Pyodide starts.
+  // The lockfile fetched once, for Pyodide and for the wheels; what is installed is fetched while Python starts.
   const lockfile = fetchOk(new URL("pyodide-lock.json", RUNTIME)).then((response) => response.json());
-  const wheels = fetchWheels(RUNTIME, lockfile, "calc");
-  wheels.catch(() => {}); // awaited after the boot, which reports a failure first: not an unhandled rejection
   const options = { indexURL, lockFileContents: lockfile };
-  const boot = () => timed("boot", () => loadPyodide(options));
-  let pyodide;
+  const boot = () => {
+    files = fetchWheels(RUNTIME, lockfile, "calc");
+    files.catch(() => {}); // awaited after the boot, which reports a failure first: not an unhandled rejection
+    return timed("boot", () => loadPyodide(options));
+  };
+  let pyodide, files;
   if (!snapshot) {
     pyodide = await boot();
   } else {
+    // A restored interpreter has imported calc and Babel already: of the
+    // wheels it needs only the data files they read.
+    files = fetchArchive(new URL(snapshot.files, RUNTIME), snapshot.filesSha256);
+    files.catch(() => {}); // awaited after the restore, which reports a failure first
     try {
       pyodide = await restore(options, snapshot, timed);
     } catch (error) {
@@ -58,7 +65,7 @@ export async function startPython({
     }
   }
   started(pyodide);
-  await timed("packages", async () => installWheels(pyodide, await wheels));
+  await timed("packages", async () => installWheels(pyodide, await files));
   return pyodide;
 }
 

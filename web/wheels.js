@@ -29,14 +29,16 @@ function withDependencies(lockfile, name, seen = new Map()) {
  */
 export async function fetchWheels(runtimeURL, lockfile, name) {
   const entries = withDependencies(await lockfile, name);
-  return Promise.all(
-    entries.map(async (entry) => {
-      const wheel = await fetchOk(new URL(entry.file_name, runtimeURL));
-      const bytes = new Uint8Array(await wheel.arrayBuffer());
-      if ((await sha256(bytes)) !== entry.sha256) throw new Error(`${entry.file_name}: wrong sha256`);
-      return unzip(bytes);
-    }),
-  ).then((wheels) => wheels.flat());
+  return Promise.all(entries.map((entry) => fetchArchive(new URL(entry.file_name, runtimeURL), entry.sha256))).then(
+    (wheels) => wheels.flat(),
+  );
+}
+
+/** Fetch the zip archive at `url`, check it against its `expected` sha256 and unzip it; resolves to its files. */
+export async function fetchArchive(url, expected) {
+  const bytes = new Uint8Array(await (await fetchOk(url)).arrayBuffer());
+  if ((await sha256(bytes)) !== expected) throw new Error(`${url.pathname.split("/").pop()}: wrong sha256`);
+  return unzip(bytes);
 }
 
 function inflate(data) {
