@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
+from functools import cache
 from gettext import NullTranslations
 from math import floor
 
@@ -21,7 +22,7 @@ from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import base_parameters
-from calc.formulas.step import Setting, binding_of, largest_of, model_states, moments, peak_of
+from calc.formulas.step import Moment, limit_of, model_states, moments, peak_of
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Input, Option, address_number
 from calc.model_inputs import CONFIG, DEFAULT_MODEL, SHAPE_FIELDS, TYPED_SHAPE, model_choice, shape_inputs, shape_of
@@ -232,9 +233,9 @@ NEEDS_MODEL = Phrase(N_("Needs the model's activations: choose a model and leave
 NOT_ONE = Phrase(N_("Not even one sample fits: see the ways to save memory below."), {})
 
 
-def accumulating(setting: Setting, values: Mapping[str, object], micro_batch: int) -> Setting:
-    """The setting of a step that reaches the target batch only by accumulating micro-batches of this size."""
-    return replace(setting, accumulating=int(values["target_batch"]) > int(values["gpus"]) * micro_batch)
+def accumulates(values: Mapping[str, object], micro_batch: int) -> bool:
+    """Whether micro-batches of this size reach the target batch only by accumulating several per step."""
+    return int(values["target_batch"]) > int(values["gpus"]) * micro_batch
 
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:
@@ -251,11 +252,17 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     else:
         shape = shape_of(values)
         setting = step_setting(values, values["optimizer"], zero_stage=stage, gpus=replicas)
+
+        @cache
+        def step_moments(accumulating: bool) -> tuple[Moment, ...]:
+            """The step's moments, computed once per edit for each of the two settings a page may need."""
+            return moments(shape, replace(setting, accumulating=accumulating))
+
         if typed is None and shape.model_type not in FAMILIES:
             raise StepNotModelled(", ".join(FAMILIES), field="activation_memory")
         if typed is None:
             micro_batch = int(values["micro_batch"])
-            step = peak_of(moments(shape, accumulating(setting, values, micro_batch)), micro_batch)
+            step = peak_of(step_moments(accumulates(values, micro_batch)), micro_batch)
             parts = dict(step.parts)
         else:
             states = model_states(shape, setting)[0]
@@ -270,13 +277,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         left = capacity - (total - parts["activations"])
     else:
         free = capacity - overhead
-        limiting = moments(shape, setting)
-        count = largest_of(limiting, free)
-        if accumulating(setting, values, count).accumulating:
+        binding, count = limit_of(step_moments(False), free)
+        if accumulates(values, count):
             # Even the largest micro-batch reaches the target only by accumulating: count the earlier gradients.
-            limiting = moments(shape, replace(setting, accumulating=True))
-            count = largest_of(limiting, free)
-        binding = binding_of(limiting, free)
+            binding, count = limit_of(step_moments(True), free)
         left = free - binding.fixed_total
         largest = Quantity(count) if count else NOT_ONE
         moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)

@@ -223,7 +223,12 @@ class Peak:
 
 def _parts(**values: Fraction | int) -> dict[str, Fraction | int]:
     # Exact either way; ints, where the bytes are whole, keep the arithmetic fast enough for every keystroke.
-    return {part: values.get(part, 0) for part in PARTS}
+    return {part: _whole(values.get(part, 0)) for part in PARTS}
+
+
+def _whole(value: Fraction | int) -> Fraction | int:
+    """A whole number of bytes as an int: Fraction arithmetic costs ten times as much."""
+    return value.numerator if isinstance(value, Fraction) and value.denominator == 1 else value
 
 
 def _check(shape: ModelShape, setting: Setting) -> None:
@@ -727,8 +732,14 @@ def largest_micro_batch(shape: ModelShape, setting: Setting, budget: int | Fract
 
 def largest_of(candidates: tuple[Moment, ...], budget: int | Fraction) -> int:
     """:func:`largest_micro_batch` of moments already computed."""
-    bound = _bound(binding_of(candidates, budget), Fraction(budget))
-    return 0 if bound < 0 else math.floor(bound)
+    return limit_of(candidates, budget)[1]
+
+
+def limit_of(candidates: tuple[Moment, ...], budget: int | Fraction) -> tuple[Moment, int]:
+    """The moment that limits the micro-batch within ``budget``, and the largest micro-batch that fits."""
+    moment = binding_of(candidates, budget)
+    bound = _bound(moment, Fraction(budget))
+    return moment, 0 if bound < 0 else math.floor(bound)
 
 
 def _check_micro_batch(micro_batch: int) -> None:
