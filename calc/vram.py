@@ -62,7 +62,20 @@ _CHOICE = model_choice(
     N_("Another model: type its shape"),
 )
 COUNT_OPTION = Option(COUNT, N_("Only a parameter count (and the activation memory)"))
-MODEL = replace(_CHOICE, options=(*_CHOICE.options, COUNT_OPTION))
+
+
+@dataclass(frozen=True)
+class ModelChoice(Choice):
+    """The model field: it lists every preset, so its hint names the architectures whose step the page models."""
+
+    def accepts(self, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext(
+            "The step is modelled for the architectures %(modelled)s; for the other models, enter the activation "
+            "memory."
+        ) % {"modelled": ", ".join(FAMILIES)}
+
+
+MODEL = ModelChoice(**{**vars(_CHOICE), "options": (*_CHOICE.options, COUNT_OPTION)})
 PARAMETERS = Amount(
     "parameters",
     N_("Parameters, in billions"),
