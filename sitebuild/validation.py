@@ -73,6 +73,13 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
             "above_worst": percent(max(above, default=0)),
         }
 
+    def difference(error: float) -> str:
+        # A table cell: a difference that rounds to nothing but is not nothing says so, rather than "0%".
+        smallest = Decimal("0.0001")
+        if error and abs(Decimal(str(error))) < smallest / 2:
+            return translated(N_("< %(least)s")) % {"least": percent(smallest)}
+        return percent(error)
+
     cycles = activations["accumulation"]["cycles"]
     steps = sorted({cycle["accumulation_steps"] for cycle in cycles})
     peaks = {(cycle["micro_batch"], cycle["accumulation_steps"]): cycle["peak_saved_bytes"] for cycle in cycles}
@@ -119,7 +126,7 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
                 ),
                 "measured": format_number(Decimal(point["measured_bytes_per_sample"]), locale),
                 "estimated": format_number(Decimal(point["estimated_bytes_per_sample"]), locale),
-                "error": percent(point["relative_error"]),
+                "error": difference(point["relative_error"]),
             }
             for point in points
         ],
@@ -144,7 +151,7 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
                 ),
                 "measured": format_number(Decimal(point["measured_peak_bytes"]), locale),
                 "estimated": format_number(Decimal(point["estimated_peak_bytes"]), locale),
-                "error": percent(point["relative_error"]),
+                "error": difference(point["relative_error"]),
             }
             for point in whole_steps["points"]
         ],

@@ -462,9 +462,12 @@ def test_a_byte_of_difference_withdraws_the_match_and_one_side_is_said_alone(mon
         if name == "steps.json":
             for point in data["points"]:
                 point["relative_error"] = -abs(point["relative_error"])
+            data["points"][0]["relative_error"], data["points"][1]["relative_error"] = -0.00002, 0
         return data
 
     monkeypatch.setattr(validation, "_read", altered)
     facts = validation.validation_facts(Locale.parse("en"), NullTranslations())
     assert facts["activation_exact"] is False
     assert facts["step_sides"]["above"] == 0 and facts["step_sides"]["below"] > 0
+    # A difference too small to show in hundredths of a percent is not shown as none.
+    assert [row["error"] for row in facts["step_rows"][:2]] == ["< 0.01%", "0%"]
