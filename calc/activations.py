@@ -106,7 +106,7 @@ LABELS = {
     "mlp": N_("MLP"),
     "norms": N_("Norms"),
     "logits": N_("Logits and loss"),
-    "outside": N_("Outside the layers"),
+    "outside": N_("Token ids and checkpointed layer inputs"),
 }
 
 
@@ -187,7 +187,10 @@ CALCULATOR = Calculator(
         Figure(
             "step_per_sample",
             N_("Per-sample part of the step's peak"),
-            N_("what one more sample adds to the whole step's peak: this one decides out-of-memory"),
+            N_(
+                "what each additional sample adds to the step's peak; this is the figure that decides whether a "
+                "micro-batch fits"
+            ),
         ),
         Figure(
             "activation_per_sample",

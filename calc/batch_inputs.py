@@ -28,8 +28,8 @@ ACTIVATION_PER_SAMPLE = Amount(
     "activation_per_sample",
     N_("Activation memory per sample"),
     N_(
-        "What one sample adds to the training step's peak: the per-sample part that the activation memory "
-        "estimator gives, the saved activations with the loss and recomputation."
+        "What each sample adds to the training step's peak. The activation memory estimator gives it as the "
+        "per-sample part of the step's peak, which includes the loss's gradients and any recomputation."
     ),
     default=Decimal("0.5"),
     maximum=Decimal(10_000),

@@ -203,7 +203,7 @@ CALCULATOR = Calculator(
         Figure(
             "active_parameters",
             N_("Active parameters per token"),
-            N_("in a mixture of experts, all but the experts a token is not sent to"),
+            N_("in a mixture of experts, only the experts a token is routed to count"),
         ),
         Text("peak_moment", N_("When the peak happens")),
         Table("run_breakdown", N_("The run's peak on one GPU, by part"), (N_("Part"), N_("Memory"))),

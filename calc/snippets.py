@@ -23,7 +23,11 @@ prose. The names are each framework's own:
   (megatron/core/num_microbatches_calculator.py).
 
 The Python snippets open with the launch line their per-GPU numbers assume, as
-a comment: one process per GPU, on nodes of ``GPUS_PER_NODE`` GPUs at most.
+a comment: one process per GPU, on nodes of ``GPUS_PER_NODE`` GPUs at most. On
+one node Lightning starts those processes itself from a plain ``python``; on
+several it runs under torchrun (Lightning's "Run with Torch Distributed" guide).
+What only the reader has (model, optimizer, dataset) is a ``...`` placeholder
+named in ``PLACEHOLDERS``, so a pasted snippet defines every name it uses.
 """
 
 from __future__ import annotations
@@ -48,6 +52,22 @@ def nodes(gpus: int) -> tuple[int, int]:
     """
     per_node = max(d for d in range(1, min(gpus, GPUS_PER_NODE) + 1) if gpus % d == 0)
     return gpus // per_node, per_node
+
+
+# What the reader supplies, each left as `...` with the type it must be (class names, not prose).
+PLACEHOLDERS = {
+    "lightning": {"model": "lightning.pytorch.LightningModule", "dataset": "torch.utils.data.Dataset"},
+    "accelerate": {
+        "model": "torch.nn.Module",
+        "optimizer": "torch.optim.Optimizer",
+        "dataset": "torch.utils.data.Dataset",
+    },
+}
+
+
+def placeholders(framework: str) -> str:
+    """The lines that define ``framework``'s placeholders, then a blank line."""
+    return "".join(f"{name} = ...  # {kind}\n" for name, kind in PLACEHOLDERS[framework].items()) + "\n"
 
 
 def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, str]:
@@ -78,16 +98,20 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
         )
         + "\n",
         "lightning": (
-            "from lightning.pytorch import Trainer\n"
+            (f"# torchrun --nnodes={n} --nproc_per_node={per_node} train.py\n" if n > 1 else "# python train.py\n")
+            + "from lightning.pytorch import Trainer\n"
             "from torch.utils.data import DataLoader\n\n"
-            f"loader = DataLoader(dataset, batch_size={b})\n"
+            + placeholders("lightning")
+            + f"loader = DataLoader(dataset, batch_size={b})\n"
             f"trainer = Trainer(devices={per_node}, num_nodes={n}, accumulate_grad_batches={a})\n"
+            "trainer.fit(model, loader)\n"
         ),
         "accelerate": (
             f"# accelerate launch{accelerate_machines} --num_processes={g} train.py\n"
             "from accelerate import Accelerator\n"
             "from torch.utils.data import DataLoader\n\n"
-            f"accelerator = Accelerator(gradient_accumulation_steps={a})\n"
+            + placeholders("accelerate")
+            + f"accelerator = Accelerator(gradient_accumulation_steps={a})\n"
             f"loader = DataLoader(dataset, batch_size={b})\n"
             "model, optimizer, loader = accelerator.prepare(model, optimizer, loader)\n\n"
             "for batch in loader:\n"

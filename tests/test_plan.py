@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import builtins
 import json
 import re
 from decimal import Decimal
@@ -17,7 +18,7 @@ from calc.formulas.batch import divisors
 from calc.i18n import load_translations
 from calc.inputs import address_number
 from calc.plan import CALCULATOR, compute
-from calc.snippets import FRAMEWORKS, snippets
+from calc.snippets import FRAMEWORKS, LANGUAGES, PLACEHOLDERS, snippets
 from sitebuild.config import LOCALES
 
 
@@ -105,6 +106,53 @@ def test_every_snippet_parses_and_carries_the_plan(b, a, g):
     assert "accelerate launch" in code["accelerate"] and f"--num_processes={g} " in code["accelerate"]
     # Plain ASCII digits, whatever the locale.
     assert all(text.isascii() for text in code.values())
+
+
+def undefined_names(code: str) -> set[str]:
+    """Names a module reads but neither imports, assigns, loops over nor gets from builtins."""
+    tree = ast.parse(code)
+    bound = set(dir(builtins))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - bound
+
+
+@pytest.mark.parametrize(("b", "a", "g"), [(1, 1, 1), (4, 8, 2), (8, 4, 16)])
+def test_every_python_snippet_runs_as_pasted_up_to_the_readers_placeholders(b, a, g):
+    """Pasted into a file, a Python snippet compiles, opens with its launch line and reads no undefined name.
+
+    What only the reader has is a `...` placeholder the page asks them to replace.
+    """
+    code = snippets(b, a, g)
+    for framework in (name for name in FRAMEWORKS if LANGUAGES[name] == "python"):
+        compile(code[framework], f"{framework}.py", "exec")
+        launch = code[framework].splitlines()[0]
+        assert launch.startswith("# ") and launch.endswith(" train.py"), framework
+        assert not undefined_names(code[framework]), framework
+        given = {
+            node.targets[0].id
+            for node in ast.parse(code[framework]).body
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is ...
+        }
+        assert given == set(PLACEHOLDERS.get(framework, ())), framework
+    # Lightning trains: the loader goes to trainer.fit with the model.
+    calls = {ast.unparse(node) for node in ast.walk(ast.parse(code["lightning"])) if isinstance(node, ast.Call)}
+    assert "trainer.fit(model, loader)" in calls
+    # Lightning starts its own processes on one node; on several, torchrun starts one per GPU on each.
+    launch = code["lightning"].splitlines()[0]
+    if g <= 8:
+        assert launch == "# python train.py"
+    else:
+        torchrun = re.fullmatch(r"# torchrun --nnodes=(\d+) --nproc_per_node=(\d+) train.py", launch)
+        assert int(torchrun[1]) > 1 and int(torchrun[1]) * int(torchrun[2]) == g
+
+
+def test_undefined_names_finds_a_name_no_line_defines():
+    assert undefined_names("loader = DataLoader(dataset)\n") == {"DataLoader", "dataset"}
+    assert undefined_names("from x import DataLoader\ndataset = ...\nloader = DataLoader(dataset)\n") == set()
 
 
 @pytest.mark.parametrize(("b", "a", "g"), [(1, 1, 1), (4, 8, 2), (3, 1000, 1024)])
