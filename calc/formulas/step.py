@@ -462,8 +462,13 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     sharded = setting.gpus if setting.zero_stage >= 2 else 1  # ZeRO-2 and 3 keep a shard of each gradient (§5.2)
 
     def gradients(count: int) -> Fraction:
-        # Accumulating, every gradient exists from the start: backward adds into .grad (torch AccumulateGrad).
-        return states.gradients if setting.accumulating else per_parameter.gradients * count / sharded
+        """The gradients of ``count`` parameters, as this GPU keeps them."""
+        return per_parameter.gradients * count / sharded
+
+    def alive(count: int) -> Fraction:
+        """The gradients alive once backward has made those of ``count`` parameters; accumulating, every gradient
+        exists from the start, since backward adds into .grad (torch AccumulateGrad)."""
+        return states.gradients if setting.accumulating else gradients(count)
 
     last = [(name, own, {**part, "activations": part["activations"] + mask}) for name, own, part in last]
     first = [
@@ -481,18 +486,18 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     return (
         Moment(
             "forward",
-            _parts(**fixed, gradients=gradients(0), weight_copies=copies["forward"]),
+            _parts(**fixed, gradients=alive(0), weight_copies=copies["forward"]),
             _parts(activations=forward, loss=loss_forward),
         ),
         Moment(
             "loss",
-            _parts(**fixed, gradients=gradients(0), weight_copies=copies["loss"]),
+            _parts(**fixed, gradients=alive(0), weight_copies=copies["loss"]),
             _parts(activations=forward, loss=loss_backward),
         ),
         *(
             Moment(
                 f"{layer} layer's {name}",
-                _parts(**fixed, gradients=gradients(before + own), weight_copies=copies[f"{layer} layer's {name}"]),
+                _parts(**fixed, gradients=alive(before + own), weight_copies=copies[f"{layer} layer's {name}"]),
                 _parts(**part),
             )
             for layer, before, parts in (
@@ -676,20 +681,6 @@ def _bound(moment: Moment, budget: Fraction) -> Fraction | float:
     return (budget - moment.fixed_total) / moment.per_sample_total
 
 
-def binding_moment(shape: ModelShape, setting: Setting, budget: int | Fraction) -> Moment:
-    """The moment that limits the micro-batch within ``budget`` bytes: the first to reach it as ``b`` grows.
-
-    Its fixed part and per-sample part are what a plan needs: ``b`` fits while ``b·per_sample`` is within
-    ``budget − fixed``.
-    """
-    return binding_of(moments(shape, setting), budget)
-
-
-def binding_of(candidates: tuple[Moment, ...], budget: int | Fraction) -> Moment:
-    """:func:`binding_moment` of moments already computed."""
-    return min(candidates, key=lambda moment: _bound(moment, Fraction(budget)))
-
-
 def per_sample_moment(shape: ModelShape, setting: Setting) -> Moment:
     """The moment whose per-sample part is :func:`per_sample_bytes`, the earliest of equals: a page that shows both
     the figure and its moment computes the moments once.
@@ -727,17 +718,17 @@ def largest_micro_batch(shape: ModelShape, setting: Setting, budget: int | Fract
     >>> largest_micro_batch(PRESETS["meta-llama/Llama-3.1-8B"], setting, 80 * 2**30)  # 80 GiB
     5
     """
-    return largest_of(moments(shape, setting), budget)
-
-
-def largest_of(candidates: tuple[Moment, ...], budget: int | Fraction) -> int:
-    """:func:`largest_micro_batch` of moments already computed."""
-    return limit_of(candidates, budget)[1]
+    return limit_of(moments(shape, setting), budget)[1]
 
 
 def limit_of(candidates: tuple[Moment, ...], budget: int | Fraction) -> tuple[Moment, int]:
-    """The moment that limits the micro-batch within ``budget``, and the largest micro-batch that fits."""
-    moment = binding_of(candidates, budget)
+    """The moment that limits the micro-batch within ``budget`` bytes, the first to reach it as ``b`` grows, and
+    the largest micro-batch that fits (0 when not even one sample does).
+
+    That moment's fixed part and per-sample part are what a plan needs: ``b`` fits while ``b·per_sample`` is
+    within ``budget − fixed``.
+    """
+    moment = min(candidates, key=lambda candidate: _bound(candidate, Fraction(budget)))
     bound = _bound(moment, Fraction(budget))
     return moment, 0 if bound < 0 else math.floor(bound)
 
