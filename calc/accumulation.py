@@ -29,18 +29,20 @@ from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
 # Bounds well past any real training run (the largest clusters have about
 # 10^5 GPUs), yet small enough that every result stays exact and readable.
+# The defaults are the planner's plan for the site's default run, a target
+# batch of 64 (calc.plan; tests/test_plan.py holds them to its link).
 MICRO_BATCH = Count(
     "micro_batch",
     N_("Micro-batch size"),
     N_("Samples each GPU runs through one forward and backward pass."),
-    default=Decimal(4),
+    default=Decimal(1),
     maximum=Decimal(1_000_000),
 )
 ACCUMULATION_STEPS = Count(
     "accumulation_steps",
     N_("Accumulation steps"),
     N_("Micro-batches whose gradients are added up before each optimizer step."),
-    default=Decimal(8),
+    default=Decimal(64),
     maximum=Decimal(1_000_000),
 )
 

@@ -2,7 +2,10 @@
 a budget.
 
 They live here, not in one calculator's module, so that a page's worker
-imports only its own calculator (:func:`calc.calculators.load`).
+imports only its own calculator (:func:`calc.calculators.load`). Their defaults
+are the site's default run as the training memory page hands it over:
+Llama-3.1-8B with LoRA at 4,096 tokens on one RTX 4090 (calc.vram;
+tests/test_plan.py holds them to that page's link).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ ACTIVATION_PER_SAMPLE = Amount(
         "What each sample adds to the training step's peak. The activation memory estimator gives it as the "
         "per-sample part of the step's peak, which includes the loss's gradients and any recomputation."
     ),
-    default=Decimal("0.5"),
+    default=Decimal("7.45"),
     maximum=Decimal(10_000),
     places=6,
     unit=GIGABYTE,
@@ -44,7 +47,7 @@ MEMORY_BUDGET = Amount(
         "Memory left on each GPU for activations after the weights, gradients and optimizer state; "
         "the chart draws it as a line. Leave it blank if you have none in mind."
     ),
-    default=Decimal(12),
+    default=Decimal("8.02"),
     optional=True,
     maximum=Decimal(100_000),
     places=6,

@@ -107,7 +107,7 @@ def evaluate(
     >>> es = Locale.parse("es")
     >>> outputs = evaluate(CALCULATOR, default_texts(CALCULATOR, es), es, NullTranslations()).outputs
     >>> outputs["effective_batch"], outputs["activation_memory"]
-    ('32', '2\xa0GB')
+    ('64', '7,45\xa0GB')
     """
     _, ngettext = translations.gettext, translations.ngettext
     inputs = {i.name: i for i in calculator.inputs}

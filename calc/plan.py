@@ -27,15 +27,12 @@ from calc.outputs import Figure, Phrase, Quantity, Table, Text
 from calc.problems import InputProblem, quantity
 from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
-# The defaults are the site's default run, as the training memory page hands it over: Llama-3.1-8B with LoRA at
-# 4,096 tokens on one RTX 4090 (calc.vram; tests/test_plan.py holds them to that page's link).
+# The defaults are the site's default run (calc.batch_inputs); a plan needs a budget.
 MEMORY_BUDGET = replace(
     batch_inputs.MEMORY_BUDGET,
     description=N_("Memory left on each GPU for activations after the weights, gradients and optimizer state."),
-    default=Decimal("8.02"),
     optional=False,
 )
-ACTIVATION_PER_SAMPLE = replace(batch_inputs.ACTIVATION_PER_SAMPLE, default=Decimal("7.45"))
 SEQUENCE_LENGTH = Count(
     "sequence_length",
     N_("Sequence length"),
@@ -121,7 +118,7 @@ CALCULATOR = Calculator(
     name="plan",
     groups=(
         Group(N_("Batching"), (batch_inputs.TARGET_BATCH, batch_inputs.GPUS)),
-        Group(N_("Memory"), (MEMORY_BUDGET, ACTIVATION_PER_SAMPLE)),
+        Group(N_("Memory"), (MEMORY_BUDGET, batch_inputs.ACTIVATION_PER_SAMPLE)),
         Group(N_("Tokens"), (SEQUENCE_LENGTH,)),
     ),
     outputs=(

@@ -192,8 +192,8 @@ def test_framework_snippets_are_on_the_page_with_their_code(site, locale, name):
     }
     html = (site / locale / PAGES[name] / "index.html").read_text(encoding="utf-8")
     (deepspeed,) = re.findall(r'data-snippet="deepspeed">(.*?)</code>', html, flags=re.S)
-    # The defaults: the default run's 64 samples on one GPU; 4 × 8 × 1 on the accumulation page.
-    assert json.loads(html_unescape(deepspeed))["train_batch_size"] == {"plan": 64, "accumulation": 32}[name]
+    # The defaults, on both pages: the default run's 64 samples on one GPU.
+    assert json.loads(html_unescape(deepspeed))["train_batch_size"] == 64
 
 
 @pytest.mark.parametrize("locale", LOCALES)

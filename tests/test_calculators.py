@@ -212,9 +212,9 @@ def test_until_python_reads_the_address_the_defaults_do_not_pass_as_its_results(
     page.goto(f"{base_url}{LOCALES[0]}/?gpus=4")
     expect(page.locator(".status[data-status=busy]")).to_be_visible()
     expect(page.locator(".results")).to_have_attribute("aria-busy", "true")
-    expect(page.locator("output[name=effective_batch]")).to_have_text("32")  # the defaults', shown as stale
+    expect(page.locator("output[name=effective_batch]")).to_have_text("64")  # the defaults', shown as stale
     held.release(page)
-    expect(page.locator("output[name=effective_batch]")).to_have_text("128")
+    expect(page.locator("output[name=effective_batch]")).to_have_text("256")
     expect(page.locator("[name=gpus]")).to_have_value("4")
     expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")
 
@@ -348,8 +348,8 @@ def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready
     wait_until_ready(accumulation)
     a = rounded(estimate, 6)
     expect(accumulation.locator("[name=activation_per_sample]")).to_have_value(number(str(a), locale))
-    expect(accumulation.locator("output[name=effective_batch]")).to_have_text("32")
-    expect(accumulation.locator("output[name=activation_memory]")).to_have_text(gigabytes(str(4 * a), locale))
+    expect(accumulation.locator("output[name=effective_batch]")).to_have_text("64")
+    expect(accumulation.locator("output[name=activation_memory]")).to_have_text(gigabytes(str(a), locale))
     accumulation.close()
 
 

@@ -103,14 +103,14 @@ def test_the_worker_entry_point_speaks_json(localedir, locale):
         "texts": {},
         "address": "",
         "links": {
-            "vram": "activation_memory=2",
-            "plan": "target_batch=32&gpus=1&activation_per_sample=0.5&memory_budget=12",
+            "vram": "activation_memory=7.45",
+            "plan": "target_batch=64&gpus=1&activation_per_sample=7.45&memory_budget=8.02",
         },
     }
     # Values that are not text are read as their text, never trusted as numbers.
     request = {"values": {**table.defaults, "gpus": 4}, "changed": "gpus"}
     answer = json.loads(evaluate_json(json.dumps(request)))
-    assert answer["outputs"]["effective_batch"] == "128"
+    assert answer["outputs"]["effective_batch"] == "256"
     assert answer["address"] == "gpus=4"
 
 

@@ -45,7 +45,7 @@ def test_a_repeat_visit_works_with_the_network_off(browser, base_url, locale=A_L
     visit(context, f"{base_url}{locale}/").evaluate(ACTIVE_CACHE)
     context.set_offline(True)
     page = visit(context, f"{base_url}{locale}/")
-    page.fill("[name=accumulation_steps]", "4")
+    page.fill("[name=accumulation_steps]", "16")
     expect(page.locator("output[name=effective_batch]")).to_have_text("16")
     context.close()
 

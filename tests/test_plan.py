@@ -12,7 +12,7 @@ import pytest
 import yaml
 from babel import Locale
 
-from calc import vram
+from calc import accumulation, vram
 from calc.evaluation import default_texts, evaluate
 from calc.formulas.batch import divisors
 from calc.i18n import load_translations
@@ -175,3 +175,12 @@ def test_the_defaults_are_the_default_run_the_training_memory_page_hands_over():
     values = {**vram.CALCULATOR.defaults(), **vram.settle(vram.CALCULATOR.defaults(), None)}
     carried = vram.links(values, vram.CALCULATOR.results(values))["plan"]
     assert {name: address_number(CALCULATOR.defaults()[name]) for name in carried} == carried
+
+
+def test_the_accumulation_page_opens_on_the_plan_of_the_default_run():
+    """Micro-batch 1 over 64 steps on one GPU, with the planner's memory: the plan it hands over, as the defaults."""
+    defaults = CALCULATOR.defaults()
+    handed = CALCULATOR.links(defaults, CALCULATOR.results(defaults))["accumulation"]
+    opened = accumulation.CALCULATOR.defaults()
+    assert {name: address_number(opened[name]) for name in handed} == handed
+    assert set(handed) == set(opened)

@@ -29,7 +29,7 @@ STARTED_BY = """() => performance.getEntriesByType("measure").map((m) => m.name)
 def expect_working(page, started_by: str) -> None:
     wait_until_ready(page)
     assert page.evaluate(STARTED_BY) == [f"calc:{started_by}"]
-    page.fill("[name=accumulation_steps]", "4")
+    page.fill("[name=accumulation_steps]", "16")
     expect(page.locator("output[name=effective_batch]")).to_have_text("16")
 
 

@@ -189,7 +189,7 @@ def test_the_chart_follows_the_fields_as_picture_and_table(ready_pages, catalogs
     expect(chart).to_have_attribute("aria-label", name)
     page.fill("[name=accumulation_steps]", "2")
     last = page.locator("table[data-output=tradeoff] tbody tr").last.locator("th, td")
-    expect(last).to_have_text(["8", "32", gigabytes("2", locale), gigabytes("16", locale)], use_inner_text=False)
+    expect(last).to_have_text(["8", "8", gigabytes("7.45", locale), gigabytes("59.6", locale)], use_inner_text=False)
     # Drawn as SVG, not as text: the redrawn lines have a size on the page.
     line = chart.locator("polyline.series-3")
     expect(line).to_have_count(1)
@@ -198,7 +198,7 @@ def test_the_chart_follows_the_fields_as_picture_and_table(ready_pages, catalogs
     # Without a budget there is no budget line.
     page.fill("[name=memory_budget]", "")
     expect(chart.locator("polyline.limit")).to_have_count(0)
-    expect(page.locator("[data-output=tradeoff_note]")).to_contain_text(gigabytes("4", locale))
+    expect(page.locator("[data-output=tradeoff_note]")).to_contain_text(gigabytes("14.9", locale))
 
 
 @pytest.mark.browser
@@ -206,5 +206,5 @@ def test_the_accumulation_page_hands_its_batch_to_the_planner(ready_pages):
     page = start_over(ready_pages, LOCALES[0])
     page.fill("[name=gpus]", "4")
     expect(page.locator("a[data-link=plan]")).to_have_attribute(
-        "href", "plan/?target_batch=128&gpus=4&activation_per_sample=0.5&memory_budget=12"
+        "href", "plan/?target_batch=256&gpus=4&activation_per_sample=7.45&memory_budget=8.02"
     )
