@@ -38,6 +38,7 @@ from calc.step_inputs import (
     RECOMPUTATION,
     SEQUENCE_LENGTH,
     TARGETS,
+    adamw_recipe,
     settle_targets,
     step_setting,
 )
@@ -96,11 +97,6 @@ COVERED_TARGETS = {name for shape in PRESETS.values() if shape.model_type in FAM
 PAGE_TARGETS = replace(TARGETS, options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS))
 PAGE_CONFIG = replace(CONFIG, parse=_covered)
 
-# The figures follow the precision; the per-sample part of the step does not depend on the optimizer, so each
-# precision takes a recipe that computes in it (calc.formulas.step.COMPUTING): bf16 or fp16 with an fp32 master copy,
-# or fp32 throughout.
-OPTIMIZERS = {"bf16": "adamw-mixed", "fp16": "adamw-mixed", "fp32": "adam-fp32"}
-
 LABELS = {
     "attention": N_("Attention"),
     "mlp": N_("MLP"),
@@ -134,7 +130,8 @@ def settle(values: Mapping[str, object], changed: str | None) -> dict[str, objec
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     shape = shape_of(values)
-    setting = step_setting(values, OPTIMIZERS[values["precision"]])
+    # The per-sample part of the step does not depend on the optimizer: any recipe computing in the precision will do.
+    setting = step_setting(values, adamw_recipe(values["precision"]))
     parts = saved_breakdown(shape, setting)
     total = sum(parts.values(), Fraction(0))
     # The moment that holds calc.formulas.step.per_sample_bytes, and that figure: the moments computed once.

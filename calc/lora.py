@@ -42,6 +42,7 @@ from calc.step_inputs import (
     RECOMPUTATION,
     SEQUENCE_LENGTH,
     TARGETS,
+    adamw_recipe,
     checked_targets,
     settle_targets,
     step_setting,
@@ -60,12 +61,6 @@ METHOD = replace(
 RUN = (METHOD, RANK, TARGETS, PRECISION, SEQUENCE_LENGTH, MICRO_BATCH, ATTENTION, RECOMPUTATION)
 
 
-def optimizer(precision: str) -> str:
-    """The model-states recipe the adapter trains with: AdamW on peft's float32 adapter, the frozen base in the
-    precision (16 bits, or float32 for fp32)."""
-    return "adam-fp32" if precision == "fp32" else "adamw-mixed"
-
-
 NOT_MODELLED = Phrase(
     N_("The activations of this architecture are not modelled, so neither is the run's total; the counts above hold."),
     {},
@@ -76,7 +71,7 @@ def run(values: Mapping[str, object]) -> Peak | None:
     """The peak of one training step of the run the form describes, on one GPU; ``None`` for an architecture whose
     activations the step does not model."""
     shape = shape_of(values)
-    setting = step_setting(values, optimizer(values["precision"]))  # raises on the field at fault
+    setting = step_setting(values, adamw_recipe(values["precision"]))  # raises on the field at fault
     if shape.model_type not in FAMILIES:
         return None
     return step_peak(shape, setting, int(values["micro_batch"]))
@@ -167,7 +162,7 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
         "vram": {
             **model,
             **{field.name: field.to_address(values[field.name]) for field in RUN},
-            "optimizer": optimizer(values["precision"]),
+            "optimizer": adamw_recipe(values["precision"]),
             # The total is one GPU's, without ZeRO, for a step of one micro-batch, without the earlier micro-batches'
             # gradients that accumulation keeps: the VRAM page then counts the same run, and takes a target from there.
             "zero_stage": "0",

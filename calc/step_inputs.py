@@ -162,6 +162,16 @@ def step_recipe(optimizer: str, precision: str, method: str) -> str:
     return recipe
 
 
+def adamw_recipe(precision: str) -> str:
+    """The recipe a page without an optimizer field assumes: AdamW, in mixed precision (the adapter in peft's fp32,
+    a frozen base in 16 bits), or all in fp32. Each computes in its precision (calc.formulas.step.COMPUTING).
+
+    >>> adamw_recipe("fp16"), adamw_recipe("fp32")
+    ('adamw-mixed', 'adam-fp32')
+    """
+    return "adam-fp32" if precision == "fp32" else "adamw-mixed"
+
+
 def step_setting(values: Mapping[str, object], optimizer: str, *, zero_stage: int = 0, gpus: int = 1) -> Setting:
     """The step the form describes, trained with ``optimizer`` (a :data:`calc.formulas.model_states.RECIPES` id)."""
     method = values["method"]

@@ -69,12 +69,11 @@ from calc.formulas.parameters import (
     ADAM_MOMENT_BYTES,
     ADAPTER_GRADIENT_BYTES,
     ADAPTER_WEIGHT_BYTES,
-    NF4_BYTES_PER_WEIGHT,
+    base_bytes_qlora,
     base_parameters,
     has_bias,
     linear_shapes,
     lora_parameters,
-    quantized_weights,
 )
 from calc.models import ModelShape
 
@@ -407,10 +406,8 @@ def model_states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, Mode
         per_parameter, temporaries = ADAPTER_STATES[recipe.optimizer]
         base = base_parameters(shape)
         if setting.method == "qlora":
-            # The projections in NF4 with double quantization, the rest (embeddings, norms, lm_head) in bf16
-            # (calc.formulas.parameters.quantized_weights).
-            quantized = quantized_weights(shape)
-            frozen = quantized * NF4_BYTES_PER_WEIGHT + (base - quantized) * PRECISION_BYTES["bf16"]
+            # The projections in NF4 with double quantization, the rest (embeddings, norms, lm_head) in bf16.
+            frozen = Fraction(base_bytes_qlora(shape))
         else:
             frozen = Fraction(base * PRECISION_BYTES[recipe.weights_dtype])
     states = per_gpu(per_parameter, trainable, stage, gpus)
