@@ -29,6 +29,7 @@ _RECIPE = {
     "adam-fp32": N_("AdamW in fp32"),
     "sgd-fp32": N_("SGD in fp32"),
     "autocast-bf16": N_("AdamW in fp32 under bf16 autocast"),
+    "autocast-sgd-bf16": N_("SGD in fp32 under bf16 autocast"),
 }
 
 
@@ -132,6 +133,10 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
         ],
         "step_points": format_number(Decimal(len(whole_steps["points"])), locale),
         "step_sides": sides([point["relative_error"] for point in whole_steps["points"]]),
+        # The recipes measured, in the order the measurements take them.
+        "step_recipes": "; ".join(
+            translated(_RECIPE[recipe]) for recipe in dict.fromkeys(point["recipe"] for point in whole_steps["points"])
+        ),
         "step_architectures": ", ".join(sorted({model["model_type"] for model in whole_steps["models"].values()})),
         "step_torch": whole_steps["versions"]["torch"],
         "step_transformers": whole_steps["versions"]["transformers"],

@@ -61,6 +61,7 @@ RECIPES = {
     "adam-fp32": (torch.float32, False, "adamw"),
     "sgd-fp32": (torch.float32, False, "sgd"),
     "autocast-bf16": (torch.float32, True, "adamw"),
+    "autocast-sgd-bf16": (torch.float32, True, "sgd"),
 }
 LORA = {"rank": 8, "targets": ("q_proj", "v_proj", "down_proj")}
 RECOMPUTATIONS = ("none", "selective", "full")

@@ -30,8 +30,8 @@ index and the most is at one end: 3 and 4 bound every layer's.
 
 ``make validate`` measures whole steps with PyTorch's profiler on a CPU
 (``tools/measure_steps.py``, ``validation/steps.json``): full fine-tuning
-and LoRA, the recipes ``adamw-bf16``, ``adam-fp32``, ``sgd-fp32`` and
-``autocast-bf16``, eager and SDPA attention, the three recomputations,
+and LoRA, the recipes ``adamw-bf16``, ``adam-fp32``, ``sgd-fp32``,
+``autocast-bf16`` and ``autocast-sgd-bf16``, eager and SDPA attention, the three recomputations,
 micro-batches of 1, 2 and 4, Llama, Qwen2 (tied) and Gemma-2 shapes, ZeRO
 stage 0 on one device; ``tests/test_steps.py`` holds this module to every
 point within 10% (all are within 1%). The optimizers run PyTorch's
@@ -143,8 +143,8 @@ STEP_RECIPES: dict[str, Recipe] = {
         STATE_RECIPES["adamw-bf16-fp32-states"], "bf16", "bf16", False, Fraction(4), "adamw", False
     ),
     # SGD with momentum on float32 weights under bf16 autocast: sgd-fp32's states and step, autocast-bf16's copies
-    # and activations. Not measured; both halves are.
-    "autocast-sgd-bf16": Recipe(STATE_RECIPES["sgd-fp32"], "bf16", "fp32", True, Fraction(0), "sgd", False),
+    # and activations.
+    "autocast-sgd-bf16": Recipe(STATE_RECIPES["sgd-fp32"], "bf16", "fp32", True, Fraction(0), "sgd", True),
 }
 
 # The step recipe of each model-states recipe (calc.formulas.model_states.RECIPES), by the precision its layers
