@@ -301,6 +301,16 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         left = free - binding.fixed_total
         largest = Quantity(count) if count else NOT_ONE
         moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)
+    # What the planner is handed, in the two decimals the pages show: the budget rounded down, so that it never
+    # promises a byte your GPU lacks, the memory per sample rounded up.
+    budget = per_sample = None
+    if left > 0:
+        budget = _hundredths_down(left / GB)
+    if step is not None:
+        per_sample = -_hundredths_down(-binding.per_sample_total / GB)
+        if count and budget is not None:
+            # Rounding may lose the last sample's few bytes of slack: give the plan exactly what that many need.
+            budget = max(budget, per_sample * count)
     rows = part_rows(parts, LABELS)
     return {
         "total_memory": gigabytes(total, 2),
@@ -308,9 +318,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "largest_micro_batch": largest,
         "peak_moment": moment,
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
-        "activation_budget": gigabytes(left, 2) if left > 0 else None,
+        "activation_budget": Quantity(budget, GIGABYTE) if budget is not None else None,
         # The per-sample part of the moment that limits the micro-batch: what the planner multiplies by b.
-        "per_sample": None if step is None else gigabytes(binding.per_sample_total, 3),
+        "per_sample": None if per_sample is None else Quantity(per_sample, GIGABYTE),
         "breakdown_bar": rows,
         "breakdown": [*rows, (N_("Total"), gigabytes(total, 2))],
         "fits": [(gpu.name, gigabytes(gpu.bytes, 2), verdict(Fraction(gpu.bytes), total)) for gpu in gpus.GPUS],
@@ -339,15 +349,9 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
     budget = results["activation_budget"]
     if budget is None:
         return {"plan": plan}
-    budget_gb = _hundredths_down(Fraction(budget.value))
     if (per_sample := results["per_sample"]) is not None:
-        per_sample_gb = -_hundredths_down(-Fraction(per_sample.value))
-        largest = results["largest_micro_batch"]
-        if isinstance(largest, Quantity):
-            # Rounding may lose the last sample's few bytes of slack: give the plan exactly what that sample needs.
-            budget_gb = max(budget_gb, per_sample_gb * largest.value)
-        plan["activation_per_sample"] = address_number(per_sample_gb)
-    plan["memory_budget"] = address_number(budget_gb)
+        plan["activation_per_sample"] = address_number(per_sample.value)
+    plan["memory_budget"] = address_number(budget.value)
     return {"plan": plan}
 
 

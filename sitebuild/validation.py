@@ -137,6 +137,11 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
         "step_recipes": "; ".join(
             translated(_RECIPE[recipe]) for recipe in dict.fromkeys(point["recipe"] for point in whole_steps["points"])
         ),
+        "step_lengths": ", ".join(
+            format_number(Decimal(length), locale)
+            for length in sorted({point["sequence_length"] for point in whole_steps["points"]})
+        ),
+        "step_batches": ", ".join(format_number(Decimal(batch), locale) for batch in whole_steps["batches"]),
         "step_architectures": ", ".join(sorted({model["model_type"] for model in whole_steps["models"].values()})),
         "step_torch": whole_steps["versions"]["torch"],
         "step_transformers": whole_steps["versions"]["transformers"],
