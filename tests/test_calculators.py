@@ -229,28 +229,28 @@ def test_an_odd_address_is_plain_bad_input(context, base_url):
 
 def test_the_accumulation_page_carries_its_memory_to_the_vram_page(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale)
-    page.fill("[name=micro_batch]", "6")
-    expect(page.locator("output[name=activation_memory]")).to_have_text(gigabytes("3", locale))
-    expect(page.locator("a[data-link=vram]")).to_have_attribute("href", "vram/?activation_memory=3")
+    page.fill("[name=micro_batch]", "2")
+    expect(page.locator("output[name=activation_memory]")).to_have_text(gigabytes("14.9", locale))
+    expect(page.locator("a[data-link=vram]")).to_have_attribute("href", "vram/?activation_memory=14.9")
 
 
 def test_following_a_link_fills_the_next_page(context, base_url):
-    page = visit(context, f"{base_url}{LOCALES[0]}/?micro_batch=6")
+    page = visit(context, f"{base_url}{LOCALES[0]}/?micro_batch=2")
     page.locator("a[data-link=vram]").click()
-    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/vram/?activation_memory=3")
+    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/vram/?activation_memory=14.9")
     wait_until_ready(page)
-    expect(page.locator("[name=activation_memory]")).to_have_value("3")
+    expect(page.locator("[name=activation_memory]")).to_have_value("14.9")
 
 
 def test_back_from_a_linked_page_returns_to_the_last_edit(context, base_url):
     # The address is written once the reader pauses: leaving sooner must not lose it.
     page = visit(context, f"{base_url}{LOCALES[0]}/")
-    page.fill("[name=micro_batch]", "6")
-    expect(page.locator("a[data-link=vram]")).to_have_attribute("href", "vram/?activation_memory=3")
+    page.fill("[name=micro_batch]", "2")
+    expect(page.locator("a[data-link=vram]")).to_have_attribute("href", "vram/?activation_memory=14.9")
     page.locator("a[data-link=vram]").click()
-    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/vram/?activation_memory=3")
+    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/vram/?activation_memory=14.9")
     page.go_back()
-    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/?micro_batch=6")
+    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/?micro_batch=2")
 
 
 def test_the_copy_button_copies_the_address(browser, base_url):
