@@ -247,7 +247,13 @@ def verdict(capacity: Fraction, total: Fraction, words: tuple[str, str] = CELL) 
 # The count mode's parts and the typed activations': the model states, the activations typed, the overhead.
 LABELS = {**PART_LABELS, "activations": N_("Activations"), "overhead": N_("Overhead")}
 NEEDS_MODEL = Phrase(N_("Needs the model's activations: choose a model and leave the activation memory blank."), {})
-NOT_ONE = Phrase(N_("Not even one sample fits: see the ways to save memory below."), {})
+NOT_ONE = Phrase(
+    N_(
+        "Not even one sample fits: recompute activations, shorten the sequences, train LoRA or QLoRA, or shard "
+        "with ZeRO."
+    ),
+    {},
+)
 
 
 def accumulates(values: Mapping[str, object], micro_batch: int) -> bool:
