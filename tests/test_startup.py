@@ -40,7 +40,7 @@ def expect_defaults_with_notice(page, locale):
     expect(page.locator(".status[data-status=loading]")).to_be_hidden()
     expect(page.locator("output[name=effective_batch]")).to_have_text(effective)
     expect(page.locator("output[name=activation_memory]")).to_have_text(memory)
-    expect(page.locator("[name=micro_batch]")).to_have_value("4")
+    expect(page.locator("[name=micro_batch]")).to_have_value("1")
     expect(page.locator("[name=micro_batch]")).to_be_disabled()
 
 
@@ -95,7 +95,7 @@ def test_values_typed_before_python_is_ready_are_computed_when_it_is(context, ba
     expect(page.locator(".status[data-status=busy]")).to_be_visible()
     held.release(page)
     expect(page.locator("html")).to_have_attribute("data-calc", "ready")
-    expect(page.locator("output[name=effective_batch]")).to_have_text("128")
+    expect(page.locator("output[name=effective_batch]")).to_have_text("256")
     expect(page.locator(".status[data-status=busy]")).to_be_hidden()
     expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")
 
