@@ -39,8 +39,8 @@ from calc.step_inputs import (
     SEQUENCE_LENGTH,
     TARGETS,
     adamw_recipe,
-    settle_targets,
     step_setting,
+    with_targets,
 )
 from calc.step_outputs import moment_phrase
 
@@ -118,14 +118,8 @@ NO_SDPA = Phrase(
 )
 
 
-def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
-    """The shape in step with the model, and the target modules with the model's own names."""
-    settled = settle_shape(values, changed)
-    if values.get("model") is None:
-        return settled  # a model the field refused: it says so, and the targets wait
-    # A pasted config.json changes the model as choosing one does.
-    changed = "architecture" if values.get("config") is not None else changed
-    return settled | settle_targets({**values, **settled}, changed)
+# The shape in step with the model, and the target modules with the model's own names.
+settle = with_targets(settle_shape)
 
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:

@@ -44,8 +44,8 @@ from calc.step_inputs import (
     TARGETS,
     adamw_recipe,
     checked_targets,
-    settle_targets,
     step_setting,
+    with_targets,
 )
 from calc.step_outputs import moment_phrase, part_rows
 
@@ -77,19 +77,8 @@ def run(values: Mapping[str, object]) -> Peak | None:
     return step_peak(shape, setting, int(values["micro_batch"]))
 
 
-def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
-    """The shape in step with the model, and the target modules with the model's own names.
-
-    >>> sorted(settle({"model": "microsoft/Phi-3-mini-4k-instruct", "target_modules": {"q_proj", "v_proj"}},
-    ...               "model")["target_modules"])
-    ['qkv_proj']
-    """
-    settled = settle_shape(values, changed)
-    if "model" not in values:
-        return settled  # a model the form could not read: its field says so, and the targets wait
-    # A pasted config.json changes the model as choosing one does.
-    changed = "architecture" if values.get("config") is not None else changed
-    return settled | settle_targets({**values, **settled}, changed)
+# The shape in step with the model, and the target modules with the model's own names.
+settle = with_targets(settle_shape)
 
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:

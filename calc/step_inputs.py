@@ -9,7 +9,7 @@ page fills the other. The arithmetic is :mod:`calc.formulas.step`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from gettext import NullTranslations
@@ -203,6 +203,20 @@ COUNTERPARTS = {
     "down_proj": ("experts.down_proj",),
     "experts.down_proj": ("down_proj",),
 }
+
+
+def with_targets(
+    settle_shape: Callable[[Mapping[str, object], str | None], dict[str, object]],
+) -> Callable[[Mapping[str, object], str | None], dict[str, object]]:
+    """A page's ``settle``: its shape settled (:func:`calc.model_inputs.shape_inputs`), then the target modules
+    under the settled model's names. A pasted config.json changes the model as choosing one does."""
+
+    def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
+        settled = settle_shape(values, changed)
+        model_changed = "architecture" if values.get("config") is not None else changed
+        return settled | settle_targets({**values, **settled}, model_changed)
+
+    return settle
 
 
 def settle_targets(values: Mapping[str, object], changed: str | None) -> dict[str, object]:

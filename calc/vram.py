@@ -39,8 +39,8 @@ from calc.step_inputs import (
     RECOMPUTATION,
     SEQUENCE_LENGTH,
     TARGETS,
-    settle_targets,
     step_setting,
+    with_targets,
 )
 from calc.step_outputs import PART_LABELS, moment_phrase, part_rows
 
@@ -193,12 +193,9 @@ class CountNeedsActivations(InputProblem):
         return translations.gettext("With only a parameter count, enter the activation memory too.")
 
 
-def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
-    """The shape, the count and the targets in step with the model, and a listed GPU's memory with the GPU.
-
-    A preset or a pasted config fills the shape; typing a shape field makes the model custom, and the count
-    follows the shape; typing a count leaves the shape for the count alone.
-    """
+def _settle_model(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
+    """A preset or a pasted config fills the shape; typing a shape field makes the model custom, and the count
+    follows the shape; typing a count leaves the shape for the count alone."""
     settled = settle_shape(values, changed)
     model = values.get("model")
     # A count typed, or one an address gives with a preset it does not match (?parameters=7.5), is the count mode.
@@ -220,11 +217,16 @@ def settle(values: Mapping[str, object], changed: str | None) -> dict[str, objec
             count = None  # a shape that cannot be: its field says so
         if count is not None and count != current.get("parameters"):
             settled["parameters"] = count
-    # A pasted config.json changes the model as choosing one does.
-    changed_model = "architecture" if values.get("config") is not None else changed
+    return settled
+
+
+_settle_model_and_targets = with_targets(_settle_model)
+
+
+def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
+    """The shape, the count and the targets in step with the model, and a listed GPU's memory with the GPU."""
     return {
-        **settled,
-        **settle_targets({**values, **settled}, changed_model),
+        **_settle_model_and_targets(values, changed),
         **settle_preset(
             values, changed, choice="gpu", presets=gpus.GPUS_BY_ID, fill=lambda gpu: {"gpu_memory": gpu_memory(gpu)}
         ),
