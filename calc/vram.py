@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
-from functools import cache
 from gettext import NullTranslations
 from math import floor
 
@@ -278,9 +277,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         shape = shape_of(values)
         setting = step_setting(values, values["optimizer"], zero_stage=stage, gpus=replicas)
 
-        @cache
         def step_moments(accumulating: bool) -> tuple[Moment, ...]:
-            """The step's moments, computed once per edit for each of the two settings a page may need."""
             return moments(shape, replace(setting, accumulating=accumulating))
 
         if typed is None and shape.model_type not in FAMILIES:

@@ -71,7 +71,7 @@ worker.addEventListener("message", ({ data }) => {
   const request = pending.get(data.id);
   if (!request) return;
   pending.delete(data.id);
-  if (data.type === "result") request.resolve(data.view);
+  if (data.type === "result") request.resolve(JSON.parse(data.view));
   else request.reject(new Error(data.message));
 });
 

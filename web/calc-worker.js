@@ -4,6 +4,8 @@
 //        (request: {values, changed} or {address}, as calc.browser reads it)
 //   out: {type: "ready", phases} or {type: "error", message} once, then
 //        {id, type: "result", view} or {id, type: "error", message} per request
+//        (view: the JSON text Python wrote, parsed by the page: a string crosses
+//        to the page for a copy, where an object is cloned key by key)
 // phases say how Python started: "snapshot" (restored from the build's
 // memory snapshot; "snapshot-fetch" is its download) or, when that
 // failed, "boot" (Pyodide's own start).
@@ -25,9 +27,11 @@ const LOCALEDIR = "/catalogs";
 // which V8 replaces by optimized code only for what has run often; Pyodide's
 // own boot ran that much Python, the restore none, and the reader's first
 // edits ran twice as slow. So once ready it evaluates the page's defaults
-// this many times (20 sufficed under Node), each in a task of its own: a
-// request waits for one at most.
+// this many times (20 sufficed under Node), each in a task of its own, until
+// the reader's first request: from then on their own edits warm it up, and a
+// warm-up would only hold them back.
 const WARM_UP_EVALUATIONS = 30;
+let asked = false;
 
 let evaluator;
 // How long each step of the start took, as [start, end] in epoch
@@ -57,12 +61,11 @@ async function start({ calculator, locale, catalog }) {
 }
 
 function warmUp(evaluate, times) {
-  if (times > 0) {
-    setTimeout(() => {
-      evaluate(JSON.stringify({ address: "" })); // the defaults
-      warmUp(evaluate, times - 1);
-    });
-  }
+  setTimeout(() => {
+    if (times === 0 || asked) return;
+    evaluate(JSON.stringify({ address: "" })); // the defaults
+    warmUp(evaluate, times - 1);
+  });
 }
 
 // A policy that refuses WebAssembly makes Pyodide's loader wait forever:
@@ -79,10 +82,10 @@ self.addEventListener("message", async ({ data }) => {
       (error) => self.postMessage({ type: "error", message: describe(error) }),
     );
   } else if (data.type === "evaluate") {
+    asked = true;
     try {
       const evaluate = await evaluator;
-      const view = JSON.parse(evaluate(JSON.stringify(data.request)));
-      self.postMessage({ id: data.id, type: "result", view });
+      self.postMessage({ id: data.id, type: "result", view: evaluate(JSON.stringify(data.request)) });
     } catch (error) {
       self.postMessage({ id: data.id, type: "error", message: describe(error) });
     }
