@@ -41,12 +41,12 @@ export async function startPython({
   // The lockfile fetched once, for Pyodide and for the wheels; what is installed is fetched while Python starts.
   const lockfile = fetchOk(new URL("pyodide-lock.json", RUNTIME)).then((response) => response.json());
   const options = { indexURL, lockFileContents: lockfile };
+  let pyodide, files;
   const boot = () => {
     files = fetchWheels(RUNTIME, lockfile, "calc");
     files.catch(() => {}); // awaited after the boot, which reports a failure first: not an unhandled rejection
     return timed("boot", () => loadPyodide(options));
   };
-  let pyodide, files;
   if (!snapshot) {
     pyodide = await boot();
   } else {
@@ -82,6 +82,8 @@ async function restore(options, { memory, stdlib, size }, timed) {
   // Pyodide compiles its WebAssembly while the snapshot arrives, and waits
   // for it (fsInit) before restoring from it; a snapshot that failed has
   // lost its magic number, so the restore fails too, but the fetch says why.
+  // Giving up aborts the fetch, and so fails the restore, but a restore
+  // already past fsInit cannot be stopped: it may still end beside the boot.
   const restored = () =>
     loadPyodide({
       ...options,
