@@ -3,7 +3,7 @@
 from tests.expectations import Expectations
 
 EXPECTED = Expectations(
-    title="Calcolatore di memoria per l’accumulo del gradiente",
+    title="Calcolatore della memoria per l’accumulo del gradiente",
     example=(
         "la dimensione effettiva del batch sale a 256"
         " e il picco di memoria delle attivazioni per GPU resta fermo a 7,45 GB"
