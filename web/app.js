@@ -129,12 +129,13 @@ function showErrors(errors) {
   for (const name of names) {
     const message = errors[name];
     const error = errorOf(name);
-    error.textContent = message ?? "";
+    if (error.textContent !== (message ?? "")) error.textContent = message ?? "";
     error.hidden = !message;
     // A text field or a select describes itself; a group of boxes is described by its fieldset.
     const described = document.getElementById(name);
     const hint = `${name}-hint`;
-    described.setAttribute("aria-describedby", message ? `${hint} ${error.id}` : hint);
+    const describedBy = message ? `${hint} ${error.id}` : hint;
+    if (described.getAttribute("aria-describedby") !== describedBy) described.setAttribute("aria-describedby", describedBy);
     for (const control of controls.filter((c) => c.name === name)) {
       if (message) control.setAttribute("aria-invalid", "true");
       else control.removeAttribute("aria-invalid");
@@ -167,13 +168,26 @@ function showChart(container, markup) {
   container.replaceChildren(...(markup ? [svg] : []));
 }
 
+// What each part shows now, as the view said it (null: as the server drew it), so that
+// an edit that leaves a table, a text or a chart as it was costs the page nothing.
+const drawn = parts.map(() => null);
+
 function show(view) {
   showErrors(view.errors);
-  for (const output of outputs) output.value = view.outputs[output.name];
+  for (const output of outputs) {
+    if (output.value !== view.outputs[output.name]) output.value = view.outputs[output.name];
+  }
   parts.forEach((part, index) => {
     const shown = view.outputs[part.dataset.output];
-    if (view.parts) part.replaceChildren(...view.parts[index].cloneNode(true).childNodes);
-    else if (part.dataset.kind === "table") showTable(part, shown.rows);
+    if (view.parts) {
+      part.replaceChildren(...view.parts[index].cloneNode(true).childNodes);
+      drawn[index] = null;
+      return;
+    }
+    const said = JSON.stringify(shown);
+    if (said === drawn[index]) return;
+    drawn[index] = said;
+    if (part.dataset.kind === "table") showTable(part, shown.rows);
     else if (part.dataset.kind === "text") part.textContent = shown;
     else showChart(part, shown.svg);
   });
