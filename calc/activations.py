@@ -92,9 +92,24 @@ SHAPE = tuple(
     else field
     for field in _SHAPE
 )
-# The projections the covered architectures have: Phi-3's fused ones and the experts' are not offered.
+# The projections the covered architectures have: Phi-3's fused ones and the experts' are not offered, nor named.
 COVERED_TARGETS = {name for shape in PRESETS.values() if shape.model_type in FAMILIES for name in target_modules(shape)}
-PAGE_TARGETS = replace(TARGETS, options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS))
+PAGE_TARGETS = replace(
+    TARGETS,
+    description=N_(
+        "The projections that get an adapter, by the names peft's target_modules uses. A name the model lacks is "
+        "refused."
+    ),
+    options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS),
+)
+# This page computes in the model's own dtype: autocast over an fp32 model is not modelled here (its Limitations).
+PAGE_PRECISION = replace(
+    PRECISION,
+    description=N_(
+        "The dtype the model is loaded and computes in, which its activations share. Autocast over an fp32 model "
+        "is not modelled here."
+    ),
+)
 PAGE_CONFIG = replace(CONFIG, parse=_covered)
 
 LABELS = {
@@ -171,7 +186,7 @@ CALCULATOR = Calculator(
     groups=(
         Group(N_("Model"), (MODEL,)),
         Group(N_("Method and adapter"), (METHOD, RANK, PAGE_TARGETS)),
-        Group(N_("Training setup"), (SEQUENCE_LENGTH, PRECISION, ATTENTION, RECOMPUTATION)),
+        Group(N_("Training setup"), (SEQUENCE_LENGTH, PAGE_PRECISION, ATTENTION, RECOMPUTATION)),
         Group(N_("Model shape"), (PAGE_CONFIG, *SHAPE)),
     ),
     outputs=(

@@ -13,6 +13,7 @@ from fractions import Fraction
 from gettext import NullTranslations
 
 from calc import step_inputs
+from calc.batch_inputs import TARGET_BATCH
 from calc.calculator import Calculator, Group
 from calc.formatting import MEGABYTE, PERCENT
 from calc.formulas.activations import FAMILIES
@@ -170,6 +171,13 @@ GROUPS = (
 # The defaults' run, LoRA and QLoRA, whose parts the prose quotes.
 _DEFAULTS = {field.name: field.default for group in GROUPS for field in group.inputs}
 _RUNS = {method: run({**_DEFAULTS, "method": method}) for method in ("lora", "qlora")}
+# The same run as a micro-batch after the first of an accumulation cycle, as the VRAM page counts it when its target
+# batch needs accumulation: the gradients of the earlier micro-batches are alive from the forward pass on.
+_ACCUMULATING = step_peak(
+    shape_of(_DEFAULTS),
+    replace(step_setting(_DEFAULTS, adamw_recipe(_DEFAULTS["precision"])), accumulating=True),
+    int(_DEFAULTS["micro_batch"]),
+)
 
 CALCULATOR = Calculator(
     name="lora",
@@ -222,6 +230,8 @@ CALCULATOR = Calculator(
         "nf4_bytes": Quantity(NF4_BYTES_PER_WEIGHT, places=3),
         **{f"run_{part}": gigabytes(_RUNS["lora"].parts[part], 2) for part in ("weights", "activations", "loss")},
         "qlora_weights": gigabytes(_RUNS["qlora"].parts["weights"], 2),
+        "accumulated_gradients": gigabytes(_ACCUMULATING.parts["gradients"], 2),
+        "vram_target": Quantity(TARGET_BATCH.default),
         # The architectures whose activations, and so whose runs, calc.formulas.step models: transformers' names.
         "step_architectures": ", ".join(FAMILIES),
     },

@@ -308,7 +308,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             binding, count = limit_of(step_moments(True), free)
         left = free - binding.fixed_total
         largest = Quantity(count) if count else NOT_ONE
-        moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)
+        moment = moment_phrase(
+            # The LoRA page shows the same run's single step: say why this peak holds more.
+            N_("The peak comes %(moment)s. It includes the gradients that earlier micro-batches leave behind.")
+            if accumulates(values, int(values["micro_batch"]))
+            else N_("The peak comes %(moment)s."),
+            step.moment,
+        )
     # What the planner is handed, in the two decimals the pages show: the budget rounded down, so that it never
     # promises a byte your GPU lacks, the memory per sample rounded up.
     budget = per_sample = None
@@ -459,5 +465,7 @@ CALCULATOR = Calculator(
         "default_gpu_gb": Quantity(Fraction(gpus.GPUS_BY_ID[GPU.default].bytes, GB), GIGABYTE, places=2),
         # transformers' model_type names, which no language changes.
         "modelled_architectures": ", ".join(FAMILIES),
+        # The model field's option the Limitations name, as the field shows it (a message id).
+        "count_option": COUNT_OPTION.label,
     },
 )
