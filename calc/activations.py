@@ -203,7 +203,7 @@ CALCULATOR = Calculator(
             N_("Saved for the backward pass, per sample"),
             N_("the tensors autograd keeps, at their peak; the step's figure includes them"),
         ),
-        Text("step_moment", N_("When the step peaks")),
+        Text("step_moment", N_("When the peak comes")),
         Bar("breakdown_bar", N_("Where the saved tensors go")),
         Table(
             "breakdown",

@@ -197,7 +197,7 @@ CALCULATOR = Calculator(
             N_("Active parameters per token"),
             N_("in a mixture of experts, only the experts a token is routed to count"),
         ),
-        Text("peak_moment", N_("When the peak happens")),
+        Text("peak_moment", N_("When the peak comes")),
         Table("run_breakdown", N_("The run's peak on one GPU, by part"), (N_("Part"), N_("Memory"))),
         Table("sizes", N_("Sizes"), (N_("Item"), N_("Size"))),
     ),

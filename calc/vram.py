@@ -404,13 +404,13 @@ CALCULATOR = Calculator(
         Figure(
             "activation_budget",
             N_("Left for the micro-batch on your GPU"),
-            N_("its memory less the overhead and what does not grow with the micro-batch"),
+            N_("the GPU's memory less the overhead and what does not grow with the micro-batch"),
             missing=N_("Nothing: the rest alone does not fit"),
         ),
         Figure(
             "per_sample",
-            N_("Memory per sample at that moment"),
-            N_("what each additional sample adds to the step's peak"),
+            N_("Memory per sample at the limiting moment"),
+            N_("what each additional sample adds at the moment that limits the micro-batch"),
             missing=N_("not known without the model"),
         ),
         Bar("breakdown_bar", N_("Where the memory goes")),
