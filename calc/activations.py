@@ -28,7 +28,7 @@ from calc.i18n import N_
 from calc.inputs import Input, address_number
 from calc.model_inputs import CONFIG, SHAPE_FIELDS, model_choice, shape_inputs, shape_of
 from calc.models import PRESETS
-from calc.outputs import Bar, Citation, Figure, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import Bar, Citation, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
 from calc.problems import InputProblem
 from calc.step_inputs import (
     ATTENTION,
@@ -50,7 +50,7 @@ MODEL = model_choice(
     N_("Another model: type its shape"),
     keep=lambda shape: shape.model_type in FAMILIES,
 )
-COVERED = ", ".join(FAMILIES)  # transformers' model_type names, which no language changes
+COVERED = Names(tuple(FAMILIES))  # transformers' model_type names, which no language changes
 
 
 @dataclass
@@ -61,7 +61,7 @@ class NotCovered(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("This estimate covers %(covered)s, not %(model_type)s.") % {
-            "covered": COVERED,
+            "covered": COVERED.text(locale),
             "model_type": self.model_type,
         }
 

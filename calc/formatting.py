@@ -7,11 +7,13 @@ rules it does not apply are applied here (see the comments below).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 
 from babel import Locale
+from babel.lists import format_list
 from babel.numbers import format_decimal
 
 # CLDR's <minimumGroupingDigits> (common/main/*.xml), which Babel does not
@@ -128,6 +130,19 @@ def format_quantity(value: Decimal, unit: str | None, locale: Locale, *, breakab
     if not breakable:
         pattern = pattern.replace(" ", "\u00a0")
     return pattern.format(number)
+
+
+def format_names(names: Iterable[str], locale: Locale, *, style: str = "standard") -> str:
+    """Names no language changes (architectures, modules, dtypes) joined as ``locale`` joins a list, to CLDR's
+    list patterns: the last two by "and" ("or" with ``style="or"``), the others by commas.
+
+    >>> en, es, it = Locale.parse("en"), Locale.parse("es"), Locale.parse("it")
+    >>> format_names(["llama", "mistral", "qwen2"], en), format_names(["llama", "qwen2"], es)
+    ('llama, mistral, and qwen2', 'llama y qwen2')
+    >>> format_names(["bf16", "fp16"], it, style="or"), format_names(["q_proj"], en)
+    ('bf16 o fp16', 'q_proj')
+    """
+    return format_list(list(names), style=style, locale=locale)
 
 
 def unit_symbol(unit: str, locale: Locale) -> str:

@@ -33,7 +33,7 @@ from calc.formulas.step import Peak, step_peak
 from calc.i18n import N_
 from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of, shape_values
 from calc.models import ARCHITECTURES, PRESETS
-from calc.outputs import Citation, Figure, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import Citation, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM
 from calc.step_inputs import (
     ATTENTION,
@@ -225,7 +225,7 @@ CALCULATOR = Calculator(
             "bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)"
         ),
         # transformers' names, which no language changes.
-        "architectures": ", ".join(ARCHITECTURES),
+        "architectures": Names(tuple(ARCHITECTURES), style="or"),
         "training_bytes": Quantity(ADAPTER_TRAINING_BYTES_PER_PARAMETER),
         "nf4_bytes": Quantity(NF4_BYTES_PER_WEIGHT, places=3),
         **{f"run_{part}": gigabytes(_RUNS["lora"].parts[part], 2) for part in ("weights", "activations", "loss")},
@@ -233,6 +233,6 @@ CALCULATOR = Calculator(
         "accumulated_gradients": gigabytes(_ACCUMULATING.parts["gradients"], 2),
         "vram_target": Quantity(TARGET_BATCH.default),
         # The architectures whose activations, and so whose runs, calc.formulas.step models: transformers' names.
-        "step_architectures": ", ".join(FAMILIES),
+        "step_architectures": Names(tuple(FAMILIES)),
     },
 )

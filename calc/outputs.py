@@ -27,7 +27,7 @@ from typing import ClassVar
 from babel import Locale
 
 from calc.charts import Line, Panel, line_chart, nice_ticks, stacked_bar
-from calc.formatting import GIGABYTE, format_quantity, rounded
+from calc.formatting import GIGABYTE, format_names, format_quantity, rounded
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,17 @@ class Citation:
 
     text: str
     href: str
+
+
+@dataclass(frozen=True)
+class Names:
+    """Names no language changes (architectures, modules), which the prose quotes as a list in its own language."""
+
+    names: tuple[str, ...]
+    style: str = "standard"
+
+    def text(self, locale: Locale) -> str:
+        return format_names(self.names, locale, style=self.style)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from gettext import NullTranslations
 
 from babel import Locale
 
-from calc.formatting import format_number, format_quantity, rounded
+from calc.formatting import format_names, format_number, format_quantity, rounded
 from calc.i18n import N_
 from sitebuild.config import ROOT
 
@@ -104,9 +104,9 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
         "lora_step_points": format_number(Decimal(len(adapted_steps)), locale),
         "lora_step_worst": percent(max(abs(point["relative_error"]) for point in adapted_steps)),
         "lora_step_rank": format_number(Decimal(whole_steps["lora"]["rank"]), locale),
-        "lora_step_targets": ", ".join(whole_steps["lora"]["targets"]),
-        "lora_step_architectures": ", ".join(
-            sorted({whole_steps["models"][point["model"]]["model_type"] for point in adapted_steps})
+        "lora_step_targets": format_names(whole_steps["lora"]["targets"], locale),
+        "lora_step_architectures": format_names(
+            sorted({whole_steps["models"][point["model"]]["model_type"] for point in adapted_steps}), locale
         ),
         "activation_points": format_number(Decimal(len(points)), locale),
         "activation_worst": percent(max(abs(point["relative_error"]) for point in points)),
@@ -137,12 +137,19 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
         "step_recipes": "; ".join(
             translated(_RECIPE[recipe]) for recipe in dict.fromkeys(point["recipe"] for point in whole_steps["points"])
         ),
-        "step_lengths": ", ".join(
-            format_number(Decimal(length), locale)
-            for length in sorted({point["sequence_length"] for point in whole_steps["points"]})
+        "step_lengths": format_names(
+            (
+                format_number(Decimal(length), locale)
+                for length in sorted({point["sequence_length"] for point in whole_steps["points"]})
+            ),
+            locale,
         ),
-        "step_batches": ", ".join(format_number(Decimal(batch), locale) for batch in whole_steps["batches"]),
-        "step_architectures": ", ".join(sorted({model["model_type"] for model in whole_steps["models"].values()})),
+        "step_batches": format_names(
+            (format_number(Decimal(batch), locale) for batch in whole_steps["batches"]), locale
+        ),
+        "step_architectures": format_names(
+            sorted({model["model_type"] for model in whole_steps["models"].values()}), locale
+        ),
         "step_torch": whole_steps["versions"]["torch"],
         "step_transformers": whole_steps["versions"]["transformers"],
         "step_peft": whole_steps["versions"]["peft"],
