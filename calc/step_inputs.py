@@ -42,8 +42,8 @@ TARGETS = ChoiceSet(
     "target_modules",
     N_("Target modules"),
     N_(
-        "The projections that get an adapter, by the names peft's target_modules uses; a mixture's experts by "
-        "the names its target_parameters uses. A name the model lacks is refused."
+        "The projections that get an adapter, by the names peft's target_modules uses, and in a mixture of experts "
+        "the experts, by the names peft's target_parameters uses. A name the model lacks is refused."
     ),
     options=tuple(Option(name, name) for name in TARGET_MODULES),
     default=frozenset(target_modules(PRESETS[DEFAULT_MODEL])),
