@@ -271,3 +271,16 @@ def test_the_vram_page_opened_at_the_link_totals_the_same_run(texts, shape, sett
     peak = step_peak(shape, setting, micro_batch).total
     assert page.outputs["run_memory"] == shown(peak)
     assert opened.outputs["total_memory"] == shown(peak + overhead)
+
+
+def test_the_gradients_the_prose_names_are_what_the_vram_page_adds_to_the_same_run():
+    """'This is a single step … the adapter's gradients …, 0.17 GB here': the VRAM page's default, which accumulates,
+    holds this page's default run plus exactly those gradients, and its overhead."""
+    from calc import vram
+
+    values = {**vram.CALCULATOR.defaults(), **vram.settle(vram.CALCULATOR.defaults(), None)}
+    accumulating = Fraction(vram.CALCULATOR.results(values)["total_memory"].value) - Fraction(values["overhead"])
+    single = Fraction(CALCULATOR.results(CALCULATOR.defaults())["run_memory"].value)
+    gradients = CALCULATOR.facts["accumulated_gradients"]
+    assert accumulating - single == gradients.value > 0
+    assert vram.CALCULATOR.defaults()["target_batch"] == CALCULATOR.facts["vram_target"].value > 1
