@@ -12,6 +12,7 @@ from fractions import Fraction
 from gettext import NullTranslations
 
 from babel import Locale
+from babel.numbers import get_minus_sign_symbol, get_plus_sign_symbol
 
 from calc.formatting import format_names, format_number, format_quantity, rounded
 from calc.i18n import N_
@@ -75,11 +76,13 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
         }
 
     def difference(error: float) -> str:
-        # A table cell: a difference that rounds to nothing but is not nothing says so, rather than "0%".
+        # A table cell, signed as the prose counts them (- under the measurement, + over); a difference that rounds
+        # to nothing but is not nothing says so, rather than "0%", unsigned: "less than" speaks of its size.
         smallest = Decimal("0.0001")
         if error and abs(Decimal(str(error))) < smallest / 2:
-            return translated(N_("< %(least)s")) % {"least": percent(smallest)}
-        return percent(error)
+            return translated(N_("<\u00a0%(least)s")) % {"least": percent(smallest)}
+        sign = get_minus_sign_symbol(locale) if error < 0 else get_plus_sign_symbol(locale) if error > 0 else ""
+        return sign + percent(error)
 
     cycles = activations["accumulation"]["cycles"]
     steps = sorted({cycle["accumulation_steps"] for cycle in cycles})
