@@ -28,7 +28,7 @@ from calc.i18n import N_
 from calc.inputs import Input, address_number
 from calc.model_inputs import CONFIG, SHAPE_FIELDS, model_choice, shape_inputs, shape_of
 from calc.models import PRESETS
-from calc.outputs import Bar, Citation, Figure, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import Bar, Citation, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
 from calc.problems import InputProblem
 from calc.step_inputs import (
     ATTENTION,
@@ -50,7 +50,7 @@ MODEL = model_choice(
     N_("Another model: type its shape"),
     keep=lambda shape: shape.model_type in FAMILIES,
 )
-COVERED = ", ".join(FAMILIES)  # transformers' model_type names, which no language changes
+COVERED = Names(tuple(FAMILIES))  # transformers' model_type names, which no language changes
 
 
 @dataclass
@@ -61,7 +61,7 @@ class NotCovered(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("This estimate covers %(covered)s, not %(model_type)s.") % {
-            "covered": COVERED,
+            "covered": COVERED.text(locale),
             "model_type": self.model_type,
         }
 
@@ -92,9 +92,24 @@ SHAPE = tuple(
     else field
     for field in _SHAPE
 )
-# The projections the covered architectures have: Phi-3's fused ones and the experts' are not offered.
+# The projections the covered architectures have: Phi-3's fused ones and the experts' are not offered, nor named.
 COVERED_TARGETS = {name for shape in PRESETS.values() if shape.model_type in FAMILIES for name in target_modules(shape)}
-PAGE_TARGETS = replace(TARGETS, options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS))
+PAGE_TARGETS = replace(
+    TARGETS,
+    description=N_(
+        "The projections that get an adapter, by the names peft's target_modules uses. A name the model lacks is "
+        "refused."
+    ),
+    options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS),
+)
+# This page computes in the model's own dtype: autocast over an fp32 model is not modelled here (its Limitations).
+PAGE_PRECISION = replace(
+    PRECISION,
+    description=N_(
+        "The dtype the model is loaded and computes in, which its activations share. Autocast over an fp32 model "
+        "is not modelled here."
+    ),
+)
 PAGE_CONFIG = replace(CONFIG, parse=_covered)
 
 LABELS = {
@@ -171,7 +186,7 @@ CALCULATOR = Calculator(
     groups=(
         Group(N_("Model"), (MODEL,)),
         Group(N_("Method and adapter"), (METHOD, RANK, PAGE_TARGETS)),
-        Group(N_("Training setup"), (SEQUENCE_LENGTH, PRECISION, ATTENTION, RECOMPUTATION)),
+        Group(N_("Training setup"), (SEQUENCE_LENGTH, PAGE_PRECISION, ATTENTION, RECOMPUTATION)),
         Group(N_("Model shape"), (PAGE_CONFIG, *SHAPE)),
     ),
     outputs=(
@@ -188,7 +203,7 @@ CALCULATOR = Calculator(
             N_("Saved for the backward pass, per sample"),
             N_("the tensors autograd keeps, at their peak; the step's figure includes them"),
         ),
-        Text("step_moment", N_("When the step peaks")),
+        Text("step_moment", N_("When the peak comes")),
         Bar("breakdown_bar", N_("Where the saved tensors go")),
         Table(
             "breakdown",

@@ -88,7 +88,7 @@ def read_config(text: str) -> Reading:
                 if "key" in problem.details:  # named where it sits in the file
                     problem.details["key"] = f"text_config.{problem.details['key']}"
                 raise
-        raise ConfigProblem("config_unknown_model_type", model_type=_quoted(model_type), known=", ".join(ARCHITECTURES))
+        raise ConfigProblem("config_unknown_model_type", model_type=_quoted(model_type), known=tuple(ARCHITECTURES))
     return Reading(_shape(config, model_type))
 
 

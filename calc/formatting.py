@@ -7,12 +7,14 @@ rules it does not apply are applied here (see the comments below).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 
 from babel import Locale
-from babel.numbers import format_decimal
+from babel.lists import format_list
+from babel.numbers import format_decimal, get_decimal_symbol
 
 # CLDR's <minimumGroupingDigits> (common/main/*.xml), which Babel does not
 # import: Spanish, and Italian since CLDR 46, write 1000 to 9999 ungrouped
@@ -103,11 +105,16 @@ def rounded(value: Decimal | Fraction, places: int) -> Decimal:
 
 
 @lru_cache(_REMEMBERED)
-def format_quantity(value: Decimal, unit: str | None, locale: Locale, *, breakable: bool = True) -> str:
+def format_quantity(
+    value: Decimal, unit: str | None, locale: Locale, *, breakable: bool = True, places: int | None = None
+) -> str:
     """``value`` followed by ``unit`` (a CLDR unit id) in its short form.
 
     ``breakable=False`` joins number and unit with a no-break space, for
-    prose, where a line must not end between them.
+    prose, where a line must not end between them. ``places`` pads the
+    decimals with zeros to that many, for a table's column, whose cells
+    then align and read alike (4.20 GB under 16.23 GB).
+
 
     >>> format_quantity(Decimal(1), "digital-gigabyte", Locale.parse("it"))
     '1 GB'
@@ -119,8 +126,17 @@ def format_quantity(value: Decimal, unit: str | None, locale: Locale, *, breakab
     '32'
     >>> format_quantity(Decimal("79.65"), "digital-gibibyte", Locale.parse("it"))
     '79,65 GiB'
+    >>> format_quantity(Decimal("4.2"), "digital-gigabyte", Locale.parse("es"), places=2)
+    '4,20 GB'
+    >>> format_quantity(Decimal(1), "digital-gigabyte", Locale.parse("en"), places=2)
+    '1.00 GB'
     """
     number = format_number(value, locale)
+    if places:
+        # Babel drops a Decimal's trailing zeros whatever its exponent: pad the shown decimals instead.
+        decimal = get_decimal_symbol(locale)
+        integer, _, fraction = number.partition(decimal)
+        number = f"{integer}{decimal}{fraction.ljust(places, '0')}"
     if unit is None:
         return number
     patterns = _unit_patterns(unit, locale)
@@ -128,6 +144,19 @@ def format_quantity(value: Decimal, unit: str | None, locale: Locale, *, breakab
     if not breakable:
         pattern = pattern.replace(" ", "\u00a0")
     return pattern.format(number)
+
+
+def format_names(names: Iterable[str], locale: Locale, *, style: str = "standard") -> str:
+    """Names no language changes (architectures, modules, dtypes) joined as ``locale`` joins a list, to CLDR's
+    list patterns: the last two by "and" ("or" with ``style="or"``), the others by commas.
+
+    >>> en, es, it = Locale.parse("en"), Locale.parse("es"), Locale.parse("it")
+    >>> format_names(["llama", "mistral", "qwen2"], en), format_names(["llama", "qwen2"], es)
+    ('llama, mistral, and qwen2', 'llama y qwen2')
+    >>> format_names(["bf16", "fp16"], it, style="or"), format_names(["q_proj"], en)
+    ('bf16 o fp16', 'q_proj')
+    """
+    return format_list(list(names), style=style, locale=locale)
 
 
 def unit_symbol(unit: str, locale: Locale) -> str:

@@ -13,6 +13,7 @@ from fractions import Fraction
 from gettext import NullTranslations
 
 from calc import step_inputs
+from calc.batch_inputs import TARGET_BATCH
 from calc.calculator import Calculator, Group
 from calc.formatting import MEGABYTE, PERCENT
 from calc.formulas.activations import FAMILIES
@@ -32,7 +33,7 @@ from calc.formulas.step import Peak, step_peak
 from calc.i18n import N_
 from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of, shape_values
 from calc.models import ARCHITECTURES, PRESETS
-from calc.outputs import Citation, Figure, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import Citation, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM
 from calc.step_inputs import (
     ATTENTION,
@@ -170,6 +171,13 @@ GROUPS = (
 # The defaults' run, LoRA and QLoRA, whose parts the prose quotes.
 _DEFAULTS = {field.name: field.default for group in GROUPS for field in group.inputs}
 _RUNS = {method: run({**_DEFAULTS, "method": method}) for method in ("lora", "qlora")}
+# The same run as a micro-batch after the first of an accumulation cycle, as the VRAM page counts it when its target
+# batch needs accumulation: the gradients of the earlier micro-batches are alive from the forward pass on.
+_ACCUMULATING = step_peak(
+    shape_of(_DEFAULTS),
+    replace(step_setting(_DEFAULTS, adamw_recipe(_DEFAULTS["precision"])), accumulating=True),
+    int(_DEFAULTS["micro_batch"]),
+)
 
 CALCULATOR = Calculator(
     name="lora",
@@ -189,7 +197,7 @@ CALCULATOR = Calculator(
             N_("Active parameters per token"),
             N_("in a mixture of experts, only the experts a token is routed to count"),
         ),
-        Text("peak_moment", N_("When the peak happens")),
+        Text("peak_moment", N_("When the peak comes")),
         Table("run_breakdown", N_("The run's peak on one GPU, by part"), (N_("Part"), N_("Memory"))),
         Table("sizes", N_("Sizes"), (N_("Item"), N_("Size"))),
     ),
@@ -217,12 +225,14 @@ CALCULATOR = Calculator(
             "bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)"
         ),
         # transformers' names, which no language changes.
-        "architectures": ", ".join(ARCHITECTURES),
+        "architectures": Names(tuple(ARCHITECTURES), style="or"),
         "training_bytes": Quantity(ADAPTER_TRAINING_BYTES_PER_PARAMETER),
         "nf4_bytes": Quantity(NF4_BYTES_PER_WEIGHT, places=3),
         **{f"run_{part}": gigabytes(_RUNS["lora"].parts[part], 2) for part in ("weights", "activations", "loss")},
         "qlora_weights": gigabytes(_RUNS["qlora"].parts["weights"], 2),
+        "accumulated_gradients": gigabytes(_ACCUMULATING.parts["gradients"], 2),
+        "vram_target": Quantity(TARGET_BATCH.default),
         # The architectures whose activations, and so whose runs, calc.formulas.step models: transformers' names.
-        "step_architectures": ", ".join(FAMILIES),
+        "step_architectures": Names(tuple(FAMILIES)),
     },
 )

@@ -18,7 +18,7 @@ from gettext import NullTranslations
 from babel import Locale
 
 from calc.configs import ConfigProblem, Reading, read_config
-from calc.formatting import format_number
+from calc.formatting import format_names, format_number
 from calc.i18n import N_
 from calc.inputs import Choice, Count, Field, Input, Option, Pasted
 from calc.models import ARCHITECTURES, PRESETS, ModelShape, architecture_shape
@@ -44,12 +44,12 @@ class KvHeadsDoNotDivide(InputProblem):
 class ExpertsWithoutMixture(InputProblem):
     """An expert field filled in for an architecture that has none; ``mixtures`` names those that do."""
 
-    mixtures: str
+    mixtures: tuple[str, ...]
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
             "Only a mixture of experts has these: leave the field blank, or choose %(mixtures)s."
-        ) % {"mixtures": self.mixtures}
+        ) % {"mixtures": format_names(self.mixtures, locale, style="or")}
 
 
 @dataclass
@@ -155,7 +155,11 @@ class ConfigUnreadable(InputProblem):
     problem: ConfigProblem
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        details = self.problem.details
+        # A list of names (the model types it reads) joined as the locale joins a list.
+        details = {
+            name: format_names(value, locale) if isinstance(value, tuple) else value
+            for name, value in self.problem.details.items()
+        }
 
         def number(name: str) -> str:
             return format_number(Decimal(details[name]), locale)
@@ -321,7 +325,7 @@ def typed_shape(values: Mapping[str, object]) -> ModelShape:
     if ARCHITECTURES[model_type].experts is None:
         for name, value in experts.items():
             if value:
-                mixtures = ", ".join(key for key, architecture in ARCHITECTURES.items() if architecture.experts)
+                mixtures = tuple(key for key, architecture in ARCHITECTURES.items() if architecture.experts)
                 raise ExpertsWithoutMixture(mixtures, field=name)
     else:
         for name, value in experts.items():

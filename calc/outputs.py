@@ -27,7 +27,7 @@ from typing import ClassVar
 from babel import Locale
 
 from calc.charts import Line, Panel, line_chart, nice_ticks, stacked_bar
-from calc.formatting import GIGABYTE, format_quantity, rounded
+from calc.formatting import GIGABYTE, format_names, format_quantity, rounded
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,10 @@ class Quantity:
             raise ValueError("a fraction is shown rounded: give it places")
         return Decimal(self.value)
 
-    def text(self, locale: Locale, *, breakable: bool = True) -> str:
-        return format_quantity(self.shown(), self.unit, locale, breakable=breakable)
+    def text(self, locale: Locale, *, breakable: bool = True, padded: bool = False) -> str:
+        """``padded``: with all its ``places`` of decimals, trailing zeros included, as a table's column shows it."""
+        places = self.places if padded else None
+        return format_quantity(self.shown(), self.unit, locale, breakable=breakable, places=places)
 
 
 @dataclass(frozen=True)
@@ -63,15 +65,28 @@ class Citation:
 
 
 @dataclass(frozen=True)
+class Names:
+    """Names no language changes (architectures, modules), which the prose quotes as a list in its own language."""
+
+    names: tuple[str, ...]
+    style: str = "standard"
+
+    def text(self, locale: Locale) -> str:
+        return format_names(self.names, locale, style=self.style)
+
+
+@dataclass(frozen=True)
 class Phrase:
     """A message id whose ``%(name)s`` placeholders are quantities, or phrases of their own, for a table's cell."""
 
     message: str
     quantities: dict[str, Quantity | Phrase]
 
-    def text(self, locale: Locale, translations: NullTranslations) -> str:
+    def text(self, locale: Locale, translations: NullTranslations, *, padded: bool = False) -> str:
         filled = {
-            name: q.text(locale, translations) if isinstance(q, Phrase) else q.text(locale, breakable=False)
+            name: q.text(locale, translations, padded=padded)
+            if isinstance(q, Phrase)
+            else q.text(locale, breakable=False, padded=padded)
             for name, q in self.quantities.items()
         }
         return translations.gettext(self.message) % filled
@@ -261,10 +276,10 @@ def _tick(value: Fraction, unit: str | None, locale: Locale) -> str:
 
 def _cell(cell: Cell, locale: Locale, translations: NullTranslations) -> str:
     if isinstance(cell, Quantity):
-        # A narrow column may wrap, but never between a number and its unit.
-        return cell.text(locale, breakable=False)
+        # A narrow column may wrap, but never between a number and its unit; its numbers show the same decimals.
+        return cell.text(locale, breakable=False, padded=True)
     if isinstance(cell, Phrase):
-        return cell.text(locale, translations)
+        return cell.text(locale, translations, padded=True)
     # gettext("") is the catalog's header, not an empty cell.
     return translations.gettext(cell) if cell else ""
 

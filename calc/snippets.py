@@ -28,6 +28,10 @@ one node Lightning starts those processes itself from a plain ``python``; on
 several it runs under torchrun (Lightning's "Run with Torch Distributed" guide).
 What only the reader has (model, optimizer, dataset) is a ``...`` placeholder
 named in ``PLACEHOLDERS``, so a pasted snippet defines every name it uses.
+Accelerate's loop reads the loss from the model's output, as a transformers
+``PreTrainedModel`` returns it for a batch of dicts with labels. Megatron-LM's
+block is the launch command itself, its last line a ``...`` for the model,
+data and tokenizer arguments ``pretrain_gpt.py`` also needs.
 """
 
 from __future__ import annotations
@@ -58,7 +62,8 @@ def nodes(gpus: int) -> tuple[int, int]:
 PLACEHOLDERS = {
     "lightning": {"model": "lightning.pytorch.LightningModule", "dataset": "torch.utils.data.Dataset"},
     "accelerate": {
-        "model": "torch.nn.Module",
+        # The loop reads model(**batch).loss: a transformers model's output, given a batch of dicts with labels.
+        "model": "transformers.PreTrainedModel",
         "optimizer": "torch.optim.Optimizer",
         "dataset": "torch.utils.data.Dataset",
     },
@@ -125,7 +130,8 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
         "megatron": (
             f"torchrun{machines} --nproc_per_node={per_node} pretrain_gpt.py \\\n"
             f"    --micro-batch-size {b} \\\n"
-            f"    --global-batch-size {b * a * g}\n"
+            f"    --global-batch-size {b * a * g} \\\n"
+            "    ...\n"
         ),
     }
 

@@ -16,6 +16,7 @@ from gettext import NullTranslations
 
 from babel import Locale
 
+from calc.formatting import format_names
 from calc.formulas.activations import PRECISION_BYTES
 from calc.formulas.parameters import TARGET_MODULES, target_modules
 from calc.formulas.step import COMPUTING, STEP_RECIPES, Setting
@@ -41,8 +42,8 @@ TARGETS = ChoiceSet(
     "target_modules",
     N_("Target modules"),
     N_(
-        "The projections that get an adapter, by the names peft's target_modules uses; a mixture's experts by "
-        "the names its target_parameters uses. A name the model lacks is refused."
+        "The projections that get an adapter, by the names peft's target_modules uses, and in a mixture of experts "
+        "the experts, by the names peft's target_parameters uses. A name the model lacks is refused."
     ),
     options=tuple(Option(name, name) for name in TARGET_MODULES),
     default=frozenset(target_modules(PRESETS[DEFAULT_MODEL])),
@@ -95,13 +96,13 @@ RECOMPUTATION = Choice(
 class NotInModel(InputProblem):
     """Target modules the model lacks: ``missing``, and the projections it has, ``available``."""
 
-    missing: str
-    available: str
+    missing: tuple[str, ...]
+    available: tuple[str, ...]
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("This model has no %(missing)s. Its projections are %(available)s.") % {
-            "missing": self.missing,
-            "available": self.available,
+            "missing": format_names(self.missing, locale, style="or"),
+            "available": format_names(self.available, locale),
         }
 
 
@@ -109,11 +110,11 @@ class NotInModel(InputProblem):
 class RecipeComputesIn(InputProblem):
     """A precision the chosen recipe does not compute in; ``precisions`` names those it does."""
 
-    precisions: str
+    precisions: tuple[str, ...]
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext("This optimizer and precision compute in %(precisions)s.") % {
-            "precisions": self.precisions
+        return translations.gettext("Choose %(precisions)s: this recipe computes in no other precision.") % {
+            "precisions": format_names(self.precisions, locale, style="or")
         }
 
 
@@ -138,8 +139,8 @@ def checked_targets(values: Mapping[str, object]) -> frozenset[str]:
     missing = values["target_modules"] - set(target_modules(shape))
     if missing:
         raise NotInModel(
-            ", ".join(name for name in TARGET_MODULES if name in missing),
-            ", ".join(target_modules(shape)),
+            tuple(name for name in TARGET_MODULES if name in missing),
+            tuple(target_modules(shape)),
             field="target_modules",
         )
     return values["target_modules"]
@@ -153,7 +154,7 @@ def step_recipe(optimizer: str, precision: str, method: str) -> str:
     """
     precisions = COMPUTING[optimizer]
     if precision not in precisions:
-        raise RecipeComputesIn(", ".join(precisions), field="precision")
+        raise RecipeComputesIn(tuple(precisions), field="precision")
     recipe = precisions[precision]
     if method != "full" and STEP_RECIPES[recipe].autocast:
         raise AdapterUnderAutocast(field="method")

@@ -22,7 +22,7 @@ PART_LABELS = {
 # Where in the step each moment of calc.formulas.step.MOMENTS falls, to end a sentence that names it.
 MOMENT_WORDS = {
     "forward": N_("at the end of the forward pass, while the loss is computed"),
-    "loss": N_("as the backward pass starts, with the loss's gradients"),
+    "loss": N_("as the backward pass starts, with the gradients of the logits"),
     "last layer's MLP": N_("in the last layer's backward pass, at its MLP"),
     "last layer's norm": N_("in the last layer's backward pass, at its second norm"),
     "last layer's attention": N_("in the last layer's backward pass, at its attention core"),

@@ -17,7 +17,7 @@ from babel import Locale
 from calc import gpus
 from calc.batch_inputs import GPUS, TARGET_BATCH
 from calc.calculator import Calculator, Group
-from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE
+from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, format_names
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import base_parameters
@@ -26,7 +26,7 @@ from calc.i18n import N_
 from calc.inputs import Amount, Choice, Input, Option, address_number
 from calc.model_inputs import CONFIG, DEFAULT_MODEL, SHAPE_FIELDS, TYPED_SHAPE, model_choice, shape_inputs, shape_of
 from calc.models import PRESETS
-from calc.outputs import Bar, Citation, Figure, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import Bar, Citation, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem
 from calc.step_inputs import (
@@ -72,7 +72,7 @@ class ModelChoice(Choice):
         return translations.gettext(
             "The step is modelled for the architectures %(modelled)s; for the other models, enter the activation "
             "memory."
-        ) % {"modelled": ", ".join(FAMILIES)}
+        ) % {"modelled": format_names(FAMILIES, locale)}
 
 
 MODEL = ModelChoice(**{**vars(_CHOICE), "options": (*_CHOICE.options, COUNT_OPTION)})
@@ -178,7 +178,7 @@ OVERHEAD = Amount(
 class StepNotModelled(InputProblem):
     """A model whose step the calculator does not model; ``modelled`` names the architectures it does."""
 
-    modelled: str
+    modelled: tuple[str, ...]
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
@@ -281,7 +281,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             return moments(shape, replace(setting, accumulating=accumulating))
 
         if typed is None and shape.model_type not in FAMILIES:
-            raise StepNotModelled(", ".join(FAMILIES), field="activation_memory")
+            raise StepNotModelled(tuple(FAMILIES), field="activation_memory")
         if typed is None:
             micro_batch = int(values["micro_batch"])
             step = peak_of(step_moments(accumulates(values, micro_batch)), micro_batch)
@@ -305,7 +305,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             binding, count = limit_of(step_moments(True), free)
         left = free - binding.fixed_total
         largest = Quantity(count) if count else NOT_ONE
-        moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)
+        moment = moment_phrase(
+            # The LoRA page shows the same run's single step: say why this peak holds more.
+            N_("The peak comes %(moment)s. It includes the gradients that earlier micro-batches leave behind.")
+            if accumulates(values, int(values["micro_batch"]))
+            else N_("The peak comes %(moment)s."),
+            step.moment,
+        )
     # What the planner is handed, in the two decimals the pages show: the budget rounded down, so that it never
     # promises a byte your GPU lacks, the memory per sample rounded up.
     budget = per_sample = None
@@ -395,13 +401,13 @@ CALCULATOR = Calculator(
         Figure(
             "activation_budget",
             N_("Left for the micro-batch on your GPU"),
-            N_("its memory less the overhead and what does not grow with the micro-batch"),
+            N_("the GPU's memory less the overhead and what does not grow with the micro-batch"),
             missing=N_("Nothing: the rest alone does not fit"),
         ),
         Figure(
             "per_sample",
-            N_("Memory per sample at that moment"),
-            N_("what each additional sample adds to the step's peak"),
+            N_("Memory per sample at the limiting moment"),
+            N_("what each additional sample adds at the moment that limits the micro-batch"),
             missing=N_("not known without the model"),
         ),
         Bar("breakdown_bar", N_("Where the memory goes")),
@@ -455,6 +461,8 @@ CALCULATOR = Calculator(
         "default_gpu": gpus.GPUS_BY_ID[GPU.default].name,
         "default_gpu_gb": Quantity(Fraction(gpus.GPUS_BY_ID[GPU.default].bytes, GB), GIGABYTE, places=2),
         # transformers' model_type names, which no language changes.
-        "modelled_architectures": ", ".join(FAMILIES),
+        "modelled_architectures": Names(tuple(FAMILIES)),
+        # The model field's option the Limitations name, as the field shows it (a message id).
+        "count_option": COUNT_OPTION.label,
     },
 )

@@ -21,7 +21,7 @@ from calc.calculators import load
 from calc.evaluation import default_texts, evaluate
 from calc.formatting import format_number, format_quantity, unit_symbol
 from calc.inputs import Amount, Count, Value
-from calc.outputs import Citation, Quantity
+from calc.outputs import Citation, Names, Quantity
 from calc.problems import InputProblem
 from sitebuild.config import ASSETS, CATALOG, CONTENT_SECURITY_POLICY, LOCALES, PAGES
 from sitebuild.validation import validation_facts
@@ -144,8 +144,11 @@ def relative(path: str, target: str) -> str:
     return "../" * path.count("/") + target or "./"
 
 
-def _fact(fact: Quantity | Citation | str, locale: Locale) -> str | Markup:
-    """A fact as prose quotes it: a quantity for the locale, a citation as its link, text as it is."""
+def _fact(fact: Quantity | Citation | Names | str, locale: Locale) -> str | Markup:
+    """A fact as prose quotes it: a quantity or a list of names for the locale, a citation as its link, text as it
+    is."""
+    if isinstance(fact, Names):
+        return fact.text(locale)
     if isinstance(fact, Quantity):
         return fact.text(locale, breakable=False)
     if isinstance(fact, Citation):

@@ -12,8 +12,9 @@ from fractions import Fraction
 from gettext import NullTranslations
 
 from babel import Locale
+from babel.numbers import get_minus_sign_symbol, get_plus_sign_symbol
 
-from calc.formatting import format_number, format_quantity, rounded
+from calc.formatting import format_names, format_number, format_quantity, rounded
 from calc.i18n import N_
 from sitebuild.config import ROOT
 
@@ -75,11 +76,13 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
         }
 
     def difference(error: float) -> str:
-        # A table cell: a difference that rounds to nothing but is not nothing says so, rather than "0%".
+        # A table cell, signed as the prose counts them (- under the measurement, + over); a difference that rounds
+        # to nothing but is not nothing says so, rather than "0%", unsigned: "less than" speaks of its size.
         smallest = Decimal("0.0001")
         if error and abs(Decimal(str(error))) < smallest / 2:
-            return translated(N_("< %(least)s")) % {"least": percent(smallest)}
-        return percent(error)
+            return translated(N_("<\u00a0%(least)s")) % {"least": percent(smallest)}
+        sign = get_minus_sign_symbol(locale) if error < 0 else get_plus_sign_symbol(locale) if error > 0 else ""
+        return sign + percent(error)
 
     cycles = activations["accumulation"]["cycles"]
     steps = sorted({cycle["accumulation_steps"] for cycle in cycles})
@@ -104,9 +107,9 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
         "lora_step_points": format_number(Decimal(len(adapted_steps)), locale),
         "lora_step_worst": percent(max(abs(point["relative_error"]) for point in adapted_steps)),
         "lora_step_rank": format_number(Decimal(whole_steps["lora"]["rank"]), locale),
-        "lora_step_targets": ", ".join(whole_steps["lora"]["targets"]),
-        "lora_step_architectures": ", ".join(
-            sorted({whole_steps["models"][point["model"]]["model_type"] for point in adapted_steps})
+        "lora_step_targets": format_names(whole_steps["lora"]["targets"], locale),
+        "lora_step_architectures": format_names(
+            sorted({whole_steps["models"][point["model"]]["model_type"] for point in adapted_steps}), locale
         ),
         "activation_points": format_number(Decimal(len(points)), locale),
         "activation_worst": percent(max(abs(point["relative_error"]) for point in points)),
@@ -137,12 +140,19 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
         "step_recipes": "; ".join(
             translated(_RECIPE[recipe]) for recipe in dict.fromkeys(point["recipe"] for point in whole_steps["points"])
         ),
-        "step_lengths": ", ".join(
-            format_number(Decimal(length), locale)
-            for length in sorted({point["sequence_length"] for point in whole_steps["points"]})
+        "step_lengths": format_names(
+            (
+                format_number(Decimal(length), locale)
+                for length in sorted({point["sequence_length"] for point in whole_steps["points"]})
+            ),
+            locale,
         ),
-        "step_batches": ", ".join(format_number(Decimal(batch), locale) for batch in whole_steps["batches"]),
-        "step_architectures": ", ".join(sorted({model["model_type"] for model in whole_steps["models"].values()})),
+        "step_batches": format_names(
+            (format_number(Decimal(batch), locale) for batch in whole_steps["batches"]), locale
+        ),
+        "step_architectures": format_names(
+            sorted({model["model_type"] for model in whole_steps["models"].values()}), locale
+        ),
         "step_torch": whole_steps["versions"]["torch"],
         "step_transformers": whole_steps["versions"]["transformers"],
         "step_peft": whole_steps["versions"]["peft"],

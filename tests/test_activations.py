@@ -440,7 +440,13 @@ def test_a_pasted_config_fills_the_shape(config, preset):
 @pytest.mark.parametrize("locale", ["en", "es", "it"])
 def test_a_config_of_another_architecture_is_refused_naming_it(localedir, locale):
     view = page_view(load_translations(localedir, locale), locale, config=json.dumps(QWEN3_30B_A3B), changed="config")
-    assert "qwen3_moe" in view.errors["config"] and "llama, mistral, qwen2, gemma2" in view.errors["config"]
+    # The covered architectures, joined as the locale joins a list.
+    covered = {
+        "en": "llama, mistral, qwen2, and gemma2",
+        "es": "llama, mistral, qwen2 y gemma2",
+        "it": "llama, mistral, qwen2 e gemma2",
+    }
+    assert "qwen3_moe" in view.errors["config"] and covered[locale] in view.errors["config"]
     assert view.outputs["step_per_sample"] == ""
 
 

@@ -293,7 +293,17 @@ def test_a_text_config_relies_on_its_class_for_what_it_leaves_out():
             "config_unknown_model_type",
             {
                 "model_type": "gpt2",
-                "known": "llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3, mixtral, qwen3_moe",
+                "known": (
+                    "llama",
+                    "mistral",
+                    "qwen2",
+                    "qwen3",
+                    "gemma2",
+                    "gemma3_text",
+                    "phi3",
+                    "mixtral",
+                    "qwen3_moe",
+                ),
             },
         ),
         ('{"model_type": "llama"}', "config_missing_key", {"key": "num_hidden_layers"}),

@@ -68,11 +68,19 @@ def problems() -> list[InputProblem]:
     made = []
     for kind in kinds(InputProblem):
         if kind is ConfigUnreadable:
-            details = {"limit": 2, "line": 2, "column": 2, "key": "x", "known": "x", "model_type": "x", "value": "x"}
+            details = {
+                "limit": 2,
+                "line": 2,
+                "column": 2,
+                "key": "x",
+                "known": ("x", "y"),
+                "model_type": "x",
+                "value": "x",
+            }
             made += [kind(ConfigProblem(code, **details)) for code in CONFIG_WORDS]
             continue
         # Annotations are strings here (PEP 563).
-        typed = {"int": 2, "str": "x"}
+        typed = {"int": 2, "str": "x", "tuple[str, ...]": ("x", "y")}
         held = {f.name: typed.get(f.type, Decimal(2)) for f in dataclasses.fields(kind) if not f.kw_only}
         made.append(kind(**held))
     return made

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
@@ -37,8 +38,9 @@ def view(changed=None, **texts):
     return evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=changed or next(iter(texts), None))
 
 
-def shown(size) -> str:
-    return gigabytes(size, 2).text(EN, breakable=False)
+def shown(size, *, padded: bool = False) -> str:
+    """As the page shows it; ``padded``, as a table's column does, with both decimals (4.20 GB)."""
+    return gigabytes(size, 2).text(EN, breakable=False, padded=padded)
 
 
 @pytest.mark.parametrize(
@@ -67,9 +69,11 @@ def test_the_run_is_the_steps_peak(texts, setting, micro_batch):
     assert page.outputs["peak_moment"] == f"The peak comes {MOMENT_WORDS[peak.moment]}."
     # Every part that holds something, in the step's order, and none that holds nothing.
     assert page.outputs["run_breakdown"]["rows"] == [
-        [PART_LABELS[part], shown(size)] for part, size in peak.parts.items() if size
+        [PART_LABELS[part], shown(size, padded=True)] for part, size in peak.parts.items() if size
     ]
-    assert all(row[1] != shown(0) for row in page.outputs["run_breakdown"]["rows"])
+    assert all(row[1] != shown(0, padded=True) for row in page.outputs["run_breakdown"]["rows"])
+    # One column, one number of decimals: 4.20 GB, not 4.2 GB, under 16.23 GB.
+    assert all(re.fullmatch(r"[\d,]+\.\d\d\xa0GB", row[1]) for row in page.outputs["run_breakdown"]["rows"])
 
 
 def test_the_defaults_run_is_the_one_the_prose_describes():
@@ -267,3 +271,16 @@ def test_the_vram_page_opened_at_the_link_totals_the_same_run(texts, shape, sett
     peak = step_peak(shape, setting, micro_batch).total
     assert page.outputs["run_memory"] == shown(peak)
     assert opened.outputs["total_memory"] == shown(peak + overhead)
+
+
+def test_the_gradients_the_prose_names_are_what_the_vram_page_adds_to_the_same_run():
+    """'This is a single step … the adapter's gradients …, 0.17 GB here': the VRAM page's default, which accumulates,
+    holds this page's default run plus exactly those gradients, and its overhead."""
+    from calc import vram
+
+    values = {**vram.CALCULATOR.defaults(), **vram.settle(vram.CALCULATOR.defaults(), None)}
+    accumulating = Fraction(vram.CALCULATOR.results(values)["total_memory"].value) - Fraction(values["overhead"])
+    single = Fraction(CALCULATOR.results(CALCULATOR.defaults())["run_memory"].value)
+    gradients = CALCULATOR.facts["accumulated_gradients"]
+    assert accumulating - single == gradients.value > 0
+    assert vram.CALCULATOR.defaults()["target_batch"] == CALCULATOR.facts["vram_target"].value > 1

@@ -145,7 +145,7 @@ def test_a_module_the_model_lacks_is_refused_beside_the_field():
         **{**phi3, "model": "microsoft/Phi-3-mini-4k-instruct", "target_modules": ["q_proj", "o_proj"]},
     )
     assert view.errors["target_modules"] == (
-        "This model has no q_proj. Its projections are qkv_proj, o_proj, gate_up_proj, down_proj."
+        "This model has no q_proj. Its projections are qkv_proj, o_proj, gate_up_proj, and down_proj."
     )
     assert view.outputs["trainable_parameters"] == ""
 
@@ -164,7 +164,7 @@ def test_a_custom_qwen2_counts_its_biases():
         (
             {"experts": "8"},
             "experts",
-            "Only a mixture of experts has these: leave the field blank, or choose mixtral, qwen3_moe.",
+            "Only a mixture of experts has these: leave the field blank, or choose mixtral or qwen3_moe.",
         ),
         ({"architecture": "mixtral", "model": "custom"}, "experts", "A mixture of experts needs this value."),
     ],
@@ -210,7 +210,7 @@ def test_pasting_a_config_fills_the_shape_and_makes_the_model_custom():
         (
             '{"model_type": "gpt2"}',
             "The calculator reads the model types llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3, "
-            "mixtral, qwen3_moe, not gpt2.",
+            "mixtral, and qwen3_moe, not gpt2.",
         ),
         ('{"model_type": "llama"}', "The config has no num_hidden_layers."),
     ],

@@ -150,6 +150,23 @@ def test_every_python_snippet_runs_as_pasted_up_to_the_readers_placeholders(b, a
         assert int(torchrun[1]) > 1 and int(torchrun[1]) * int(torchrun[2]) == g
 
 
+@pytest.mark.parametrize(("b", "a", "g"), [(1, 1, 1), (4, 8, 2), (8, 4, 16)])
+def test_the_megatron_block_is_one_launch_command_ending_on_the_readers_arguments(b, a, g):
+    """One shell command, g processes in all, every line but the last continued, the last the `...` the page asks the
+    reader to replace with the model, data and tokenizer arguments pretrain_gpt.py cannot start without."""
+    lines = snippets(b, a, g)["megatron"].splitlines()
+    assert all(line.endswith(" \\") for line in lines[:-1]) and lines[-1].strip() == "..."
+    torchrun = re.fullmatch(r"torchrun(?: --nnodes=(\d+))? --nproc_per_node=(\d+) pretrain_gpt.py \\", lines[0])
+    assert int(torchrun[1] or 1) * int(torchrun[2]) == g
+
+
+def test_the_accelerate_model_is_one_whose_output_has_the_loss_the_loop_reads():
+    """`model(**batch).loss` needs a transformers model (a torch.nn.Module returns no .loss): its comment says so."""
+    code = snippets(1, 2, 1)["accelerate"]
+    assert "model(**batch).loss" in {ast.unparse(n) for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Attribute)}
+    assert "model = ...  # transformers.PreTrainedModel" in code.splitlines()
+
+
 def test_undefined_names_finds_a_name_no_line_defines():
     assert undefined_names("loader = DataLoader(dataset)\n") == {"DataLoader", "dataset"}
     assert undefined_names("from x import DataLoader\ndataset = ...\nloader = DataLoader(dataset)\n") == set()

@@ -2,8 +2,10 @@
 
 from decimal import Decimal
 from fractions import Fraction
+from gettext import NullTranslations
 
 import pytest
+from babel import Locale
 
 from calc.formatting import rounded
 from calc.formulas.model_states import RECIPES, STAGES, ModelStates, per_gpu
@@ -15,6 +17,8 @@ from calc.outputs import Quantity
 from calc.problems import InputProblem
 from calc.step_outputs import MOMENT_WORDS
 from calc.vram import CALCULATOR, COUNT, NEEDS_MODEL, gpu_memory, links, settle, verdict
+
+EN = Locale.parse("en")
 
 GB = 10**9
 PSI = 7_500_000_000  # the ZeRO paper's 7.5B-parameter example (Table 1, Figure 1)
@@ -187,6 +191,15 @@ def test_the_default_run_is_the_step_s_peak_and_the_overhead():
     assert results["largest_micro_batch"].value == largest_micro_batch(shape, setting, capacity) >= 1
     assert results["peak_moment"].quantities["moment"].message == MOMENT_WORDS[peak.moment]
     assert sum(Fraction(q.value) for _, q in results["breakdown_bar"]) * GB == peak.total + GB
+
+
+def test_the_peak_says_when_it_holds_the_gradients_accumulation_keeps():
+    """The LoRA page's single step and this page's accumulating one differ by those gradients: the sentence says why."""
+    earlier = "It includes the gradients that earlier micro-batches leave behind."
+    accumulating = CALCULATOR.results(DEFAULTS)["peak_moment"].text(EN, NullTranslations())
+    single = CALCULATOR.results({**DEFAULTS, "target_batch": Decimal(1)})["peak_moment"].text(EN, NullTranslations())
+    assert accumulating.endswith(earlier) and earlier not in single
+    assert single.startswith("The peak comes ")
 
 
 def test_typing_a_count_leaves_the_shape_and_a_shape_field_comes_back_to_it():

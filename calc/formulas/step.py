@@ -46,8 +46,9 @@ what is allocated (``torch.cuda.max_memory_allocated`` is what this
 estimates, not ``max_memory_reserved``); the CUDA context; ZeRO's
 communication buckets and ZeRO-3's gathered weights of the layer being
 computed; QLoRA's dequantized weight of the projection being computed;
-LoRA under autocast; LoRA dropout (``lora_dropout`` > 0 keeps a float32
-copy of each adapted input and a mask). Modelled but not measured: gradient
+LoRA under autocast; LoRA dropout (``lora_dropout`` > 0: dropout's mask per
+adapted input, and ``lora_A`` keeps dropout's float32 output in place of the
+cast copy, so a float32 model gets one copy per adapted module). Modelled but not measured: gradient
 accumulation (``Setting.accumulating``), where the gradients of earlier
 micro-batches are alive from the forward pass on. Every value is exact (an
 int or a Fraction), in bytes.
