@@ -18,7 +18,7 @@ from babel import Locale
 
 from calc.formulas.activations import PRECISION_BYTES
 from calc.formulas.parameters import TARGET_MODULES, target_modules
-from calc.formulas.step import COMPUTING, STEP_RECIPES, Setting
+from calc.formulas.step import COMPUTING, Setting, refusal
 from calc.i18n import N_
 from calc.inputs import Choice, ChoiceSet, Count, Input, Option
 from calc.model_inputs import DEFAULT_MODEL, TYPED_SHAPE, shape_of
@@ -132,6 +132,10 @@ class QuantizedBaseIn16Bits(InputProblem):
         return translations.gettext("QLoRA computes in 16 bits: choose a recipe in 16 bits and bf16 or fp16.")
 
 
+# calc.formulas.step's refusals, each worded on the method's field.
+REFUSED = {"adapter_autocast": AdapterUnderAutocast, "qlora_precision": QuantizedBaseIn16Bits}
+
+
 def checked_targets(values: Mapping[str, object]) -> frozenset[str]:
     """The chosen target modules, refused on their field when the model lacks one."""
     shape = shape_of(values)
@@ -155,10 +159,8 @@ def step_recipe(optimizer: str, precision: str, method: str) -> str:
     if precision not in precisions:
         raise RecipeComputesIn(", ".join(precisions), field="precision")
     recipe = precisions[precision]
-    if method != "full" and STEP_RECIPES[recipe].autocast:
-        raise AdapterUnderAutocast(field="method")
-    if method == "qlora" and STEP_RECIPES[recipe].activations == "fp32":
-        raise QuantizedBaseIn16Bits(field="method")
+    if rule := refusal(recipe, method):
+        raise REFUSED[rule](field="method")
     return recipe
 
 
@@ -175,15 +177,19 @@ def adamw_recipe(precision: str) -> str:
 def step_setting(values: Mapping[str, object], optimizer: str, *, zero_stage: int = 0, gpus: int = 1) -> Setting:
     """The step the form describes, trained with ``optimizer`` (a :data:`calc.formulas.model_states.RECIPES` id)."""
     method = values["method"]
-    adapted = method != "full"
+    # Full fine-tuning has no adapter: its fields are left to Setting's defaults.
+    adapter = (
+        {"lora_rank": int(values["rank"]), "lora_targets": tuple(sorted(checked_targets(values)))}
+        if method != "full"
+        else {}
+    )
     return Setting(
         step_recipe(optimizer, values["precision"], method),
         int(values["sequence_length"]),
         attention=values["attention"],
         recomputation=values["recomputation"],
         method=method,
-        lora_rank=int(values["rank"]) if adapted else 8,
-        lora_targets=tuple(sorted(checked_targets(values))) if adapted else (),
+        **adapter,
         zero_stage=zero_stage,
         gpus=gpus,
     )

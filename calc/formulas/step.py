@@ -60,6 +60,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
+from typing import Literal
 
 from calc.formulas import activations
 from calc.formulas.activations import FLOAT32_BYTES, PRECISION_BYTES
@@ -232,15 +233,34 @@ def _whole(value: Fraction | int) -> Fraction | int:
     return value.numerator if isinstance(value, Fraction) and value.denominator == 1 else value
 
 
+# The settings this module refuses though each part exists, and why: the form layer (calc.step_inputs) words each
+# on its field.
+REFUSALS = {
+    "adapter_autocast": "an adapter over float32 weights under autocast is not modelled",
+    "qlora_precision": "QLoRA computes in bf16: choose a recipe that does",
+}
+
+
+def refusal(recipe: str, method: str) -> Literal["adapter_autocast", "qlora_precision"] | None:
+    """The rule (:data:`REFUSALS`) that training ``method`` with the step recipe ``recipe`` breaks, if any.
+
+    >>> refusal("autocast-bf16", "lora"), refusal("adam-fp32", "qlora"), refusal("adamw-mixed", "qlora")
+    ('adapter_autocast', 'qlora_precision', None)
+    """
+    if method != "full" and STEP_RECIPES[recipe].autocast:
+        return "adapter_autocast"
+    if method == "qlora" and STEP_RECIPES[recipe].activations != "bf16":
+        return "qlora_precision"
+    return None
+
+
 def _check(shape: ModelShape, setting: Setting) -> None:
     if setting.recipe not in STEP_RECIPES:
         raise ValueError(f"recipe must be one of {', '.join(STEP_RECIPES)}, not {setting.recipe!r}")
     if setting.method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {setting.method!r}")
-    if setting.method == "qlora" and STEP_RECIPES[setting.recipe].activations != "bf16":
-        raise ValueError("QLoRA computes in bf16: choose a recipe that does")
-    if setting.method != "full" and STEP_RECIPES[setting.recipe].autocast:
-        raise ValueError("LoRA under autocast is not modelled")
+    if rule := refusal(setting.recipe, setting.method):
+        raise ValueError(REFUSALS[rule])
     if setting.zero_stage not in STAGES:
         raise ValueError(f"ZeRO stage must be one of {STAGES}, not {setting.zero_stage!r}")
     if isinstance(setting.gpus, bool) or not isinstance(setting.gpus, int) or setting.gpus < 1:
