@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from fractions import Fraction
+from functools import cache
 from gettext import NullTranslations
 
 from babel import Locale
@@ -33,7 +34,9 @@ _RECIPE = {
 }
 
 
+@cache
 def _read(name: str) -> dict:
+    """A file of ``validation/``, read once a build and shared: never changed."""
     return json.loads((VALIDATION / name).read_text(encoding="utf-8"))
 
 

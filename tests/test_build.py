@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
@@ -464,7 +465,7 @@ def test_a_byte_of_difference_withdraws_the_match_and_one_side_is_said_alone(mon
     read_json = validation._read
 
     def altered(name):
-        data = read_json(name)
+        data = copy.deepcopy(read_json(name))  # the shared reading stays as committed
         if name == "activations.json":
             data["points"][0]["estimated_bytes_per_sample"] += 1
         if name == "steps.json":

@@ -22,7 +22,7 @@ from calc.model_inputs import CONFIG_WORDS, ConfigUnreadable
 from calc.outputs import Output
 from calc.problems import InputProblem
 from sitebuild.config import LOCALES, ROOT, TEMPLATES
-from sitebuild.pages import PageWithoutResults, environment, prose_context, render_calculator
+from sitebuild.pages import PageWithoutResults, Prose, environment, render_calculator
 
 
 def kinds(base: type) -> list[type]:
@@ -130,7 +130,7 @@ def test_a_kind_without_a_macro_fails_the_build(localedir, monkeypatch):
     )
     monkeypatch.setattr("sitebuild.pages.load", lambda name: with_gauge if name == "plan" else load(name))
     with pytest.raises(UndefinedError, match="gauge"):
-        render_calculator(environment(TEMPLATES, translations), translations, "plan", LOCALES[0])
+        render_calculator(Prose(environment(TEMPLATES, translations), LOCALES[0], translations), "plan")
 
 
 @pytest.mark.parametrize(
@@ -151,4 +151,4 @@ def test_a_worked_example_without_results_stops_the_build_saying_which(localedir
 
     monkeypatch.setattr("sitebuild.pages.load", lambda name: replace(accumulation, compute=failing))
     with pytest.raises(PageWithoutResults, match=f"example 'single_gpu' gives no results: .*{said}"):
-        prose_context("accumulation", Locale.parse(LOCALES[0]), translations)
+        Prose(environment(TEMPLATES, translations), LOCALES[0], translations).context("accumulation")
