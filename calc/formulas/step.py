@@ -23,7 +23,11 @@ what is alive at each moment that can hold the most:
 
 Each moment is a fixed part plus ``b`` times a per-sample part, both by part
 (:data:`PARTS`); the peak at ``b`` is the largest moment at ``b``, and the
-largest micro-batch that fits a budget is exact (:func:`largest_micro_batch`).
+largest micro-batch that fits a budget is exact (:func:`limit_of`).
+:func:`moments` computes them; :func:`peak_of`, :func:`limit_of` and
+:func:`largest_per_sample` read them (:func:`step_peak` is the peak alone,
+in one call). The names without an underscore are what pages, tools and
+tests use; the rest is this module's own.
 Between 3 and 4 the layers' backward passes trade saved tensors for
 gradients one layer at a time, so what is alive is linear in the layer's
 index and the most is at one end: 3 and 4 bound every layer's.
@@ -220,7 +224,6 @@ class Peak:
     total: Fraction
     moment: str
     parts: dict[str, Fraction]
-    per_sample: Fraction  # the per-sample part of the moment holding the peak (loss and recomputation included)
 
 
 def _parts(**values: Fraction | int) -> dict[str, Fraction | int]:
@@ -370,11 +373,11 @@ def _terms(shape: ModelShape, setting: Setting) -> activations.SavedTensors:
 
 
 # Eager attention masks a model makes per forward pass, one per kind of layer (calc.models.ActivationHabits).
-MASKS = {name: habits.eager_masks for name, habits in activations.FAMILIES.items()}
+_MASKS = {name: habits.eager_masks for name, habits in activations.FAMILIES.items()}
 
 # A LoRA adapter's parameters are float32 (calc.formulas.parameters: ADAPTER_WEIGHT_BYTES, peft's upcast) and so are
 # their gradients; the optimizer's state and its step's temporaries follow the optimizer, in float32.
-ADAPTER_STATES = {
+_ADAPTER_STATES = {
     # exp_avg, exp_avg_sq (torch/optim/adam.py, Adam._init_group: zeros_like(param)); the foreach step's
     # exp_avg_sq_sqrt, as large as one of them.
     "adamw": (
@@ -425,7 +428,7 @@ def model_states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, Mode
     if setting.method == "full":
         per_parameter, temporaries, frozen = recipe.states, recipe.temporaries, Fraction(0)
     else:
-        per_parameter, temporaries = ADAPTER_STATES[recipe.optimizer]
+        per_parameter, temporaries = _ADAPTER_STATES[recipe.optimizer]
         base = base_parameters(shape)
         if setting.method == "qlora":
             # The projections in NF4 with double quantization, the rest (embeddings, norms, lm_head) in bf16.
@@ -477,7 +480,7 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     # until that layer's backward. Without recomputation it dies as the decoder returns, before the loss.
     mask = 0
     if setting.attention == "eager" and recomputation != "none":
-        mask = MASKS[shape.model_type] * (FLOAT32_BYTES if recipe.autocast else p) * s * s
+        mask = _MASKS[shape.model_type] * (FLOAT32_BYTES if recipe.autocast else p) * s * s
 
     states, per_parameter, optimizer_temporaries = model_states(shape, setting)
     groups = _trainable(shape, setting)
@@ -673,8 +676,11 @@ def step_peak(shape: ModelShape, setting: Setting, micro_batch: int) -> Peak:
     >>> peak.moment, round(float(peak.total / 2**30), 2)  # GiB: 2 + 2 + 4 bytes a parameter, and the square roots
     ('optimizer', 74.79)
     >>> peak = step_peak(shape, Setting("adamw-bf16", 4096, recomputation="none"), 2)
-    >>> peak.moment, round(float(peak.total / 2**30), 2), round(float(peak.per_sample / 2**30), 2)
-    ('loss', 105.9, 30.51)
+    >>> peak.moment, round(float(peak.total / 2**30), 2)
+    ('loss', 105.9)
+
+    The peak alone; a page that needs more of the step (its largest micro-batch, its per-sample part) computes
+    :func:`moments` once and asks :func:`peak_of`, :func:`limit_of` and :func:`largest_per_sample`.
     """
     return peak_of(moments(shape, setting), micro_batch)
 
@@ -684,16 +690,7 @@ def peak_of(candidates: tuple[Moment, ...], micro_batch: int) -> Peak:
     _check_micro_batch(micro_batch)
     top = max(candidates, key=lambda moment: moment.at(micro_batch))  # the first of equals: the earliest
     parts = {part: top.fixed[part] + micro_batch * top.per_sample[part] for part in PARTS}
-    return Peak(top.at(micro_batch), top.name, parts, top.per_sample_total)
-
-
-def per_sample_bytes(shape: ModelShape, setting: Setting) -> Fraction:
-    """What one more sample adds to the step's peak at large micro-batches: the largest per-sample part of a moment.
-
-    Not the bytes autograd saves per sample (calc.formulas.activations): the loss's gradients, a recomputed layer's
-    tensors and a layer's backward working set are counted too.
-    """
-    return per_sample_moment(shape, setting).per_sample_total
+    return Peak(top.at(micro_batch), top.name, parts)
 
 
 def _bound(moment: Moment, budget: Fraction) -> Fraction | float:
@@ -703,15 +700,19 @@ def _bound(moment: Moment, budget: Fraction) -> Fraction | float:
     return (budget - moment.fixed_total) / moment.per_sample_total
 
 
-def per_sample_moment(shape: ModelShape, setting: Setting) -> Moment:
-    """The moment whose per-sample part is :func:`per_sample_bytes`, the earliest of equals: a page that shows both
-    the figure and its moment computes the moments once.
+def largest_per_sample(candidates: tuple[Moment, ...]) -> Moment:
+    """The moment with the largest per-sample part, the earliest of equals: its ``per_sample_total`` is what one
+    more sample adds to the step's peak at large micro-batches.
+
+    Not the bytes autograd saves per sample (calc.formulas.activations): the loss's gradients, a recomputed layer's
+    tensors and a layer's backward working set are counted too.
 
     >>> from calc.models import PRESETS
-    >>> per_sample_moment(PRESETS["meta-llama/Llama-3.1-8B"], Setting("adamw-bf16", 4096, recomputation="full")).name
+    >>> setting = Setting("adamw-bf16", 4096, recomputation="full")
+    >>> largest_per_sample(moments(PRESETS["meta-llama/Llama-3.1-8B"], setting)).name
     'loss'
     """
-    return max(moments(shape, setting), key=lambda moment: moment.per_sample_total)
+    return max(candidates, key=lambda moment: moment.per_sample_total)
 
 
 def saved_breakdown(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
@@ -719,7 +720,7 @@ def saved_breakdown(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
     recipe and method save: :func:`calc.formulas.activations.activation_breakdown` for full fine-tuning in the
     model's dtype; under LoRA the frozen projections keep no input (:func:`_lora_terms`).
 
-    The saved tensors alone: not the step's per-sample part (:func:`per_sample_bytes`), which adds the loss's
+    The saved tensors alone: not the step's per-sample part (:func:`largest_per_sample`), which adds the loss's
     gradients, a recomputed layer's working set and the gradients flowing through backward.
     """
     _check(shape, setting)
@@ -729,26 +730,18 @@ def saved_breakdown(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
     return forward if sum(forward.values()) >= sum(backward.values()) else backward
 
 
-def largest_micro_batch(shape: ModelShape, setting: Setting, budget: int | Fraction) -> int:
-    """The largest micro-batch whose step's peak is within ``budget`` bytes; 0 when not even one sample fits.
+def limit_of(candidates: tuple[Moment, ...], budget: int | Fraction) -> tuple[Moment, int]:
+    """The moment that limits the micro-batch within ``budget`` bytes, the first to reach it as ``b`` grows, and
+    the largest micro-batch whose step's peak is within ``budget`` (0 when not even one sample fits).
 
     Each moment is linear in the micro-batch, so it fits while ``fixed + b·per_sample ≤ budget``: the answer is
-    the smallest of those bounds, exact.
+    the smallest of those bounds, exact. That moment's fixed part and per-sample part are what a plan needs.
 
     >>> from calc.models import PRESETS
     >>> setting = Setting("adamw-bf16", 4096, recomputation="full")
-    >>> largest_micro_batch(PRESETS["meta-llama/Llama-3.1-8B"], setting, 80 * 2**30)  # 80 GiB
-    5
-    """
-    return limit_of(moments(shape, setting), budget)[1]
-
-
-def limit_of(candidates: tuple[Moment, ...], budget: int | Fraction) -> tuple[Moment, int]:
-    """The moment that limits the micro-batch within ``budget`` bytes, the first to reach it as ``b`` grows, and
-    the largest micro-batch that fits (0 when not even one sample does).
-
-    That moment's fixed part and per-sample part are what a plan needs: ``b`` fits while ``b·per_sample`` is
-    within ``budget − fixed``.
+    >>> moment, fits = limit_of(moments(PRESETS["meta-llama/Llama-3.1-8B"], setting), 80 * 2**30)  # 80 GiB
+    >>> moment.name, fits
+    ('loss', 5)
     """
     moment = min(candidates, key=lambda candidate: _bound(candidate, Fraction(budget)))
     bound = _bound(moment, Fraction(budget))
