@@ -132,8 +132,9 @@ def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str
         "trainable": outputs["trainable_parameters"],
         "share": outputs["share"],
     }
-    if outputs["peak_moment"] == _(NOT_MODELLED.message):
-        total = outputs["peak_moment"]
+    # No total is the figure's own "no value" (RUN_MEMORY.missing), which Figure.render gives as it is translated.
+    if outputs["run_memory"] == _(RUN_MEMORY.missing):
+        total = outputs["peak_moment"]  # the sentence that says why
     else:
         total = _("The run takes %(memory)s on one GPU at its peak.") % {"memory": outputs["run_memory"]}
     return f"{counts} {total}"
@@ -171,16 +172,18 @@ GROUPS = (
 _DEFAULTS = {field.name: field.default for group in GROUPS for field in group.inputs}
 _RUNS = {method: run({**_DEFAULTS, "method": method}) for method in ("lora", "qlora")}
 
+RUN_MEMORY = Figure(
+    "run_memory",
+    N_("Memory of the run on one GPU"),
+    N_("the training step's peak: the base, the adapter's training state, the activations and the loss"),
+    missing=N_("Not modelled for this architecture"),
+)
+
 CALCULATOR = Calculator(
     name="lora",
     groups=GROUPS,
     outputs=(
-        Figure(
-            "run_memory",
-            N_("Memory of the run on one GPU"),
-            N_("the training step's peak: the base, the adapter's training state, the activations and the loss"),
-            missing=N_("Not modelled for this architecture"),
-        ),
+        RUN_MEMORY,
         Figure("trainable_parameters", N_("Trainable parameters"), N_("in the adapter's A and B matrices")),
         Figure("share", N_("Share of the base model"), N_("trainable parameters as a share of the base model's")),
         Figure("base_parameters", N_("Base model parameters"), N_("frozen while the adapter is trained")),
