@@ -123,33 +123,103 @@ STEP_RECIPES: dict[str, Recipe] = {
     # Pure bf16 weights, gradients and AdamW state (torch.optim.AdamW on a bf16 model). With foreach, PyTorch's
     # default on CUDA, _multi_tensor_adam (torch/optim/adam.py) updates the states in place and allocates one list:
     # exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs), as large as the state, in its dtype.
-    "adamw-bf16": Recipe(STATE_RECIPES["adamw-bf16"], "bf16", "bf16", False, Fraction(2), "adamw", True),
+    "adamw-bf16": Recipe(
+        states=STATE_RECIPES["adamw-bf16"],
+        activations="bf16",
+        weights_dtype="bf16",
+        autocast=False,
+        temporaries=Fraction(2),
+        optimizer="adamw",
+        measured=True,
+    ),
     # The same in float32 throughout: exp_avg_sq_sqrt in float32.
-    "adam-fp32": Recipe(STATE_RECIPES["adam-fp32"], "fp32", "fp32", False, Fraction(4), "adamw", True),
+    "adam-fp32": Recipe(
+        states=STATE_RECIPES["adam-fp32"],
+        activations="fp32",
+        weights_dtype="fp32",
+        autocast=False,
+        temporaries=Fraction(4),
+        optimizer="adamw",
+        measured=True,
+    ),
     # SGD with momentum in float32: _multi_tensor_sgd (torch/optim/sgd.py) updates the momentum buffers and the
     # weights in place (torch._foreach_add_(device_params, device_grads, alpha=-lr)): no temporary.
-    "sgd-fp32": Recipe(STATE_RECIPES["sgd-fp32"], "fp32", "fp32", False, Fraction(0), "sgd", True),
+    "sgd-fp32": Recipe(
+        states=STATE_RECIPES["sgd-fp32"],
+        activations="fp32",
+        weights_dtype="fp32",
+        autocast=False,
+        temporaries=Fraction(0),
+        optimizer="sgd",
+        measured=True,
+    ),
     # Float32 weights, gradients and AdamW state, the layers run under torch.autocast(dtype=torch.bfloat16): the
     # states are adam-fp32's; autocast casts each weight to bf16 once per forward pass and keeps the copy in its
     # cache while the forward pass runs, and the matmuls save it for backward (weight_copies below).
-    "autocast-bf16": Recipe(STATE_RECIPES["adam-fp32"], "bf16", "fp32", True, Fraction(4), "adamw", True),
+    "autocast-bf16": Recipe(
+        states=STATE_RECIPES["adam-fp32"],
+        activations="bf16",
+        weights_dtype="fp32",
+        autocast=True,
+        temporaries=Fraction(4),
+        optimizer="adamw",
+        measured=True,
+    ),
     # The mixed-precision recipes keep bf16 weights for the layers and an fp32 master copy in the optimizer state
     # (ZeRO §3.1), as DeepSpeed and FSDP train. Their step upcasts the gradients to float32 for the master update
     # (DeepSpeed's ZeRO optimizer: the fp32 gradient partition, single_partition_of_fp32_groups[i].grad), 4 bytes per
     # parameter, sharded as the optimizer state, and updates with a fused kernel (FusedAdam, bitsandbytes' 8-bit
     # kernel, a fused SGD) that allocates nothing more. Not measured: they need a CUDA device.
-    "adamw-mixed": Recipe(STATE_RECIPES["adamw-mixed"], "bf16", "bf16", False, Fraction(4), "adamw", False),
-    "adamw-8bit": Recipe(STATE_RECIPES["adamw-8bit"], "bf16", "bf16", False, Fraction(4), "adamw-8bit", False),
-    "sgd-momentum": Recipe(STATE_RECIPES["sgd-momentum"], "bf16", "bf16", False, Fraction(4), "sgd", False),
+    "adamw-mixed": Recipe(
+        states=STATE_RECIPES["adamw-mixed"],
+        activations="bf16",
+        weights_dtype="bf16",
+        autocast=False,
+        temporaries=Fraction(4),
+        optimizer="adamw",
+        measured=False,
+    ),
+    "adamw-8bit": Recipe(
+        states=STATE_RECIPES["adamw-8bit"],
+        activations="bf16",
+        weights_dtype="bf16",
+        autocast=False,
+        temporaries=Fraction(4),
+        optimizer="adamw-8bit",
+        measured=False,
+    ),
+    "sgd-momentum": Recipe(
+        states=STATE_RECIPES["sgd-momentum"],
+        activations="bf16",
+        weights_dtype="bf16",
+        autocast=False,
+        temporaries=Fraction(4),
+        optimizer="sgd",
+        measured=False,
+    ),
     # bf16 weights and gradients with AdamW's moments in float32 (model_states, adamw-bf16-fp32-states): an optimizer
     # that keeps them so takes the square roots of float32 second moments, 4 bytes a parameter. Not measured:
     # PyTorch's AdamW keeps its moments in the weights' dtype.
     "adamw-bf16-fp32-states": Recipe(
-        STATE_RECIPES["adamw-bf16-fp32-states"], "bf16", "bf16", False, Fraction(4), "adamw", False
+        states=STATE_RECIPES["adamw-bf16-fp32-states"],
+        activations="bf16",
+        weights_dtype="bf16",
+        autocast=False,
+        temporaries=Fraction(4),
+        optimizer="adamw",
+        measured=False,
     ),
     # SGD with momentum on float32 weights under bf16 autocast: sgd-fp32's states and step, autocast-bf16's copies
     # and activations.
-    "autocast-sgd-bf16": Recipe(STATE_RECIPES["sgd-fp32"], "bf16", "fp32", True, Fraction(0), "sgd", True),
+    "autocast-sgd-bf16": Recipe(
+        states=STATE_RECIPES["sgd-fp32"],
+        activations="bf16",
+        weights_dtype="fp32",
+        autocast=True,
+        temporaries=Fraction(0),
+        optimizer="sgd",
+        measured=True,
+    ),
 }
 
 # The step recipe of each model-states recipe (calc.formulas.model_states.RECIPES), by the precision its layers
@@ -375,6 +445,10 @@ def _terms(shape: ModelShape, setting: Setting) -> activations.SavedTensors:
 # Eager attention masks a model makes per forward pass, one per kind of layer (calc.models.ActivationHabits).
 _MASKS = {name: habits.eager_masks for name, habits in activations.FAMILIES.items()}
 
+# SGD's momentum_buffer: a clone of the gradient on the first step (torch/optim/sgd.py, _multi_tensor_sgd:
+# device_grads[i].detach().clone()), the gradient's size thereafter.
+_SGD_MOMENTUM_BYTES = ADAPTER_GRADIENT_BYTES
+
 # A LoRA adapter's parameters are float32 (calc.formulas.parameters: ADAPTER_WEIGHT_BYTES, peft's upcast) and so are
 # their gradients; the optimizer's state and its step's temporaries follow the optimizer, in float32.
 _ADAPTER_STATES = {
@@ -382,15 +456,18 @@ _ADAPTER_STATES = {
     # exp_avg_sq_sqrt, as large as one of them.
     "adamw": (
         ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, 2 * ADAM_MOMENT_BYTES))),
-        Fraction(4),
+        Fraction(ADAM_MOMENT_BYTES),
     ),
     # bitsandbytes' 8-bit states and their block constants, updated in its kernel.
     "adamw-8bit": (
         ModelStates(Fraction(ADAPTER_WEIGHT_BYTES), Fraction(ADAPTER_GRADIENT_BYTES), ADAM_8BIT_STATES),
         Fraction(0),
     ),
-    # momentum_buffer (torch/optim/sgd.py), updated in place.
-    "sgd": (ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, 4))), Fraction(0)),
+    # momentum_buffer, updated in place.
+    "sgd": (
+        ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, _SGD_MOMENTUM_BYTES))),
+        Fraction(0),
+    ),
 }
 
 
