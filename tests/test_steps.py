@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -26,7 +27,8 @@ from calc.formulas.step import (
 )
 from calc.models import PRESETS, ModelShape
 
-REPORT = json.loads((Path(__file__).resolve().parent.parent / "validation" / "steps.json").read_text(encoding="utf-8"))
+ROOT = Path(__file__).resolve().parent.parent
+REPORT = json.loads((ROOT / "validation" / "steps.json").read_text(encoding="utf-8"))
 MODELS = {key: ModelShape(**fields) for key, fields in REPORT["models"].items()}
 POINTS = REPORT["points"]
 TOLERANCE = Fraction(1, 10)  # as tools/validate.py holds the measurement to
@@ -70,6 +72,26 @@ def test_the_committed_estimate_is_the_current_code_s(point):
     # step.py changed since the measurement: run tools/measure_steps.py again and commit validation/steps.json.
     estimate = _estimate(point)
     assert (point["estimated_peak_bytes"], point["estimated_moment"]) == (int(estimate.total), estimate.moment)
+
+
+def test_the_readme_and_the_docs_claim_what_the_measured_steps_show():
+    # With test_the_committed_estimate_is_the_current_code_s, this holds the current code to the figures they claim.
+    worst = max(
+        abs(Fraction(point["estimated_peak_bytes"] - point["measured_peak_bytes"], point["measured_peak_bytes"]))
+        for point in POINTS
+    )
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (within, steps), *others = re.findall(r"within (\d+)% of PyTorch's measured peak on (\d+) CPU steps", readme)
+    assert not others
+    assert int(steps) == len(POINTS)
+    assert worst <= Fraction(int(within), 100)
+    docs = " ".join((ROOT / "docs" / "validation.md").read_text(encoding="utf-8").split())
+    (tolerance, today), *others = re.findall(
+        r"`calc.formulas.step` within ±(\d+)% of every point \(today within (\d+)%\)", docs
+    )
+    assert not others
+    assert Fraction(int(tolerance), 100) == TOLERANCE
+    assert worst <= Fraction(int(today), 100)
 
 
 def test_the_peak_moments_measured_are_the_ones_expected():
