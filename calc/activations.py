@@ -125,7 +125,7 @@ settle = with_targets(settle_shape)
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     shape = shape_of(values)
     # The per-sample part of the step does not depend on the optimizer: any recipe computing in the precision will do.
-    setting = step_setting(values, adamw_recipe(values["precision"]))
+    setting = step_setting(values, shape, adamw_recipe(values["precision"]))
     parts = saved_breakdown(shape, setting)
     total = sum(parts.values(), Fraction(0))
     # The moment with the largest per-sample part, and that part: what each more sample adds to the step's peak.

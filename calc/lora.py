@@ -31,7 +31,7 @@ from calc.formulas.parameters import (
 from calc.formulas.step import Peak, step_peak
 from calc.i18n import N_
 from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of, shape_values
-from calc.models import ARCHITECTURES, PRESETS
+from calc.models import ARCHITECTURES, PRESETS, ModelShape
 from calc.outputs import Citation, Figure, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM
 from calc.step_inputs import (
@@ -67,11 +67,10 @@ NOT_MODELLED = Phrase(
 )
 
 
-def run(values: Mapping[str, object]) -> Peak | None:
-    """The peak of one training step of the run the form describes, on one GPU; ``None`` for an architecture whose
-    activations the step does not model."""
-    shape = shape_of(values)
-    setting = step_setting(values, adamw_recipe(values["precision"]))  # raises on the field at fault
+def run(values: Mapping[str, object], shape: ModelShape) -> Peak | None:
+    """The peak of one training step of the run the form describes for the model ``shape``, on one GPU; ``None``
+    for an architecture whose activations the step does not model."""
+    setting = step_setting(values, shape, adamw_recipe(values["precision"]))  # raises on the field at fault
     if shape.model_type not in FAMILIES:
         return None
     return step_peak(shape, setting, int(values["micro_batch"]))
@@ -84,14 +83,14 @@ settle = with_targets(settle_shape)
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     # A preset's own shape: it knows what the form does not (Gemma-2's head_dim, tied embeddings, biases).
     shape = shape_of(values)
-    checked_targets(values)
+    checked_targets(values, shape)
     trainable = lora_parameters(shape, int(values["rank"]), values["target_modules"])
     base = base_parameters(shape)
 
     def megabytes(size: int) -> Quantity:
         return Quantity(Fraction(size, 10**6), MEGABYTE, places=2)
 
-    peak = run(values)
+    peak = run(values, shape)
     return {
         "run_memory": None if peak is None else gigabytes(peak.total, 2),
         "peak_moment": NOT_MODELLED if peak is None else moment_phrase(N_("The peak comes %(moment)s."), peak.moment),
@@ -170,7 +169,7 @@ GROUPS = (
 )
 # The defaults' run, LoRA and QLoRA, whose parts the prose quotes.
 _DEFAULTS = {field.name: field.default for group in GROUPS for field in group.inputs}
-_RUNS = {method: run({**_DEFAULTS, "method": method}) for method in ("lora", "qlora")}
+_RUNS = {method: run({**_DEFAULTS, "method": method}, shape_of(_DEFAULTS)) for method in ("lora", "qlora")}
 
 RUN_MEMORY = Figure(
     "run_memory",

@@ -57,10 +57,9 @@ def gpu_memory(gpu: gpus.GPU) -> Decimal:
 
 # The model choice's value for a parameter count alone: no shape, so the activations are typed.
 COUNT = "count"
-_CHOICE = model_choice(
-    N_("A model whose shape is filled in for you, a shape of your own, or only a parameter count."),
-    N_("Another model: type its shape"),
-)
+# The field's words, in the order the catalogs list them.
+_DESCRIPTION = N_("A model whose shape is filled in for you, a shape of your own, or only a parameter count.")
+_CUSTOM = N_("Another model: type its shape")
 COUNT_OPTION = Option(COUNT, N_("Only a parameter count (and the activation memory)"))
 
 
@@ -75,7 +74,7 @@ class ModelChoice(Choice):
         ) % {"modelled": ", ".join(FAMILIES)}
 
 
-MODEL = ModelChoice(**{**vars(_CHOICE), "options": (*_CHOICE.options, COUNT_OPTION)})
+MODEL = model_choice(_DESCRIPTION, _CUSTOM, kind=ModelChoice, also=(COUNT_OPTION,))
 PARAMETERS = Amount(
     "parameters",
     N_("Parameters, in billions"),
@@ -275,7 +274,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         parts = {"weights": states.weights, "gradients": states.gradients, "optimizer_state": states.optimizer}
     else:
         shape = shape_of(values)
-        setting = step_setting(values, values["optimizer"], zero_stage=stage, gpus=replicas)
+        setting = step_setting(values, shape, values["optimizer"], zero_stage=stage, gpus=replicas)
 
         def step_moments(accumulating: bool) -> tuple[Moment, ...]:
             return moments(shape, replace(setting, accumulating=accumulating))
