@@ -8,7 +8,7 @@ import pytest
 from calc.formatting import rounded
 from calc.formulas.model_states import RECIPES, STAGES, ModelStates, per_gpu
 from calc.formulas.parameters import target_modules
-from calc.formulas.step import COMPUTING, METHODS, Setting, limit_of, moments, refusal, step_peak
+from calc.formulas.step import COMPUTING, METHODS, REFUSALS, Setting, limit_of, moments, refusal, step_peak
 from calc.gpus import GPUS, GPUS_BY_ID, MIB
 from calc.models import PRESETS
 from calc.outputs import Quantity
@@ -188,6 +188,10 @@ def test_the_default_run_is_the_step_s_peak_and_the_overhead():
     assert results["largest_micro_batch"].value == limit_of(moments(shape, setting), capacity)[1] >= 1
     assert results["peak_moment"].quantities["moment"].message == MOMENT_WORDS[peak.moment]
     assert sum(Fraction(q.value) for _, q in results["breakdown_bar"]) * GB == peak.total + GB
+
+
+def test_every_rule_the_step_refuses_by_has_its_words_on_the_form():
+    assert REFUSED.keys() == REFUSALS.keys()
 
 
 @pytest.mark.parametrize("optimizer", COMPUTING)
