@@ -156,8 +156,8 @@ def _fact(fact: Quantity | Citation | str, locale: Locale) -> str | Markup:
 
 class Prose:
     """One locale's words for every calculator, each computed once a build: what its prose quotes (worked examples,
-    facts, ``validation/``) and the module its template makes (title, description, links, FAQ…). A page quotes the
-    other pages' titles and descriptions too, so each is asked for once per page of the locale."""
+    facts, ``validation/``) and the module its template makes (title, description, links, FAQ…). Every page quotes
+    the other pages' titles and descriptions too: each is asked for by every page of the locale, and made once."""
 
     def __init__(self, env: Environment, locale: str, translations: NullTranslations) -> None:
         self.env, self.code, self.locale, self.translations = env, locale, Locale.parse(locale), translations

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+from collections import Counter
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import ClassVar
@@ -21,6 +22,7 @@ from calc.inputs import Amount, Count, Input
 from calc.model_inputs import CONFIG_WORDS, ConfigUnreadable
 from calc.outputs import Output
 from calc.problems import InputProblem
+from sitebuild import pages
 from sitebuild.config import LOCALES, ROOT, TEMPLATES
 from sitebuild.pages import PageWithoutResults, Prose, environment, render_calculator
 
@@ -131,6 +133,23 @@ def test_a_kind_without_a_macro_fails_the_build(localedir, monkeypatch):
     monkeypatch.setattr("sitebuild.pages.load", lambda name: with_gauge if name == "plan" else load(name))
     with pytest.raises(UndefinedError, match="gauge"):
         render_calculator(Prose(environment(TEMPLATES, translations), LOCALES[0], translations), "plan")
+
+
+def test_a_locale_s_prose_is_computed_once_for_all_its_pages(localedir, monkeypatch):
+    # Every page quotes the other pages' titles and descriptions: their worked examples are not run again for that.
+    translations = load_translations(localedir, LOCALES[0])
+    runs = Counter()
+    run = pages.worked_example
+
+    def counted(calculator, overrides, locale):
+        runs[calculator.name] += 1
+        return run(calculator, overrides, locale)
+
+    monkeypatch.setattr(pages, "worked_example", counted)
+    prose = Prose(environment(TEMPLATES, translations), LOCALES[0], translations)
+    for name in PAGES:
+        render_calculator(prose, name)
+    assert runs == {name: len(load(name).examples) for name in PAGES if load(name).examples}
 
 
 @pytest.mark.parametrize(
