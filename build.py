@@ -24,7 +24,7 @@ from sitebuild.catalogs import compile_catalogs
 from sitebuild.config import ASSETS, CATALOG, LOCALES, PAGES, PYODIDE_PACKAGE, ROOT, RUNTIME, TEMPLATES, WEB
 from sitebuild.links import dead_links
 from sitebuild.offline import SERVICE_WORKER, write_service_worker
-from sitebuild.pages import PageWithoutResults, environment, render_calculator, render_chooser
+from sitebuild.pages import PageWithoutResults, Prose, environment, render_calculator, render_chooser
 from sitebuild.precompress import precompress
 from sitebuild.runtime import check_pinned, install_runtime
 from sitebuild.snapshot import build_snapshot, tell_worker
@@ -66,10 +66,10 @@ def build(out: Path, base_url: str = "") -> None:
 
 def write_pages(out: Path, localedir: Path, base_url: str) -> None:
     """Every calculator's page in every locale, each locale's compiled catalog, and the site's root page."""
-    envs, catalogs = {}, {}
+    proses = {}
     for locale in LOCALES:
-        catalogs[locale] = translations = load_translations(localedir, locale)
-        envs[locale] = env = environment(TEMPLATES, translations)
+        translations = load_translations(localedir, locale)
+        proses[locale] = prose = Prose(environment(TEMPLATES, translations), locale, translations)
         folder = out / locale
         folder.mkdir(exist_ok=True)
         # The worker reads the same compiled catalog the pages were made with.
@@ -77,8 +77,8 @@ def write_pages(out: Path, localedir: Path, base_url: str) -> None:
         for name, path in PAGES.items():
             page = folder / path / "index.html"
             page.parent.mkdir(parents=True, exist_ok=True)
-            page.write_text(render_calculator(env, translations, name, locale, base_url), encoding="utf-8")
-    (out / "index.html").write_text(render_chooser(envs, catalogs, base_url), encoding="utf-8")
+            page.write_text(render_calculator(prose, name, base_url), encoding="utf-8")
+    (out / "index.html").write_text(render_chooser(proses, base_url), encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -23,7 +23,7 @@ from calc.configs import Reading
 from calc.formatting import PERCENT, rounded
 from calc.formulas.activations import FAMILIES
 from calc.formulas.parameters import target_modules
-from calc.formulas.step import per_sample_moment, saved_breakdown
+from calc.formulas.step import largest_per_sample, moments, saved_breakdown
 from calc.i18n import N_
 from calc.inputs import Input, address_number
 from calc.model_inputs import CONFIG, SHAPE_FIELDS, model_choice, shape_inputs, shape_of
@@ -140,11 +140,11 @@ settle = with_targets(settle_shape)
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     shape = shape_of(values)
     # The per-sample part of the step does not depend on the optimizer: any recipe computing in the precision will do.
-    setting = step_setting(values, adamw_recipe(values["precision"]))
+    setting = step_setting(values, shape, adamw_recipe(values["precision"]))
     parts = saved_breakdown(shape, setting)
     total = sum(parts.values(), Fraction(0))
-    # The moment that holds calc.formulas.step.per_sample_bytes, and that figure: the moments computed once.
-    moment = per_sample_moment(shape, setting)
+    # The moment with the largest per-sample part, and that part: what each more sample adds to the step's peak.
+    moment = largest_per_sample(moments(shape, setting))
 
     return {
         "activation_per_sample": gigabytes(total, 3),

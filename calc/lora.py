@@ -32,7 +32,7 @@ from calc.formulas.parameters import (
 from calc.formulas.step import Peak, step_peak
 from calc.i18n import N_
 from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of, shape_values
-from calc.models import ARCHITECTURES, PRESETS
+from calc.models import ARCHITECTURES, PRESETS, ModelShape
 from calc.outputs import Citation, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM
 from calc.step_inputs import (
@@ -68,11 +68,10 @@ NOT_MODELLED = Phrase(
 )
 
 
-def run(values: Mapping[str, object]) -> Peak | None:
-    """The peak of one training step of the run the form describes, on one GPU; ``None`` for an architecture whose
-    activations the step does not model."""
-    shape = shape_of(values)
-    setting = step_setting(values, adamw_recipe(values["precision"]))  # raises on the field at fault
+def run(values: Mapping[str, object], shape: ModelShape) -> Peak | None:
+    """The peak of one training step of the run the form describes for the model ``shape``, on one GPU; ``None``
+    for an architecture whose activations the step does not model."""
+    setting = step_setting(values, shape, adamw_recipe(values["precision"]))  # raises on the field at fault
     if shape.model_type not in FAMILIES:
         return None
     return step_peak(shape, setting, int(values["micro_batch"]))
@@ -85,14 +84,14 @@ settle = with_targets(settle_shape)
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     # A preset's own shape: it knows what the form does not (Gemma-2's head_dim, tied embeddings, biases).
     shape = shape_of(values)
-    checked_targets(values)
+    checked_targets(values, shape)
     trainable = lora_parameters(shape, int(values["rank"]), values["target_modules"])
     base = base_parameters(shape)
 
     def megabytes(size: int) -> Quantity:
         return Quantity(Fraction(size, 10**6), MEGABYTE, places=2)
 
-    peak = run(values)
+    peak = run(values, shape)
     return {
         "run_memory": None if peak is None else gigabytes(peak.total, 2),
         "peak_moment": NOT_MODELLED if peak is None else moment_phrase(N_("The peak comes %(moment)s."), peak.moment),
@@ -133,8 +132,9 @@ def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str
         "trainable": outputs["trainable_parameters"],
         "share": outputs["share"],
     }
-    if outputs["peak_moment"] == _(NOT_MODELLED.message):
-        total = outputs["peak_moment"]
+    # No total is the figure's own "no value" (RUN_MEMORY.missing), which Figure.render gives as it is translated.
+    if outputs["run_memory"] == _(RUN_MEMORY.missing):
+        total = outputs["peak_moment"]  # the sentence that says why
     else:
         total = _("The run takes %(memory)s on one GPU at its peak.") % {"memory": outputs["run_memory"]}
     return f"{counts} {total}"
@@ -170,25 +170,27 @@ GROUPS = (
 )
 # The defaults' run, LoRA and QLoRA, whose parts the prose quotes.
 _DEFAULTS = {field.name: field.default for group in GROUPS for field in group.inputs}
-_RUNS = {method: run({**_DEFAULTS, "method": method}) for method in ("lora", "qlora")}
+_RUNS = {method: run({**_DEFAULTS, "method": method}, shape_of(_DEFAULTS)) for method in ("lora", "qlora")}
 # The same run as a micro-batch after the first of an accumulation cycle, as the VRAM page counts it when its target
 # batch needs accumulation: the gradients of the earlier micro-batches are alive from the forward pass on.
 _ACCUMULATING = step_peak(
     shape_of(_DEFAULTS),
-    replace(step_setting(_DEFAULTS, adamw_recipe(_DEFAULTS["precision"])), accumulating=True),
+    replace(step_setting(_DEFAULTS, shape_of(_DEFAULTS), adamw_recipe(_DEFAULTS["precision"])), accumulating=True),
     int(_DEFAULTS["micro_batch"]),
+)
+
+RUN_MEMORY = Figure(
+    "run_memory",
+    N_("Memory of the run on one GPU"),
+    N_("the training step's peak: the base, the adapter's training state, the activations and the loss"),
+    missing=N_("Not modelled for this architecture"),
 )
 
 CALCULATOR = Calculator(
     name="lora",
     groups=GROUPS,
     outputs=(
-        Figure(
-            "run_memory",
-            N_("Memory of the run on one GPU"),
-            N_("the training step's peak: the base, the adapter's training state, the activations and the loss"),
-            missing=N_("Not modelled for this architecture"),
-        ),
+        RUN_MEMORY,
         Figure("trainable_parameters", N_("Trainable parameters"), N_("in the adapter's A and B matrices")),
         Figure("share", N_("Share of the base model"), N_("trainable parameters as a share of the base model's")),
         Figure("base_parameters", N_("Base model parameters"), N_("frozen while the adapter is trained")),

@@ -96,15 +96,21 @@ PRESET_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 
 def model_choice(
-    description: str, custom_label: str, keep: Callable[[ModelShape], bool] = lambda shape: True
+    description: str,
+    custom_label: str,
+    keep: Callable[[ModelShape], bool] = lambda shape: True,
+    *,
+    kind: type[Choice] = Choice,
+    also: tuple[Option, ...] = (),
 ) -> Choice:
-    """A ``model`` choice of the presets ``keep`` accepts, grouped by family, and a custom model last."""
+    """A ``model`` choice (a ``kind``, for a page whose field words more) of the presets ``keep`` accepts, grouped by
+    family, then a custom model, then the options ``also`` gives."""
     options = [Option(repo, repo, group) for group, repos in PRESET_GROUPS for repo in repos if keep(PRESETS[repo])]
-    return Choice(
+    return kind(
         "model",
         N_("Model"),
         description,
-        options=(*options, Option(CUSTOM, custom_label)),
+        options=(*options, Option(CUSTOM, custom_label), *also),
         default=DEFAULT_MODEL,
     )
 

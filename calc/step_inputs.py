@@ -19,11 +19,11 @@ from babel import Locale
 from calc.formatting import format_names
 from calc.formulas.activations import PRECISION_BYTES
 from calc.formulas.parameters import TARGET_MODULES, target_modules
-from calc.formulas.step import COMPUTING, STEP_RECIPES, Setting
+from calc.formulas.step import COMPUTING, Setting, refusal
 from calc.i18n import N_
 from calc.inputs import Choice, ChoiceSet, Count, Input, Option
 from calc.model_inputs import DEFAULT_MODEL, TYPED_SHAPE, shape_of
-from calc.models import PRESETS
+from calc.models import PRESETS, ModelShape
 from calc.problems import InputProblem
 
 METHOD = Choice(
@@ -133,9 +133,12 @@ class QuantizedBaseIn16Bits(InputProblem):
         return translations.gettext("QLoRA computes in 16 bits: choose a recipe in 16 bits and bf16 or fp16.")
 
 
-def checked_targets(values: Mapping[str, object]) -> frozenset[str]:
-    """The chosen target modules, refused on their field when the model lacks one."""
-    shape = shape_of(values)
+# calc.formulas.step's refusals, each worded on the method's field.
+REFUSED = {"adapter_autocast": AdapterUnderAutocast, "qlora_precision": QuantizedBaseIn16Bits}
+
+
+def checked_targets(values: Mapping[str, object], shape: ModelShape) -> frozenset[str]:
+    """The chosen target modules, refused on their field when the model, ``shape``, lacks one."""
     missing = values["target_modules"] - set(target_modules(shape))
     if missing:
         raise NotInModel(
@@ -156,10 +159,8 @@ def step_recipe(optimizer: str, precision: str, method: str) -> str:
     if precision not in precisions:
         raise RecipeComputesIn(tuple(precisions), field="precision")
     recipe = precisions[precision]
-    if method != "full" and STEP_RECIPES[recipe].autocast:
-        raise AdapterUnderAutocast(field="method")
-    if method == "qlora" and STEP_RECIPES[recipe].activations == "fp32":
-        raise QuantizedBaseIn16Bits(field="method")
+    if rule := refusal(recipe, method):
+        raise REFUSED[rule](field="method")
     return recipe
 
 
@@ -173,18 +174,25 @@ def adamw_recipe(precision: str) -> str:
     return "adam-fp32" if precision == "fp32" else "adamw-mixed"
 
 
-def step_setting(values: Mapping[str, object], optimizer: str, *, zero_stage: int = 0, gpus: int = 1) -> Setting:
-    """The step the form describes, trained with ``optimizer`` (a :data:`calc.formulas.model_states.RECIPES` id)."""
+def step_setting(
+    values: Mapping[str, object], shape: ModelShape, optimizer: str, *, zero_stage: int = 0, gpus: int = 1
+) -> Setting:
+    """The step the form describes for the model ``shape`` (:func:`calc.model_inputs.shape_of`, which the page has
+    already read), trained with ``optimizer`` (a :data:`calc.formulas.model_states.RECIPES` id)."""
     method = values["method"]
-    adapted = method != "full"
+    # Full fine-tuning has no adapter: its fields are left to Setting's defaults.
+    adapter = (
+        {"lora_rank": int(values["rank"]), "lora_targets": tuple(sorted(checked_targets(values, shape)))}
+        if method != "full"
+        else {}
+    )
     return Setting(
         step_recipe(optimizer, values["precision"], method),
         int(values["sequence_length"]),
         attention=values["attention"],
         recomputation=values["recomputation"],
         method=method,
-        lora_rank=int(values["rank"]) if adapted else 8,
-        lora_targets=tuple(sorted(checked_targets(values))) if adapted else (),
+        **adapter,
         zero_stage=zero_stage,
         gpus=gpus,
     )
@@ -236,7 +244,7 @@ def settle_targets(values: Mapping[str, object], changed: str | None) -> dict[st
     if changed not in ("model", "architecture") and not opening:
         return {}
     model = values.get("model")
-    if model is None or model not in PRESETS and any(values.get(name) is None for name in TYPED_SHAPE):
+    if model is None or (model not in PRESETS and any(values.get(name) is None for name in TYPED_SHAPE)):
         return {}  # a model or a typed shape with a field blank or refused: the field says so, and the targets wait
     try:
         available = target_modules(shape_of(values))

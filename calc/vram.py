@@ -21,7 +21,7 @@ from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, format_names
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import base_parameters
-from calc.formulas.step import Moment, limit_of, model_states, moments, peak_of
+from calc.formulas.step import Moment, Peak, limit_of, model_states, moments, peak_of
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Input, Option, address_number
 from calc.model_inputs import CONFIG, DEFAULT_MODEL, SHAPE_FIELDS, TYPED_SHAPE, model_choice, shape_inputs, shape_of
@@ -57,10 +57,9 @@ def gpu_memory(gpu: gpus.GPU) -> Decimal:
 
 # The model choice's value for a parameter count alone: no shape, so the activations are typed.
 COUNT = "count"
-_CHOICE = model_choice(
-    N_("A model whose shape is filled in for you, a shape of your own, or only a parameter count."),
-    N_("Another model: type its shape"),
-)
+# The field's words, in the order the catalogs list them.
+_DESCRIPTION = N_("A model whose shape is filled in for you, a shape of your own, or only a parameter count.")
+_CUSTOM = N_("Another model: type its shape")
 COUNT_OPTION = Option(COUNT, N_("Only a parameter count (and the activation memory)"))
 
 
@@ -75,7 +74,7 @@ class ModelChoice(Choice):
         ) % {"modelled": format_names(FAMILIES, locale)}
 
 
-MODEL = ModelChoice(**{**vars(_CHOICE), "options": (*_CHOICE.options, COUNT_OPTION)})
+MODEL = model_choice(_DESCRIPTION, _CUSTOM, kind=ModelChoice, also=(COUNT_OPTION,))
 PARAMETERS = Amount(
     "parameters",
     N_("Parameters, in billions"),
@@ -262,47 +261,56 @@ def accumulates(values: Mapping[str, object], micro_batch: int) -> bool:
     return int(values["target_batch"]) > int(values["gpus"]) * micro_batch
 
 
-def compute(values: Mapping[str, object]) -> dict[str, object]:
-    capacity = Fraction(values["gpu_memory"]) * GB
-    overhead = Fraction(values["overhead"]) * GB
+def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, Moment, int]:
+    """The step's peak at the form's micro-batch, then the moment that limits the micro-batch within ``free`` bytes
+    and the largest micro-batch that fits: the page with a model and no activation memory typed."""
+    shape = shape_of(values)
+    setting = step_setting(
+        values, shape, values["optimizer"], zero_stage=int(values["zero_stage"]), gpus=int(values["gpus"])
+    )
+    if shape.model_type not in FAMILIES:
+        raise StepNotModelled(tuple(FAMILIES), field="activation_memory")
+
+    def step_moments(accumulating: bool) -> tuple[Moment, ...]:
+        return moments(shape, replace(setting, accumulating=accumulating))
+
+    micro_batch = int(values["micro_batch"])
+    step = peak_of(step_moments(accumulates(values, micro_batch)), micro_batch)
+    binding, count = limit_of(step_moments(False), free)
+    if accumulates(values, count):
+        # Even the largest micro-batch reaches the target only by accumulating: count the earlier gradients.
+        binding, count = limit_of(step_moments(True), free)
+    return step, binding, count
+
+
+def _typed_parts(values: Mapping[str, object]) -> dict[str, Fraction]:
+    """The model states, of a parameter count or of a model, and the activation memory typed: the page without the
+    step's model."""
     stage, replicas = int(values["zero_stage"]), int(values["gpus"])
     typed = values["activation_memory"]
-    step = None
     if values["model"] == COUNT:
         if typed is None:
             raise CountNeedsActivations(field="activation_memory")
         states = per_gpu(RECIPES[values["optimizer"]], Fraction(values["parameters"]) * GB, stage, replicas)
-        parts = {"weights": states.weights, "gradients": states.gradients, "optimizer_state": states.optimizer}
     else:
         shape = shape_of(values)
-        setting = step_setting(values, values["optimizer"], zero_stage=stage, gpus=replicas)
+        setting = step_setting(values, shape, values["optimizer"], zero_stage=stage, gpus=replicas)
+        states = model_states(shape, setting)[0]
+    return {
+        "weights": states.weights,
+        "gradients": states.gradients,
+        "optimizer_state": states.optimizer,
+        "activations": Fraction(typed) * GB,
+    }
 
-        def step_moments(accumulating: bool) -> tuple[Moment, ...]:
-            return moments(shape, replace(setting, accumulating=accumulating))
 
-        if typed is None and shape.model_type not in FAMILIES:
-            raise StepNotModelled(tuple(FAMILIES), field="activation_memory")
-        if typed is None:
-            micro_batch = int(values["micro_batch"])
-            step = peak_of(step_moments(accumulates(values, micro_batch)), micro_batch)
-            parts = dict(step.parts)
-        else:
-            states = model_states(shape, setting)[0]
-            parts = {"weights": states.weights, "gradients": states.gradients, "optimizer_state": states.optimizer}
-    if typed is not None:
-        parts["activations"] = Fraction(typed) * GB
-    parts["overhead"] = overhead
-    total = sum(parts.values())
-
-    if step is None:
-        largest, moment = NEEDS_MODEL, None
-        left = capacity - (total - parts["activations"])
-    else:
-        free = capacity - overhead
-        binding, count = limit_of(step_moments(False), free)
-        if accumulates(values, count):
-            # Even the largest micro-batch reaches the target only by accumulating: count the earlier gradients.
-            binding, count = limit_of(step_moments(True), free)
+def compute(values: Mapping[str, object]) -> dict[str, object]:
+    capacity = Fraction(values["gpu_memory"]) * GB
+    overhead = Fraction(values["overhead"]) * GB
+    free = capacity - overhead
+    if values["model"] != COUNT and values["activation_memory"] is None:
+        step, binding, count = _modelled_step(values, free)
+        parts = dict(step.parts)
         left = free - binding.fixed_total
         largest = Quantity(count) if count else NOT_ONE
         moment = moment_phrase(
@@ -312,6 +320,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             else N_("The peak comes %(moment)s."),
             step.moment,
         )
+    else:
+        step = None
+        parts = _typed_parts(values)
+        left = free - (sum(parts.values()) - parts["activations"])
+        largest, moment = NEEDS_MODEL, None
+    parts["overhead"] = overhead
+    total = sum(parts.values())
+
     # What the planner is handed, in the two decimals the pages show: the budget rounded down, so that it never
     # promises a byte your GPU lacks, the memory per sample rounded up.
     budget = per_sample = None

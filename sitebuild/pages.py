@@ -8,6 +8,7 @@ pages leave them out.
 
 from __future__ import annotations
 
+from functools import cached_property
 from gettext import GNUTranslations, NullTranslations
 from pathlib import Path
 
@@ -156,50 +157,69 @@ def _fact(fact: Quantity | Citation | Names | str, locale: Locale) -> str | Mark
     return fact
 
 
-def prose_context(name: str, locale: Locale, translations: NullTranslations) -> dict[str, object]:
-    """What a calculator's prose quotes: its worked examples and facts, formatted for ``locale``."""
-    calculator = load(name)
-    examples = {}
-    for key, over in calculator.examples.items():
-        failed = f"the {name} page in {str(locale)!r}: its example {key!r} gives no results"
-        try:
-            examples[key] = worked_example(calculator, dict(over), locale)
-        except InputProblem as problem:
-            field = next((i for i in calculator.inputs if i.name == problem.field), None)
-            said = problem.message(field, locale, translations) if field else f"{problem!r} names none of its inputs"
-            raise PageWithoutResults(f"{failed}: {problem.field}: {said}") from problem
-        except NOT_EXACT as inexact:
-            raise PageWithoutResults(f"{failed}: it cannot be computed exactly ({inexact!r})") from inexact
-    return {
-        "examples": examples,
-        "facts": {key: _fact(fact, locale) for key, fact in calculator.facts.items()},
-        "validation": validation_facts(locale, translations),
-        "math": math_symbol,
-    }
+class Prose:
+    """One locale's words for every calculator, each computed once a build: what its prose quotes (worked examples,
+    facts, ``validation/``) and the module its template makes (title, description, links, FAQ…). Every page quotes
+    the other pages' titles and descriptions too: each is asked for by every page of the locale, and made once."""
+
+    def __init__(self, env: Environment, locale: str, translations: NullTranslations) -> None:
+        self.env, self.code, self.locale, self.translations = env, locale, Locale.parse(locale), translations
+        self._contexts: dict[str, dict[str, object]] = {}
+        self._modules: dict[str, object] = {}
+
+    @cached_property
+    def validation(self) -> dict[str, object]:
+        return validation_facts(self.locale, self.translations)
+
+    def context(self, name: str) -> dict[str, object]:
+        """What calculator ``name``'s prose quotes: its worked examples and facts, formatted for the locale."""
+        if name not in self._contexts:
+            self._contexts[name] = self._quoted(name)
+        return self._contexts[name]
+
+    def words(self, name: str):
+        """The module calculator ``name``'s template makes."""
+        if name not in self._modules:
+            self._modules[name] = self.env.get_template(f"{name}.html").make_module(self.context(name))
+        return self._modules[name]
+
+    def _quoted(self, name: str) -> dict[str, object]:
+        calculator, locale, translations = load(name), self.locale, self.translations
+        examples = {}
+        for key, over in calculator.examples.items():
+            failed = f"the {name} page in {str(locale)!r}: its example {key!r} gives no results"
+            try:
+                examples[key] = worked_example(calculator, dict(over), locale)
+            except InputProblem as problem:
+                field = next((i for i in calculator.inputs if i.name == problem.field), None)
+                said = (
+                    problem.message(field, locale, translations) if field else f"{problem!r} names none of its inputs"
+                )
+                raise PageWithoutResults(f"{failed}: {problem.field}: {said}") from problem
+            except NOT_EXACT as inexact:
+                raise PageWithoutResults(f"{failed}: it cannot be computed exactly ({inexact!r})") from inexact
+        return {
+            "examples": examples,
+            "facts": {key: _fact(fact, locale) for key, fact in calculator.facts.items()},
+            "validation": self.validation,
+            "math": math_symbol,
+        }
 
 
-def prose(env: Environment, name: str, locale: Locale, translations: NullTranslations):
-    """A calculator's words: the module its template makes (title, description, FAQ…)."""
-    return env.get_template(f"{name}.html").make_module(prose_context(name, locale, translations))
-
-
-def render_calculator(
-    env: Environment, translations: GNUTranslations, name: str, locale: str, base_url: str = ""
-) -> str:
-    """A calculator's page, its results pre-rendered for the default values.
+def render_calculator(prose: Prose, name: str, base_url: str = "") -> str:
+    """A calculator's page in ``prose``'s locale, its results pre-rendered for the default values.
 
     Raises :class:`PageWithoutResults` when the defaults give an error or a prompt
     instead of results: a page must open on results.
     """
     calculator = load(name)
     path = PAGES[name]
-    parsed = Locale.parse(locale)
+    locale, parsed, translations = prose.code, prose.locale, prose.translations
     texts = default_texts(calculator, parsed)
     view = evaluate(calculator, texts, parsed, translations)
     if view.prompt is not None:
         problems = "; ".join(f"{field}: {error}" for field, error in view.errors.items() if error)
         raise PageWithoutResults(f"the {name} page in {locale!r} opens on no results: {problems or view.prompt}")
-    words = prose(env, name, parsed, translations)
     # Links that carry this page's values to another: their address follows the results.
     links = [
         {
@@ -208,13 +228,13 @@ def render_calculator(
             "href": relative(path, PAGES[link["page"]])
             + (f"?{carried}" if (carried := view.links.get(link["page"])) else ""),
         }
-        for link in words.links
+        for link in prose.words(name).links
     ]
     related = [
         {"href": relative(path, PAGES[other]), "title": words.title, "description": words.description}
-        for other, words in ((other, prose(env, other, parsed, translations)) for other in PAGES if other != name)
+        for other, words in ((other, prose.words(other)) for other in PAGES if other != name)
     ]
-    return env.get_template("calculator.html").render(
+    return prose.env.get_template("calculator.html").render(
         **page_links(locale, path, base_url),
         prose_template=f"{name}.html",
         calculator=calculator,
@@ -229,11 +249,11 @@ def render_calculator(
         links=links,
         page_hrefs={other: relative(path, other_path) for other, other_path in PAGES.items()},
         related=related,
-        **prose_context(name, parsed, translations),
+        **prose.context(name),
     )
 
 
-def render_chooser(envs: dict[str, Environment], catalogs: dict[str, GNUTranslations], base_url: str = "") -> str:
+def render_chooser(proses: dict[str, Prose], base_url: str = "") -> str:
     """The site's root: a link to each locale, and a script that picks one.
 
     Each locale's title and description come from its own catalog, so
@@ -244,9 +264,8 @@ def render_chooser(envs: dict[str, Environment], catalogs: dict[str, GNUTranslat
     home = next(name for name, path in PAGES.items() if path == "")
     entries = []
     for alternate in links["alternates"]:
-        code = alternate["lang"]
-        words = prose(envs[code], home, Locale.parse(code), catalogs[code])
+        words = proses[alternate["lang"]].words(home)
         entries.append(
             {**alternate, "href": f"{alternate['lang']}/", "title": words.title, "description": words.description}
         )
-    return envs[LOCALES[0]].get_template("chooser.html").render(entries=entries, **links)
+    return proses[LOCALES[0]].env.get_template("chooser.html").render(entries=entries, **links)

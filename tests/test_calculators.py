@@ -323,12 +323,15 @@ def test_a_snippet_is_copied_as_it_reads(browser, base_url):
 def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready_pages, locale=A_LOCALE):
     """Llama-3.1-8B, LoRA r = 16 on all seven projections, 4096 tokens, bf16, fused attention, full recomputation:
     the step's per-sample part, then E and M on the accumulation page."""
-    from calc.formulas.step import Setting, per_sample_bytes, saved_breakdown
+    from calc.formulas.step import Setting, largest_per_sample, moments, saved_breakdown
     from calc.models import PRESETS
 
     shape = PRESETS["meta-llama/Llama-3.1-8B"]
     lora = Setting("adamw-mixed", 4096, "flash", "full", method="lora", lora_rank=16, lora_targets=MODULES)
     full = Setting("adamw-mixed", 4096, "flash", "full")
+
+    def per_sample(setting: Setting):
+        return largest_per_sample(moments(shape, setting)).per_sample_total
 
     def in_gb(size) -> str:
         return format_quantity(rounded(size / 10**9, 3), "digital-gigabyte", Locale.parse(locale))
@@ -338,10 +341,10 @@ def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready
         in_gb(sum(saved_breakdown(shape, lora).values()))
     )
     page.select_option("[name=method]", "full")
-    expect(page.locator("output[name=step_per_sample]")).to_have_text(in_gb(per_sample_bytes(shape, full)))
+    expect(page.locator("output[name=step_per_sample]")).to_have_text(in_gb(per_sample(full)))
     page.select_option("[name=method]", "lora")
-    estimate = per_sample_bytes(shape, lora) / 10**9
-    expect(page.locator("output[name=step_per_sample]")).to_have_text(in_gb(per_sample_bytes(shape, lora)))
+    estimate = per_sample(lora) / 10**9
+    expect(page.locator("output[name=step_per_sample]")).to_have_text(in_gb(per_sample(lora)))
     href = page.locator("a[data-role=use-estimate]").get_attribute("href")
     accumulation = page.context.new_page()
     accumulation.goto(page.url.split("activations/")[0] + href.removeprefix("../"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+from collections import Counter
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import ClassVar
@@ -21,8 +22,9 @@ from calc.inputs import Amount, Count, Input
 from calc.model_inputs import CONFIG_WORDS, ConfigUnreadable
 from calc.outputs import Output
 from calc.problems import InputProblem
+from sitebuild import pages
 from sitebuild.config import LOCALES, ROOT, TEMPLATES
-from sitebuild.pages import PageWithoutResults, environment, prose_context, render_calculator
+from sitebuild.pages import PageWithoutResults, Prose, environment, render_calculator
 
 
 def kinds(base: type) -> list[type]:
@@ -138,7 +140,24 @@ def test_a_kind_without_a_macro_fails_the_build(localedir, monkeypatch):
     )
     monkeypatch.setattr("sitebuild.pages.load", lambda name: with_gauge if name == "plan" else load(name))
     with pytest.raises(UndefinedError, match="gauge"):
-        render_calculator(environment(TEMPLATES, translations), translations, "plan", LOCALES[0])
+        render_calculator(Prose(environment(TEMPLATES, translations), LOCALES[0], translations), "plan")
+
+
+def test_a_locale_s_prose_is_computed_once_for_all_its_pages(localedir, monkeypatch):
+    # Every page quotes the other pages' titles and descriptions: their worked examples are not run again for that.
+    translations = load_translations(localedir, LOCALES[0])
+    runs = Counter()
+    run = pages.worked_example
+
+    def counted(calculator, overrides, locale):
+        runs[calculator.name] += 1
+        return run(calculator, overrides, locale)
+
+    monkeypatch.setattr(pages, "worked_example", counted)
+    prose = Prose(environment(TEMPLATES, translations), LOCALES[0], translations)
+    for name in PAGES:
+        render_calculator(prose, name)
+    assert runs == {name: len(load(name).examples) for name in PAGES if load(name).examples}
 
 
 @pytest.mark.parametrize(
@@ -159,4 +178,4 @@ def test_a_worked_example_without_results_stops_the_build_saying_which(localedir
 
     monkeypatch.setattr("sitebuild.pages.load", lambda name: replace(accumulation, compute=failing))
     with pytest.raises(PageWithoutResults, match=f"example 'single_gpu' gives no results: .*{said}"):
-        prose_context("accumulation", Locale.parse(LOCALES[0]), translations)
+        Prose(environment(TEMPLATES, translations), LOCALES[0], translations).context("accumulation")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -19,14 +20,15 @@ from calc.formulas.step import (
     PARTS,
     STEP_RECIPES,
     Setting,
-    largest_micro_batch,
+    largest_per_sample,
+    limit_of,
     moments,
-    per_sample_bytes,
     step_peak,
 )
 from calc.models import PRESETS, ModelShape
 
-REPORT = json.loads((Path(__file__).resolve().parent.parent / "validation" / "steps.json").read_text(encoding="utf-8"))
+ROOT = Path(__file__).resolve().parent.parent
+REPORT = json.loads((ROOT / "validation" / "steps.json").read_text(encoding="utf-8"))
 MODELS = {key: ModelShape(**fields) for key, fields in REPORT["models"].items()}
 POINTS = REPORT["points"]
 TOLERANCE = Fraction(1, 10)  # as tools/validate.py holds the measurement to
@@ -72,6 +74,26 @@ def test_the_committed_estimate_is_the_current_code_s(point):
     assert (point["estimated_peak_bytes"], point["estimated_moment"]) == (int(estimate.total), estimate.moment)
 
 
+def test_the_readme_and_the_docs_claim_what_the_measured_steps_show():
+    # With test_the_committed_estimate_is_the_current_code_s, this holds the current code to the figures they claim.
+    worst = max(
+        abs(Fraction(point["estimated_peak_bytes"] - point["measured_peak_bytes"], point["measured_peak_bytes"]))
+        for point in POINTS
+    )
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (within, steps), *others = re.findall(r"within (\d+)% of PyTorch's measured peak on (\d+) CPU steps", readme)
+    assert not others
+    assert int(steps) == len(POINTS)
+    assert worst <= Fraction(int(within), 100)
+    docs = " ".join((ROOT / "docs" / "validation.md").read_text(encoding="utf-8").split())
+    (tolerance, today), *others = re.findall(
+        r"`calc.formulas.step` within ±(\d+)% of every point \(today within (\d+)%\)", docs
+    )
+    assert not others
+    assert Fraction(int(tolerance), 100) == TOLERANCE
+    assert worst <= Fraction(int(today), 100)
+
+
 def test_the_peak_moments_measured_are_the_ones_expected():
     # The estimate puts the peak in the optimizer's step at small micro-batches with AdamW, in backward at large ones;
     # the profiler's phases must agree where the two are not close.
@@ -93,20 +115,21 @@ def test_the_peak_grows_linearly_in_the_micro_batch_and_the_largest_that_fits_is
     steps = [later - earlier for earlier, later in zip(peaks, peaks[1:], strict=False)]
     assert all(step >= 0 for step in steps)
     assert all(later >= earlier for earlier, later in zip(steps, steps[1:], strict=False))  # convex: a max of lines
-    assert steps[-1] == per_sample_bytes(shape, setting)  # at large b, each sample adds the steepest moment's part
+    # At large b, each sample adds the steepest moment's part.
+    assert steps[-1] == largest_per_sample(moments(shape, setting)).per_sample_total
     for b in (1, 7, 40):
         budget = step_peak(shape, setting, b).total
-        fits = largest_micro_batch(shape, setting, budget)
+        fits = limit_of(moments(shape, setting), budget)[1]
         assert fits >= b
         assert step_peak(shape, setting, fits).total <= budget < step_peak(shape, setting, fits + 1).total
-        assert largest_micro_batch(shape, setting, budget - 1) < b or peaks[b - 2] == budget
+        assert limit_of(moments(shape, setting), budget - 1)[1] < b or peaks[b - 2] == budget
 
 
 def test_nothing_fits_below_the_model_states():
     shape = PRESETS["meta-llama/Llama-3.1-8B"]
     setting = Setting("adamw-mixed", 4096)
     optimizer = next(m for m in moments(shape, setting) if m.name == "optimizer")
-    assert largest_micro_batch(shape, setting, sum(optimizer.fixed.values()) - 1) == 0
+    assert limit_of(moments(shape, setting), sum(optimizer.fixed.values()) - 1)[1] == 0
 
 
 def test_the_per_sample_part_of_the_peak_exceeds_the_saved_bytes():
@@ -116,7 +139,7 @@ def test_the_per_sample_part_of_the_peak_exceeds_the_saved_bytes():
     shape = PRESETS["meta-llama/Llama-3.1-8B"]
     setting = Setting("adamw-bf16", 4096, "flash", "none")
     saved = activation_bytes(shape, 4096, "bf16", "flash", "none")
-    assert per_sample_bytes(shape, setting) == saved + 8 * 4096 * shape.vocab_size
+    assert largest_per_sample(moments(shape, setting)).per_sample_total == saved + 8 * 4096 * shape.vocab_size
 
 
 @pytest.mark.parametrize("stage", STAGES)
@@ -209,4 +232,4 @@ def test_accumulating_keeps_every_gradient_from_the_forward_pass_on(method, mode
         else:
             assert then.fixed["gradients"] == everything >= first.fixed["gradients"]
         assert then.per_sample == first.per_sample
-    assert largest_micro_batch(shape, later, 40 * 10**9) <= largest_micro_batch(shape, single, 40 * 10**9)
+    assert limit_of(moments(shape, later), 40 * 10**9)[1] <= limit_of(moments(shape, single), 40 * 10**9)[1]

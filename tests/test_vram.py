@@ -10,11 +10,12 @@ from babel import Locale
 from calc.formatting import rounded
 from calc.formulas.model_states import RECIPES, STAGES, ModelStates, per_gpu
 from calc.formulas.parameters import target_modules
-from calc.formulas.step import Setting, largest_micro_batch, step_peak
+from calc.formulas.step import COMPUTING, METHODS, REFUSALS, Setting, limit_of, moments, refusal, step_peak
 from calc.gpus import GPUS, GPUS_BY_ID, MIB
 from calc.models import PRESETS
 from calc.outputs import Quantity
 from calc.problems import InputProblem
+from calc.step_inputs import REFUSED
 from calc.step_outputs import MOMENT_WORDS
 from calc.vram import CALCULATOR, COUNT, NEEDS_MODEL, gpu_memory, links, settle, verdict
 
@@ -188,7 +189,7 @@ def test_the_default_run_is_the_step_s_peak_and_the_overhead():
     peak = step_peak(shape, setting, 1)
     assert Fraction(results["total_memory"].value) * GB == peak.total + GB
     capacity = GPUS_BY_ID["rtx-4090"].bytes - GB
-    assert results["largest_micro_batch"].value == largest_micro_batch(shape, setting, capacity) >= 1
+    assert results["largest_micro_batch"].value == limit_of(moments(shape, setting), capacity)[1] >= 1
     assert results["peak_moment"].quantities["moment"].message == MOMENT_WORDS[peak.moment]
     assert sum(Fraction(q.value) for _, q in results["breakdown_bar"]) * GB == peak.total + GB
 
@@ -200,6 +201,29 @@ def test_the_peak_says_when_it_holds_the_gradients_accumulation_keeps():
     single = CALCULATOR.results({**DEFAULTS, "target_batch": Decimal(1)})["peak_moment"].text(EN, NullTranslations())
     assert accumulating.endswith(earlier) and earlier not in single
     assert single.startswith("The peak comes ")
+
+
+def test_every_rule_the_step_refuses_by_has_its_words_on_the_form():
+    assert REFUSED.keys() == REFUSALS.keys()
+
+
+@pytest.mark.parametrize("optimizer", COMPUTING)
+def test_the_page_refuses_on_the_method_what_the_step_refuses(optimizer):
+    shape = PRESETS[DEFAULTS["model"]]
+    for precision, recipe in COMPUTING[optimizer].items():
+        for method in METHODS:
+            values = {**DEFAULTS, "optimizer": optimizer, "precision": precision, "method": method}
+            setting = Setting(recipe, 1024, method=method, lora_targets=("q_proj",) if method != "full" else ())
+            rule = refusal(recipe, method)
+            if rule is None:
+                CALCULATOR.results(values)
+                moments(shape, setting)
+                continue
+            with pytest.raises(REFUSED[rule]) as refused:
+                CALCULATOR.results(values)
+            assert refused.value.field == "method"
+            with pytest.raises(ValueError):
+                moments(shape, setting)
 
 
 def test_typing_a_count_leaves_the_shape_and_a_shape_field_comes_back_to_it():

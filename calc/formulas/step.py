@@ -23,7 +23,11 @@ what is alive at each moment that can hold the most:
 
 Each moment is a fixed part plus ``b`` times a per-sample part, both by part
 (:data:`PARTS`); the peak at ``b`` is the largest moment at ``b``, and the
-largest micro-batch that fits a budget is exact (:func:`largest_micro_batch`).
+largest micro-batch that fits a budget is exact (:func:`limit_of`).
+:func:`moments` computes them; :func:`peak_of`, :func:`limit_of` and
+:func:`largest_per_sample` read them (:func:`step_peak` is the peak alone,
+in one call). The names without an underscore are what pages, tools and
+tests use; the rest is this module's own.
 Between 3 and 4 the layers' backward passes trade saved tensors for
 gradients one layer at a time, so what is alive is linear in the layer's
 index and the most is at one end: 3 and 4 bound every layer's.
@@ -61,6 +65,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
+from typing import Literal
 
 from calc.formulas import activations
 from calc.formulas.activations import FLOAT32_BYTES, PRECISION_BYTES
@@ -119,33 +124,103 @@ STEP_RECIPES: dict[str, Recipe] = {
     # Pure bf16 weights, gradients and AdamW state (torch.optim.AdamW on a bf16 model). With foreach, PyTorch's
     # default on CUDA, _multi_tensor_adam (torch/optim/adam.py) updates the states in place and allocates one list:
     # exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs), as large as the state, in its dtype.
-    "adamw-bf16": Recipe(STATE_RECIPES["adamw-bf16"], "bf16", "bf16", False, Fraction(2), "adamw", True),
+    "adamw-bf16": Recipe(
+        states=STATE_RECIPES["adamw-bf16"],
+        activations="bf16",
+        weights_dtype="bf16",
+        autocast=False,
+        temporaries=Fraction(2),
+        optimizer="adamw",
+        measured=True,
+    ),
     # The same in float32 throughout: exp_avg_sq_sqrt in float32.
-    "adam-fp32": Recipe(STATE_RECIPES["adam-fp32"], "fp32", "fp32", False, Fraction(4), "adamw", True),
+    "adam-fp32": Recipe(
+        states=STATE_RECIPES["adam-fp32"],
+        activations="fp32",
+        weights_dtype="fp32",
+        autocast=False,
+        temporaries=Fraction(4),
+        optimizer="adamw",
+        measured=True,
+    ),
     # SGD with momentum in float32: _multi_tensor_sgd (torch/optim/sgd.py) updates the momentum buffers and the
     # weights in place (torch._foreach_add_(device_params, device_grads, alpha=-lr)): no temporary.
-    "sgd-fp32": Recipe(STATE_RECIPES["sgd-fp32"], "fp32", "fp32", False, Fraction(0), "sgd", True),
+    "sgd-fp32": Recipe(
+        states=STATE_RECIPES["sgd-fp32"],
+        activations="fp32",
+        weights_dtype="fp32",
+        autocast=False,
+        temporaries=Fraction(0),
+        optimizer="sgd",
+        measured=True,
+    ),
     # Float32 weights, gradients and AdamW state, the layers run under torch.autocast(dtype=torch.bfloat16): the
     # states are adam-fp32's; autocast casts each weight to bf16 once per forward pass and keeps the copy in its
     # cache while the forward pass runs, and the matmuls save it for backward (weight_copies below).
-    "autocast-bf16": Recipe(STATE_RECIPES["adam-fp32"], "bf16", "fp32", True, Fraction(4), "adamw", True),
+    "autocast-bf16": Recipe(
+        states=STATE_RECIPES["adam-fp32"],
+        activations="bf16",
+        weights_dtype="fp32",
+        autocast=True,
+        temporaries=Fraction(4),
+        optimizer="adamw",
+        measured=True,
+    ),
     # The mixed-precision recipes keep bf16 weights for the layers and an fp32 master copy in the optimizer state
     # (ZeRO §3.1), as DeepSpeed and FSDP train. Their step upcasts the gradients to float32 for the master update
     # (DeepSpeed's ZeRO optimizer: the fp32 gradient partition, single_partition_of_fp32_groups[i].grad), 4 bytes per
     # parameter, sharded as the optimizer state, and updates with a fused kernel (FusedAdam, bitsandbytes' 8-bit
     # kernel, a fused SGD) that allocates nothing more. Not measured: they need a CUDA device.
-    "adamw-mixed": Recipe(STATE_RECIPES["adamw-mixed"], "bf16", "bf16", False, Fraction(4), "adamw", False),
-    "adamw-8bit": Recipe(STATE_RECIPES["adamw-8bit"], "bf16", "bf16", False, Fraction(4), "adamw-8bit", False),
-    "sgd-momentum": Recipe(STATE_RECIPES["sgd-momentum"], "bf16", "bf16", False, Fraction(4), "sgd", False),
+    "adamw-mixed": Recipe(
+        states=STATE_RECIPES["adamw-mixed"],
+        activations="bf16",
+        weights_dtype="bf16",
+        autocast=False,
+        temporaries=Fraction(4),
+        optimizer="adamw",
+        measured=False,
+    ),
+    "adamw-8bit": Recipe(
+        states=STATE_RECIPES["adamw-8bit"],
+        activations="bf16",
+        weights_dtype="bf16",
+        autocast=False,
+        temporaries=Fraction(4),
+        optimizer="adamw-8bit",
+        measured=False,
+    ),
+    "sgd-momentum": Recipe(
+        states=STATE_RECIPES["sgd-momentum"],
+        activations="bf16",
+        weights_dtype="bf16",
+        autocast=False,
+        temporaries=Fraction(4),
+        optimizer="sgd",
+        measured=False,
+    ),
     # bf16 weights and gradients with AdamW's moments in float32 (model_states, adamw-bf16-fp32-states): an optimizer
     # that keeps them so takes the square roots of float32 second moments, 4 bytes a parameter. Not measured:
     # PyTorch's AdamW keeps its moments in the weights' dtype.
     "adamw-bf16-fp32-states": Recipe(
-        STATE_RECIPES["adamw-bf16-fp32-states"], "bf16", "bf16", False, Fraction(4), "adamw", False
+        states=STATE_RECIPES["adamw-bf16-fp32-states"],
+        activations="bf16",
+        weights_dtype="bf16",
+        autocast=False,
+        temporaries=Fraction(4),
+        optimizer="adamw",
+        measured=False,
     ),
     # SGD with momentum on float32 weights under bf16 autocast: sgd-fp32's states and step, autocast-bf16's copies
     # and activations.
-    "autocast-sgd-bf16": Recipe(STATE_RECIPES["sgd-fp32"], "bf16", "fp32", True, Fraction(0), "sgd", True),
+    "autocast-sgd-bf16": Recipe(
+        states=STATE_RECIPES["sgd-fp32"],
+        activations="bf16",
+        weights_dtype="fp32",
+        autocast=True,
+        temporaries=Fraction(0),
+        optimizer="sgd",
+        measured=True,
+    ),
 }
 
 # The step recipe of each model-states recipe (calc.formulas.model_states.RECIPES), by the precision its layers
@@ -220,7 +295,6 @@ class Peak:
     total: Fraction
     moment: str
     parts: dict[str, Fraction]
-    per_sample: Fraction  # the per-sample part of the moment holding the peak (loss and recomputation included)
 
 
 def _parts(**values: Fraction | int) -> dict[str, Fraction | int]:
@@ -233,15 +307,34 @@ def _whole(value: Fraction | int) -> Fraction | int:
     return value.numerator if isinstance(value, Fraction) and value.denominator == 1 else value
 
 
+# The settings this module refuses though each part exists, and why: the form layer (calc.step_inputs) words each
+# on its field.
+REFUSALS = {
+    "adapter_autocast": "an adapter over float32 weights under autocast is not modelled",
+    "qlora_precision": "QLoRA computes in bf16: choose a recipe that does",
+}
+
+
+def refusal(recipe: str, method: str) -> Literal["adapter_autocast", "qlora_precision"] | None:
+    """The rule (:data:`REFUSALS`) that training ``method`` with the step recipe ``recipe`` breaks, if any.
+
+    >>> refusal("autocast-bf16", "lora"), refusal("adam-fp32", "qlora"), refusal("adamw-mixed", "qlora")
+    ('adapter_autocast', 'qlora_precision', None)
+    """
+    if method != "full" and STEP_RECIPES[recipe].autocast:
+        return "adapter_autocast"
+    if method == "qlora" and STEP_RECIPES[recipe].activations != "bf16":
+        return "qlora_precision"
+    return None
+
+
 def _check(shape: ModelShape, setting: Setting) -> None:
     if setting.recipe not in STEP_RECIPES:
         raise ValueError(f"recipe must be one of {', '.join(STEP_RECIPES)}, not {setting.recipe!r}")
     if setting.method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {setting.method!r}")
-    if setting.method == "qlora" and STEP_RECIPES[setting.recipe].activations != "bf16":
-        raise ValueError("QLoRA computes in bf16: choose a recipe that does")
-    if setting.method != "full" and STEP_RECIPES[setting.recipe].autocast:
-        raise ValueError("LoRA under autocast is not modelled")
+    if rule := refusal(setting.recipe, setting.method):
+        raise ValueError(REFUSALS[rule])
     if setting.zero_stage not in STAGES:
         raise ValueError(f"ZeRO stage must be one of {STAGES}, not {setting.zero_stage!r}")
     if isinstance(setting.gpus, bool) or not isinstance(setting.gpus, int) or setting.gpus < 1:
@@ -351,24 +444,31 @@ def _terms(shape: ModelShape, setting: Setting) -> activations.SavedTensors:
 
 
 # Eager attention masks a model makes per forward pass, one per kind of layer (calc.models.ActivationHabits).
-MASKS = {name: habits.eager_masks for name, habits in activations.FAMILIES.items()}
+_MASKS = {name: habits.eager_masks for name, habits in activations.FAMILIES.items()}
+
+# SGD's momentum_buffer: a clone of the gradient on the first step (torch/optim/sgd.py, _multi_tensor_sgd:
+# device_grads[i].detach().clone()), the gradient's size thereafter.
+_SGD_MOMENTUM_BYTES = ADAPTER_GRADIENT_BYTES
 
 # A LoRA adapter's parameters are float32 (calc.formulas.parameters: ADAPTER_WEIGHT_BYTES, peft's upcast) and so are
 # their gradients; the optimizer's state and its step's temporaries follow the optimizer, in float32.
-ADAPTER_STATES = {
+_ADAPTER_STATES = {
     # exp_avg, exp_avg_sq (torch/optim/adam.py, Adam._init_group: zeros_like(param)); the foreach step's
     # exp_avg_sq_sqrt, as large as one of them.
     "adamw": (
         ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, 2 * ADAM_MOMENT_BYTES))),
-        Fraction(4),
+        Fraction(ADAM_MOMENT_BYTES),
     ),
     # bitsandbytes' 8-bit states and their block constants, updated in its kernel.
     "adamw-8bit": (
         ModelStates(Fraction(ADAPTER_WEIGHT_BYTES), Fraction(ADAPTER_GRADIENT_BYTES), ADAM_8BIT_STATES),
         Fraction(0),
     ),
-    # momentum_buffer (torch/optim/sgd.py), updated in place.
-    "sgd": (ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, 4))), Fraction(0)),
+    # momentum_buffer, updated in place.
+    "sgd": (
+        ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, _SGD_MOMENTUM_BYTES))),
+        Fraction(0),
+    ),
 }
 
 
@@ -406,7 +506,7 @@ def model_states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, Mode
     if setting.method == "full":
         per_parameter, temporaries, frozen = recipe.states, recipe.temporaries, Fraction(0)
     else:
-        per_parameter, temporaries = ADAPTER_STATES[recipe.optimizer]
+        per_parameter, temporaries = _ADAPTER_STATES[recipe.optimizer]
         base = base_parameters(shape)
         if setting.method == "qlora":
             # The projections in NF4 with double quantization, the rest (embeddings, norms, lm_head) in bf16.
@@ -458,7 +558,7 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     # until that layer's backward. Without recomputation it dies as the decoder returns, before the loss.
     mask = 0
     if setting.attention == "eager" and recomputation != "none":
-        mask = MASKS[shape.model_type] * (FLOAT32_BYTES if recipe.autocast else p) * s * s
+        mask = _MASKS[shape.model_type] * (FLOAT32_BYTES if recipe.autocast else p) * s * s
 
     states, per_parameter, optimizer_temporaries = model_states(shape, setting)
     groups = _trainable(shape, setting)
@@ -654,8 +754,11 @@ def step_peak(shape: ModelShape, setting: Setting, micro_batch: int) -> Peak:
     >>> peak.moment, round(float(peak.total / 2**30), 2)  # GiB: 2 + 2 + 4 bytes a parameter, and the square roots
     ('optimizer', 74.79)
     >>> peak = step_peak(shape, Setting("adamw-bf16", 4096, recomputation="none"), 2)
-    >>> peak.moment, round(float(peak.total / 2**30), 2), round(float(peak.per_sample / 2**30), 2)
-    ('loss', 105.9, 30.51)
+    >>> peak.moment, round(float(peak.total / 2**30), 2)
+    ('loss', 105.9)
+
+    The peak alone; a page that needs more of the step (its largest micro-batch, its per-sample part) computes
+    :func:`moments` once and asks :func:`peak_of`, :func:`limit_of` and :func:`largest_per_sample`.
     """
     return peak_of(moments(shape, setting), micro_batch)
 
@@ -665,16 +768,7 @@ def peak_of(candidates: tuple[Moment, ...], micro_batch: int) -> Peak:
     _check_micro_batch(micro_batch)
     top = max(candidates, key=lambda moment: moment.at(micro_batch))  # the first of equals: the earliest
     parts = {part: top.fixed[part] + micro_batch * top.per_sample[part] for part in PARTS}
-    return Peak(top.at(micro_batch), top.name, parts, top.per_sample_total)
-
-
-def per_sample_bytes(shape: ModelShape, setting: Setting) -> Fraction:
-    """What one more sample adds to the step's peak at large micro-batches: the largest per-sample part of a moment.
-
-    Not the bytes autograd saves per sample (calc.formulas.activations): the loss's gradients, a recomputed layer's
-    tensors and a layer's backward working set are counted too.
-    """
-    return per_sample_moment(shape, setting).per_sample_total
+    return Peak(top.at(micro_batch), top.name, parts)
 
 
 def _bound(moment: Moment, budget: Fraction) -> Fraction | float:
@@ -684,15 +778,19 @@ def _bound(moment: Moment, budget: Fraction) -> Fraction | float:
     return (budget - moment.fixed_total) / moment.per_sample_total
 
 
-def per_sample_moment(shape: ModelShape, setting: Setting) -> Moment:
-    """The moment whose per-sample part is :func:`per_sample_bytes`, the earliest of equals: a page that shows both
-    the figure and its moment computes the moments once.
+def largest_per_sample(candidates: tuple[Moment, ...]) -> Moment:
+    """The moment with the largest per-sample part, the earliest of equals: its ``per_sample_total`` is what one
+    more sample adds to the step's peak at large micro-batches.
+
+    Not the bytes autograd saves per sample (calc.formulas.activations): the loss's gradients, a recomputed layer's
+    tensors and a layer's backward working set are counted too.
 
     >>> from calc.models import PRESETS
-    >>> per_sample_moment(PRESETS["meta-llama/Llama-3.1-8B"], Setting("adamw-bf16", 4096, recomputation="full")).name
+    >>> setting = Setting("adamw-bf16", 4096, recomputation="full")
+    >>> largest_per_sample(moments(PRESETS["meta-llama/Llama-3.1-8B"], setting)).name
     'loss'
     """
-    return max(moments(shape, setting), key=lambda moment: moment.per_sample_total)
+    return max(candidates, key=lambda moment: moment.per_sample_total)
 
 
 def saved_breakdown(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
@@ -700,7 +798,7 @@ def saved_breakdown(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
     recipe and method save: :func:`calc.formulas.activations.activation_breakdown` for full fine-tuning in the
     model's dtype; under LoRA the frozen projections keep no input (:func:`_lora_terms`).
 
-    The saved tensors alone: not the step's per-sample part (:func:`per_sample_bytes`), which adds the loss's
+    The saved tensors alone: not the step's per-sample part (:func:`largest_per_sample`), which adds the loss's
     gradients, a recomputed layer's working set and the gradients flowing through backward.
     """
     _check(shape, setting)
@@ -710,26 +808,18 @@ def saved_breakdown(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
     return forward if sum(forward.values()) >= sum(backward.values()) else backward
 
 
-def largest_micro_batch(shape: ModelShape, setting: Setting, budget: int | Fraction) -> int:
-    """The largest micro-batch whose step's peak is within ``budget`` bytes; 0 when not even one sample fits.
+def limit_of(candidates: tuple[Moment, ...], budget: int | Fraction) -> tuple[Moment, int]:
+    """The moment that limits the micro-batch within ``budget`` bytes, the first to reach it as ``b`` grows, and
+    the largest micro-batch whose step's peak is within ``budget`` (0 when not even one sample fits).
 
     Each moment is linear in the micro-batch, so it fits while ``fixed + b·per_sample ≤ budget``: the answer is
-    the smallest of those bounds, exact.
+    the smallest of those bounds, exact. That moment's fixed part and per-sample part are what a plan needs.
 
     >>> from calc.models import PRESETS
     >>> setting = Setting("adamw-bf16", 4096, recomputation="full")
-    >>> largest_micro_batch(PRESETS["meta-llama/Llama-3.1-8B"], setting, 80 * 2**30)  # 80 GiB
-    5
-    """
-    return limit_of(moments(shape, setting), budget)[1]
-
-
-def limit_of(candidates: tuple[Moment, ...], budget: int | Fraction) -> tuple[Moment, int]:
-    """The moment that limits the micro-batch within ``budget`` bytes, the first to reach it as ``b`` grows, and
-    the largest micro-batch that fits (0 when not even one sample does).
-
-    That moment's fixed part and per-sample part are what a plan needs: ``b`` fits while ``b·per_sample`` is
-    within ``budget − fixed``.
+    >>> moment, fits = limit_of(moments(PRESETS["meta-llama/Llama-3.1-8B"], setting), 80 * 2**30)  # 80 GiB
+    >>> moment.name, fits
+    ('loss', 5)
     """
     moment = min(candidates, key=lambda candidate: _bound(candidate, Fraction(budget)))
     bound = _bound(moment, Fraction(budget))
