@@ -119,10 +119,10 @@ def evaluate(
             values[name] = i.read(texts[name], locale)
         except InputProblem as problem:
             errors[name] = problem.message(i, locale, translations)
-    blank = any(values.get(name, 0) is None and not i.optional for name, i in inputs.items())
-
     settled = {name: value for name, value in calculator.settle(values, changed).items() if errors[name] is None}
     values.update(settled)
+    # After settling: a field a preset has just filled in is not blank.
+    blank = any(values.get(name, 0) is None and not i.optional for name, i in inputs.items())
     shown_texts = dict(texts) if restoring else {}
     for name, value in settled.items():
         texts[name] = shown_texts[name] = inputs[name].text(value, locale)

@@ -182,7 +182,7 @@ class StepNotModelled(InputProblem):
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
             "The step's peak is modelled for the architectures %(modelled)s: for this one, enter the activation memory."
-        ) % {"modelled": self.modelled}
+        ) % {"modelled": format_names(self.modelled, locale)}
 
 
 @dataclass

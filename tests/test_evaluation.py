@@ -212,3 +212,16 @@ def test_every_input_at_its_edges_gives_results_or_says_which_field_is_at_fault(
         for text in extremes(field):
             shown = evaluate(calculator, {**defaults, field.name: text}, en, translations, changed=field.name)
             assert shown.prompt is None or any(shown.errors.values()), (field.name, text, shown.prompt)
+
+
+@pytest.mark.parametrize("name", ["lora", "vram", "activations"])
+def test_a_blank_shape_field_a_preset_fills_in_shows_the_results(localedir, name, locale="en"):
+    """A reader who cleared a shape field, then picks a model: the preset fills the field, and the results show."""
+    chosen = load(name)
+    texts = {**default_texts(chosen, Locale.parse(locale)), "layers": ""}
+    translations = load_translations(localedir, locale)
+    shown = evaluate(chosen, texts, Locale.parse(locale), translations, changed="model")
+    assert shown.prompt is None and shown.texts.get("layers")
+    # Opened from an address with the field blank: the preset's value too.
+    restored = json.loads(evaluator(name, locale, str(localedir))(json.dumps({"address": "?layers="})))
+    assert restored["prompt"] is None
