@@ -106,20 +106,32 @@ def tradeoff_note(micro_batch: Decimal, steps: Decimal, per_sample: Decimal, bud
     quantities = {"batch": Quantity(micro_batch * steps), "without": whole, "with": held}
     if budget is not None:
         quantities["budget"] = Quantity(budget, GIGABYTE)
-    if budget is None:
-        message = N_(
-            "Without accumulation, the same batch would need a micro-batch size of %(batch)s and %(without)s of "
-            "activation memory per GPU at once; accumulation keeps it at %(with)s."
-        )
-    elif held.value > budget and micro_batch == 1:
+    over = budget is not None and held.value > budget
+    if over and micro_batch == 1:
         message = N_(
             "A single sample already needs %(with)s, more than the budget of %(budget)s: lower the activation "
             "memory per sample (recomputation and shorter sequences both lower it)."
         )
-    elif held.value > budget:
+    elif over:
         message = N_(
             "A single micro-batch already needs %(with)s, more than the budget of %(budget)s: lower the micro-batch "
             "size, or the activation memory per sample (recomputation and shorter sequences both lower it)."
+        )
+    elif steps == 1 and budget is None:
+        # Nothing to compare: the batch is one micro-batch.
+        message = N_(
+            "With one accumulation step, nothing accumulates: the micro-batch is the whole batch, with %(with)s of "
+            "activation memory per GPU."
+        )
+    elif steps == 1:
+        message = N_(
+            "With one accumulation step, nothing accumulates: the micro-batch is the whole batch, with %(with)s of "
+            "activation memory per GPU, within the budget of %(budget)s."
+        )
+    elif budget is None:
+        message = N_(
+            "Without accumulation, the same batch would need a micro-batch size of %(batch)s and %(without)s of "
+            "activation memory per GPU at once; accumulation keeps it at %(with)s."
         )
     elif whole.value > budget:
         message = N_(

@@ -333,9 +333,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     budget = per_sample = None
     if left > 0:
         budget = _hundredths_down(left / GB)
-    if step is not None:
+    if step is not None and count:
+        # Where not even one sample fits, no per-sample figure is a limit: none is shown, and none is handed on.
         per_sample = -_hundredths_down(-binding.per_sample_total / GB)
-        if count and budget is not None:
+        if budget is not None:
             # Rounding may lose the last sample's few bytes of slack: give the plan exactly what that many need.
             budget = max(budget, per_sample * count)
     rows = part_rows(parts, LABELS)

@@ -311,3 +311,12 @@ def test_an_address_with_a_count_alone_opens_the_count_mode():
     qwen = {**CALCULATOR.defaults(), "model": "Qwen/Qwen2.5-7B"}
     qwen["parameters"] = settle(qwen, "model")["parameters"]
     assert "model" not in settle(qwen, None)
+
+
+def test_where_not_one_sample_fits_no_per_sample_limit_is_shown_or_handed_on():
+    """On a 16 GB card the default run's fixed part alone does not fit: no moment limits a micro-batch there."""
+    values = {**DEFAULTS, **settle({**DEFAULTS, "gpu": "t4"}, "gpu")}
+    results = CALCULATOR.results(values)
+    assert results["largest_micro_batch"].message.startswith("Not even one sample fits")
+    assert results["per_sample"] is None
+    assert "activation_per_sample" not in links(values, results)["plan"]
