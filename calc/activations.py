@@ -22,7 +22,7 @@ from calc.calculator import Calculator, Group
 from calc.configs import Reading
 from calc.formatting import PERCENT, rounded
 from calc.formulas.activations import FAMILIES
-from calc.formulas.parameters import target_modules
+from calc.formulas.parameters import expert_shapes, target_modules
 from calc.formulas.step import largest_per_sample, moments, saved_breakdown
 from calc.i18n import N_
 from calc.inputs import Input, address_number
@@ -84,6 +84,9 @@ _SHAPE, settle_shape = shape_inputs(
     "intermediate_size",
     "vocab_size",
     "tie_word_embeddings",
+    "experts",
+    "experts_per_token",
+    "expert_intermediate_size",
 )
 ARCHITECTURE = SHAPE_FIELDS["architecture"]
 SHAPE = tuple(
@@ -92,8 +95,15 @@ SHAPE = tuple(
     else field
     for field in _SHAPE
 )
-# The projections the covered architectures have: Phi-3's fused ones and the experts' are not offered, nor named.
-COVERED_TARGETS = {name for shape in PRESETS.values() if shape.model_type in FAMILIES for name in target_modules(shape)}
+# The projections the covered architectures have: Phi-3's fused ones are not offered, nor named, nor the experts' 3-D
+# weights, whose adapter (peft's target_parameters) the step does not model.
+COVERED_TARGETS = {
+    name
+    for shape in PRESETS.values()
+    if shape.model_type in FAMILIES
+    for name in target_modules(shape)
+    if name not in expert_shapes(shape)
+}
 PAGE_TARGETS = replace(
     TARGETS,
     description=N_(
@@ -134,7 +144,7 @@ NO_SDPA = Phrase(
 
 
 # The shape in step with the model, and the target modules with the model's own names.
-settle = with_targets(settle_shape)
+settle = with_targets(settle_shape, COVERED_TARGETS)
 
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:

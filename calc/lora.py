@@ -29,7 +29,7 @@ from calc.formulas.parameters import (
     base_parameters,
     lora_parameters,
 )
-from calc.formulas.step import Peak, step_peak
+from calc.formulas.step import Peak, adapts_experts, step_peak
 from calc.i18n import N_
 from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of, shape_values
 from calc.models import ARCHITECTURES, PRESETS, ModelShape
@@ -66,14 +66,20 @@ NOT_MODELLED = Phrase(
     N_("The activations of this architecture are not modelled, so neither is the run's total; the counts above hold."),
     {},
 )
+EXPERTS_NOT_MODELLED = Phrase(
+    N_("An adapter on the experts' weights is not modelled, so neither is the run's total; the counts above hold."),
+    {},
+)
 
 
-def run(values: Mapping[str, object], shape: ModelShape) -> Peak | None:
-    """The peak of one training step of the run the form describes for the model ``shape``, on one GPU; ``None``
-    for an architecture whose activations the step does not model."""
+def run(values: Mapping[str, object], shape: ModelShape) -> Peak | Phrase:
+    """The peak of one training step of the run the form describes for the model ``shape``, on one GPU; or why the
+    step does not model it: the architecture's activations, or an adapter on a mixture's experts."""
     setting = step_setting(values, shape, adamw_recipe(values["precision"]))  # raises on the field at fault
     if shape.model_type not in FAMILIES:
-        return None
+        return NOT_MODELLED
+    if adapts_experts(shape, setting):
+        return EXPERTS_NOT_MODELLED
     return step_peak(shape, setting, int(values["micro_batch"]))
 
 
@@ -92,10 +98,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         return Quantity(Fraction(size, 10**6), MEGABYTE, places=2)
 
     peak = run(values, shape)
+    modelled = isinstance(peak, Peak)
     return {
-        "run_memory": None if peak is None else gigabytes(peak.total, 2),
-        "peak_moment": NOT_MODELLED if peak is None else moment_phrase(N_("The peak comes %(moment)s."), peak.moment),
-        "run_breakdown": [] if peak is None else part_rows(peak.parts),
+        "run_memory": gigabytes(peak.total, 2) if modelled else None,
+        "peak_moment": moment_phrase(N_("The peak comes %(moment)s."), peak.moment) if modelled else peak,
+        "run_breakdown": part_rows(peak.parts) if modelled else [],
         "trainable_parameters": Quantity(trainable),
         "share": Quantity(Fraction(100 * trainable, base), PERCENT, places=3),
         "base_parameters": Quantity(base),
@@ -183,7 +190,7 @@ RUN_MEMORY = Figure(
     "run_memory",
     N_("Memory of the run on one GPU"),
     N_("the training step's peak: the base, the adapter's training state, the activations and the loss"),
-    missing=N_("Not modelled for this architecture"),
+    missing=N_("Not modelled"),
 )
 
 CALCULATOR = Calculator(

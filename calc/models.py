@@ -72,6 +72,10 @@ class ActivationHabits:
     softcapping: bool  # tanh caps the attention scores and the final logits
     eager_masks: int  # the 4D masks eager attention makes per forward pass: one per kind of layer
     sdpa: bool  # transformers runs it with SDPA (the model class's _supports_sdpa)
+    # A mixture of experts' router: its top-k weights stay float32 (Mixtral) or are cast to the model's dtype
+    # (Qwen3-MoE), and are divided by their sum (Mixtral always; Qwen3-MoE when config.json's norm_topk_prob is true).
+    routing_weights_in_float32: bool
+    routing_weights_renormalized: bool
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,14 @@ def _sizes(layers: int, hidden: int, heads: int, intermediate: int, vocabulary: 
 # Llama, Mistral and Qwen2 keep alike: LlamaRMSNorm casts its output back to the model's dtype before the weight,
 # nothing is softcapped, eager attention takes one causal mask (no sliding layers by default), and SDPA is accepted.
 # Qwen2's q, k and v biases add nothing (a linear layer keeps its input, bias or not).
-_LLAMA_HABITS = ActivationHabits(norm_output_in_float32=False, softcapping=False, eager_masks=1, sdpa=True)
+_LLAMA_HABITS = ActivationHabits(
+    norm_output_in_float32=False,
+    softcapping=False,
+    eager_masks=1,
+    sdpa=True,
+    routing_weights_in_float32=False,  # no router
+    routing_weights_renormalized=False,
+)
 
 # Each from transformers 5.24's models/<model_type>/configuration_<model_type>.py and modeling_<model_type>.py.
 ARCHITECTURES: dict[str, Architecture] = {
@@ -171,7 +182,14 @@ ARCHITECTURES: dict[str, Architecture] = {
     # refused (Gemma2PreTrainedModel: _supports_sdpa = False, "sdpa does not support softcapping"), FlashAttention
     # accepted.
     "gemma2": Architecture(
-        activations=ActivationHabits(norm_output_in_float32=True, softcapping=True, eager_masks=2, sdpa=False),
+        activations=ActivationHabits(
+            norm_output_in_float32=True,
+            softcapping=True,
+            eager_masks=2,
+            sdpa=False,
+            routing_weights_in_float32=False,  # no router
+            routing_weights_renormalized=False,
+        ),
         sizes=_sizes(26, 2304, 8, 9216, 256000),
         norms_per_layer=4,
         tie_word_embeddings=True,
@@ -200,8 +218,17 @@ ARCHITECTURES: dict[str, Architecture] = {
         fused_projections=True,
     ),
     # MixtralConfig: num_key_value_heads 8; MixtralExperts are num_local_experts experts of intermediate_size.
+    # Llama's habits, and MixtralTopKRouter's: softmax in float32, the top-k weights divided by their sum in place
+    # and left in float32 (router_top_value /= router_top_value.sum(...)).
     "mixtral": Architecture(
-        activations=None,
+        activations=ActivationHabits(
+            norm_output_in_float32=False,
+            softcapping=False,
+            eager_masks=1,
+            sdpa=True,
+            routing_weights_in_float32=True,
+            routing_weights_renormalized=True,
+        ),
         sizes=_sizes(32, 4096, 32, 14336, 32000),
         norms_per_layer=2,
         tie_word_embeddings=False,

@@ -9,7 +9,7 @@ page fills the other. The arithmetic is :mod:`calc.formulas.step`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from gettext import NullTranslations
@@ -216,19 +216,23 @@ COUNTERPARTS = {
 
 def with_targets(
     settle_shape: Callable[[Mapping[str, object], str | None], dict[str, object]],
+    offered: Collection[str] = TARGET_MODULES,
 ) -> Callable[[Mapping[str, object], str | None], dict[str, object]]:
     """A page's ``settle``: its shape settled (:func:`calc.model_inputs.shape_inputs`), then the target modules
-    under the settled model's names. A pasted config.json changes the model as choosing one does."""
+    under the settled model's names, of those the page ``offered``. A pasted config.json changes the model as
+    choosing one does."""
 
     def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
         settled = settle_shape(values, changed)
         model_changed = "architecture" if values.get("config") is not None else changed
-        return settled | settle_targets({**values, **settled}, model_changed)
+        return settled | settle_targets({**values, **settled}, model_changed, offered)
 
     return settle
 
 
-def settle_targets(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
+def settle_targets(
+    values: Mapping[str, object], changed: str | None, offered: Collection[str] = TARGET_MODULES
+) -> dict[str, object]:
     """The target modules under the model's own names, once the model (``values``, settled) has changed.
 
     Choosing another model or architecture keeps the chosen targets the new
@@ -247,7 +251,7 @@ def settle_targets(values: Mapping[str, object], changed: str | None) -> dict[st
     if model is None or (model not in PRESETS and any(values.get(name) is None for name in TYPED_SHAPE)):
         return {}  # a model or a typed shape with a field blank or refused: the field says so, and the targets wait
     try:
-        available = target_modules(shape_of(values))
+        available = [name for name in target_modules(shape_of(values)) if name in offered]
     except InputProblem:
         return {}  # a shape that cannot be: its field says so, and the targets wait
     chosen = values.get("target_modules") or frozenset()

@@ -20,8 +20,8 @@ from calc.calculator import Calculator, Group
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, format_names
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
-from calc.formulas.parameters import base_parameters
-from calc.formulas.step import Moment, Peak, limit_of, model_states, moments, peak_of
+from calc.formulas.parameters import TARGET_MODULES, base_parameters, expert_shapes
+from calc.formulas.step import STEP_RECIPES, Moment, Peak, adapts_experts, limit_of, model_states, moments, peak_of
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Input, Option, address_number
 from calc.model_inputs import CONFIG, DEFAULT_MODEL, SHAPE_FIELDS, TYPED_SHAPE, model_choice, shape_inputs, shape_of
@@ -186,6 +186,28 @@ class StepNotModelled(InputProblem):
 
 
 @dataclass
+class ExpertsNotModelled(InputProblem):
+    """An adapter on a mixture's expert weights, whose step the calculator does not model."""
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext(
+            "An adapter on the experts' weights is not modelled in the step: choose other target modules, or enter "
+            "the activation memory."
+        )
+
+
+@dataclass
+class MixtureUnderAutocast(InputProblem):
+    """A mixture of experts under autocast: its experts' grouped matrix products are no autocast op."""
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext(
+            "A mixture of experts under autocast is not modelled: choose a recipe in 16 bits, or the precision fp32, "
+            "or enter the activation memory."
+        )
+
+
+@dataclass
 class CountNeedsActivations(InputProblem):
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("With only a parameter count, enter the activation memory too.")
@@ -218,7 +240,10 @@ def _settle_model(values: Mapping[str, object], changed: str | None) -> dict[str
     return settled
 
 
-_settle_model_and_targets = with_targets(_settle_model)
+# The step does not model an adapter on a mixture's experts (calc.formulas.step.adapts_experts): choosing a mixture
+# brings the projections it does model as targets; the experts stay for the user to choose, and be told.
+_EXPERTS = {name for shape in PRESETS.values() for name in expert_shapes(shape)}
+_settle_model_and_targets = with_targets(_settle_model, [name for name in TARGET_MODULES if name not in _EXPERTS])
 
 
 def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
@@ -270,6 +295,10 @@ def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, 
     )
     if shape.model_type not in FAMILIES:
         raise StepNotModelled(tuple(FAMILIES), field="activation_memory")
+    if adapts_experts(shape, setting):
+        raise ExpertsNotModelled(field="target_modules")
+    if shape.experts and STEP_RECIPES[setting.recipe].autocast:
+        raise MixtureUnderAutocast(field="precision")
 
     def step_moments(accumulating: bool) -> tuple[Moment, ...]:
         return moments(shape, replace(setting, accumulating=accumulating))

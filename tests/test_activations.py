@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from babel import Locale
 
-from calc.activations import CALCULATOR, SHAPE
+from calc.activations import CALCULATOR, PAGE_TARGETS, SHAPE
 from calc.evaluation import default_texts, evaluate
 from calc.formatting import rounded
 from calc.formulas.activations import (
@@ -66,9 +66,11 @@ def measured(point: dict, moment: str = "") -> Fraction:
 
 
 def test_the_grid_is_whole():
-    # Llama with and without grouped-query attention, Mistral, Qwen2 and a family of other habits (Gemma-2).
+    # Llama with and without grouped-query attention, Mistral, Qwen2, a family of other habits (Gemma-2) and a mixture
+    # of experts (Mixtral).
     configs = [point["config"] for point in POINTS]
-    assert {config["family"] for config in configs} == {"llama", "mistral", "qwen2", "gemma2"}
+    assert {config["family"] for config in configs} == {"llama", "mistral", "qwen2", "gemma2", "mixtral"}
+    assert any(shape.experts_per_token > 1 for shape in SHAPES.values())
     llama = [config for config in configs if config["family"] == "llama"]
     assert {config["kv_heads"] == config["heads"] for config in llama} == {True, False}
     assert any(config["head_dim"] * config["heads"] != config["hidden"] for config in configs)
@@ -443,12 +445,23 @@ def test_a_config_of_another_architecture_is_refused_naming_it(localedir, locale
     view = page_view(load_translations(localedir, locale), locale, config=json.dumps(QWEN3_30B_A3B), changed="config")
     # The covered architectures, joined as the locale joins a list.
     covered = {
-        "en": "llama, mistral, qwen2, and gemma2",
-        "es": "llama, mistral, qwen2 y gemma2",
-        "it": "llama, mistral, qwen2 e gemma2",
+        "en": "llama, mistral, qwen2, gemma2, and mixtral",
+        "es": "llama, mistral, qwen2, gemma2 y mixtral",
+        "it": "llama, mistral, qwen2, gemma2 e mixtral",
     }
     assert "qwen3_moe" in view.errors["config"] and covered[locale] in view.errors["config"]
     assert view.outputs["step_per_sample"] == ""
+
+
+def test_a_mixture_of_experts_is_estimated_with_an_adapter_on_its_attention_only():
+    view = page_view(model="mistralai/Mixtral-8x7B-v0.1", changed="model")
+    assert not any(view.errors.values())
+    # The experts' 3-D weights are not offered: the targets the model brings are its attention projections.
+    targets = frozenset({"q_proj", "k_proj", "v_proj", "o_proj"})
+    assert not {"experts.gate_up_proj", "experts.down_proj"} & {option.value for option in PAGE_TARGETS.options}
+    setting = step_setting("adamw-mixed", lora_targets=tuple(sorted(targets)))
+    saved = sum(saved_breakdown(PRESETS["mistralai/Mixtral-8x7B-v0.1"], setting).values())
+    assert view.outputs["activation_per_sample"] == gigabytes_text(saved)
 
 
 def test_the_architecture_field_offers_only_what_the_estimate_covers():

@@ -142,7 +142,7 @@ def test_lora_totals_the_run_and_carries_it_to_the_vram_page(ready_pages, locale
     # An architecture whose activations the step does not model: said so, and the counts stay.
     page.select_option("[name=model]", "microsoft/Phi-3-mini-4k-instruct")
     words = load_translations(localedir, locale).gettext
-    expect(page.locator("output[name=run_memory]")).to_have_text(words("Not modelled for this architecture"))
+    expect(page.locator("output[name=run_memory]")).to_have_text(words("Not modelled"))
     expect(page.locator("output[name=base_parameters]")).to_have_text(number("3821079552", locale))
 
 

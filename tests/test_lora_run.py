@@ -29,7 +29,7 @@ from sitebuild.config import LOCALES
 EN = Locale.parse("en")
 LLAMA = PRESETS["meta-llama/Llama-3.1-8B"]
 SEVEN = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
-NOT_MODELLED = "Not modelled for this architecture"
+NOT_MODELLED = "Not modelled"
 
 
 def view(changed=None, **texts):
@@ -133,11 +133,25 @@ def test_an_architecture_the_step_does_not_model_says_so_and_keeps_its_counts(ke
     assert page.announcement.endswith("so neither is the run's total; the counts above hold.")
 
 
+def test_a_mixture_runs_with_an_adapter_on_its_attention_and_says_so_on_its_experts():
+    mixtral = PRESETS["mistralai/Mixtral-8x7B-v0.1"]
+    page = view(model="mistralai/Mixtral-8x7B-v0.1", target_modules=["q_proj", "v_proj"])
+    setting = Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, ("q_proj", "v_proj"))
+    assert page.outputs["run_memory"] == shown(step_peak(mixtral, setting, 1).total)
+    # Choosing the model brings every target it has, the experts' too: their adapter is not modelled, the counts stay.
+    page = view(model="mistralai/Mixtral-8x7B-v0.1")
+    assert page.outputs["run_memory"] == NOT_MODELLED
+    assert page.outputs["peak_moment"] == (
+        "An adapter on the experts' weights is not modelled, so neither is the run's total; the counts above hold."
+    )
+    assert page.outputs["trainable_parameters"] not in ("", "0")
+    assert page.announcement.endswith("so neither is the run's total; the counts above hold.")
+
+
 def test_those_architectures_are_the_ones_issue_lists():
     assert {shape.model_type for shape in PRESETS.values()} - set(FAMILIES) == {
         "phi3",
         "qwen3",
-        "mixtral",
         "qwen3_moe",
         "gemma3_text",
     }

@@ -255,6 +255,24 @@ def test_a_model_whose_step_is_not_modelled_asks_for_the_activations():
     assert results["largest_micro_batch"] == NEEDS_MODEL
 
 
+def test_a_mixture_of_experts_has_its_step_and_refuses_what_the_step_does_not_model():
+    mixtral = {**DEFAULTS, "model": "mistralai/Mixtral-8x7B-v0.1"}
+    mixtral = {**mixtral, **settle(mixtral, "model")}
+    # Choosing it keeps the targets the step models: the experts' weights are left for the user to choose.
+    assert mixtral["method"] != "full" and mixtral["target_modules"]
+    assert not {"experts.gate_up_proj", "experts.down_proj"} & mixtral["target_modules"]
+    assert CALCULATOR.results(mixtral)["total_memory"].value > 0
+    for change, field in (
+        ({"target_modules": frozenset({"q_proj", "experts.down_proj"})}, "target_modules"),
+        ({"method": "full", "optimizer": "adam-fp32", "precision": "bf16"}, "precision"),  # autocast
+    ):
+        with pytest.raises(InputProblem) as problem:
+            CALCULATOR.results({**mixtral, **change})
+        assert problem.value.field == field
+        # With the activation memory typed, the page counts the model state and adds it.
+        assert CALCULATOR.results({**mixtral, **change, "activation_memory": Decimal(3)})["total_memory"].value > 0
+
+
 def test_the_overhead_adds_to_the_total_and_to_every_verdict():
     values = {**COUNTED, "gpu": "custom", "gpu_memory": Decimal(40), "overhead": Decimal(0)}
     without = CALCULATOR.results(values)

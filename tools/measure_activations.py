@@ -160,6 +160,25 @@ MODELS = {
         norms_per_layer=4,
         source=_TEST_SHAPE,
     ),
+    "test/mixtral-moe": ModelShape(
+        model_type="mixtral",
+        layers=2,
+        hidden_size=128,
+        attention_heads=4,
+        kv_heads=2,
+        head_dim=32,
+        intermediate_size=224,  # Mixtral's experts are intermediate_size wide
+        vocab_size=256,  # a small vocabulary: the experts' backward, not the loss, holds the step's peak
+        tie_word_embeddings=False,
+        qkv_bias=False,
+        o_bias=False,
+        mlp_bias=False,
+        norms_per_layer=2,
+        source=_TEST_SHAPE,
+        experts=8,
+        experts_per_token=2,  # each token's two experts: twice a dense MLP's tensors, and the router's
+        expert_intermediate_size=224,
+    ),
 }
 SEQUENCE_LENGTHS = (64, 128, 256)
 PRECISIONS = {"fp32": torch.float32, "bf16": torch.bfloat16}

@@ -142,6 +142,9 @@ def transformers_config(shape: ModelShape) -> transformers.PretrainedConfig:
         kwargs[architecture.expert_width] = shape.expert_intermediate_size
     if shape.model_type == "qwen3_moe":
         kwargs |= {"decoder_sparse_step": 1, "mlp_only_layers": []}  # experts in every layer
+        # The top-k weights renormalized, as every released Qwen3-MoE's config.json sets it (Qwen3MoeConfig: False);
+        # calc.formulas.activations counts the division's saved tensors.
+        kwargs["norm_topk_prob"] = True
     return AutoConfig.for_model(shape.model_type, **kwargs)
 
 

@@ -52,6 +52,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
 from measure_activations import MODELS, build, dumps, recomputing, tokens  # noqa: E402
 
+from calc.formulas.parameters import target_modules  # noqa: E402
 from calc.formulas.step import Setting, step_peak  # noqa: E402
 
 OUTPUT = ROOT / "validation" / "steps.json"
@@ -79,9 +80,19 @@ GRID = {
     "test/gemma2-tied": [
         (("full", "lora"), ("adamw-bf16",), ("eager",), RECOMPUTATIONS, (64,)),
     ],
+    # A mixture of experts: every expert's weights, gradients and state; two experts' tensors a token. LoRA adapts
+    # its attention (it has no down_proj module).
+    "test/mixtral-moe": [
+        (("full", "lora"), ("adamw-bf16", "sgd-fp32"), ("flash",), RECOMPUTATIONS, (128,)),
+    ],
 }
 BATCHES = (1, 2, 4)
 SEED = 0
+
+
+def targets(key: str) -> tuple[str, ...]:
+    """LORA's targets that the model has (a mixture of experts has no down_proj module)."""
+    return tuple(name for name in LORA["targets"] if name in target_modules(MODELS[key]))
 
 
 def optimizer_for(model: torch.nn.Module, kind: str) -> torch.optim.Optimizer:
@@ -154,7 +165,7 @@ def prepare(key: str, recipe: str, attention: str, method: str):
     model = build(MODELS[key], "fp32", attention).to(dtype)
     if method == "lora":
         torch.manual_seed(SEED)
-        config = LoraConfig(r=LORA["rank"], target_modules=list(LORA["targets"]), lora_dropout=0.0)
+        config = LoraConfig(r=LORA["rank"], target_modules=list(targets(key)), lora_dropout=0.0)
         model = get_peft_model(model, config)
         # As gradient checkpointing and prepare_model_for_kbit_training leave it: the embeddings' output requires
         # gradients, so the first layer saves what the others do (calc.formulas.step, _lora_terms).
@@ -189,7 +200,7 @@ def models():
     for key, blocks in GRID.items():
         for methods, recipes, attentions, recomputations, lengths in blocks:
             for method, recipe, attention in itertools.product(methods, recipes, attentions):
-                lora = {"lora_rank": LORA["rank"], "lora_targets": list(LORA["targets"])} if method == "lora" else {}
+                lora = {"lora_rank": LORA["rank"], "lora_targets": list(targets(key))} if method == "lora" else {}
                 yield (
                     key,
                     [

@@ -19,7 +19,12 @@ type it has there, with its source beside it. What changes most:
   and values only ``kv_heads`` wide;
 - the loss keeps the log-probabilities in float32, ``4·s·V`` bytes (the
   ``4sbv`` of Korthikanti §4.3): at vocabularies of 128k–256k, the largest
-  single tensor.
+  single tensor;
+- a mixture of experts (Mixtral, Qwen3-MoE) keeps its router's float32
+  probabilities and, for each token, the tensors of its ``k`` experts: the
+  ``s·k`` routed copies of the tokens pass through the gated MLPs of the
+  experts they were sent to, however the router spreads them, so the bytes
+  depend on the routing through ``s·k`` alone (:func:`routed_tensors`).
 
 Two moments can hold the most: the end of the forward pass, and, with
 recomputation, the moment backward has recomputed the last layer (or its
@@ -33,7 +38,11 @@ which is the activations' (``bf16``, ``fp16``, ``fp32``). Not modelled:
 autocast over a float32 model; dropout; a padding mask, or a sliding window
 shorter than the sequence, with SDPA (transformers then expands the keys
 and values with ``repeat_kv``); fused losses that never keep the
-log-probabilities; the few tensors a batch of one sample can alias.
+log-probabilities; the few tensors a batch of one sample can alias; a
+mixture's experts run otherwise than by transformers' default
+``experts_implementation``, ``grouped_mm`` (the ``eager`` loop over the
+experts keeps per-expert index tensors that do depend on the routing), and
+its router's auxiliary loss (``output_router_logits``, off in the configs).
 """
 
 from __future__ import annotations
@@ -152,6 +161,8 @@ def saved_tensors(shape: ModelShape, s: int, p: int, attention: str) -> SavedTen
     # 2sbh + 8sbh + 8sbh + a 1-byte dropout mask, for GPT's 4h-wide GeLU MLP.)
     mlp_input = p * s * h
     intermediates = 4 * p * s * shape.intermediate_size
+    if shape.experts:
+        intermediates = routed_tensors(shape, s, p, trained=True)  # a mixture's router and experts, in its place
     # Gradient checkpointing keeps each layer's input in the model's dtype (torch.utils.checkpoint saves the
     # checkpointed function's tensor arguments; Korthikanti §5: 2sbhL for the model).
     layer_input = p * s * h
@@ -180,6 +191,40 @@ def saved_tensors(shape: ModelShape, s: int, p: int, attention: str) -> SavedTen
         logits=lm_head_input + capped_logits + log_probabilities + labels,
         input_ids=INDEX_BYTES * s,  # nn.Embedding keeps its indices
     )
+
+
+def routed_tensors(shape: ModelShape, s: int, p: int, trained: bool) -> int:
+    """What a mixture of experts' block keeps for ``s`` tokens, but its router's input: the router's tensors and
+    those of the ``s·k`` routed copies of the tokens. ``trained``: the router's and the experts' weights need
+    gradients (not so under LoRA, whose frozen ``grouped_mm`` keeps no input).
+
+    Sources: transformers' models/mixtral/modeling_mixtral.py (MixtralTopKRouter, MixtralSparseMoeBlock),
+    models/qwen3_moe/modeling_qwen3_moe.py (Qwen3MoeTopKRouter) and integrations/moe.py
+    (grouped_mm_experts_forward, the default experts_implementation: modeling_utils.py,
+    get_correct_experts_implementation). ``grouped_mm`` also keeps the offsets of each expert's rows, ``4·E``
+    bytes a layer for the whole micro-batch, whatever its size: not per sample, so not counted.
+    """
+    family = FAMILIES[shape.model_type]
+    k, h, width = shape.experts_per_token, shape.hidden_size, shape.expert_intermediate_size
+    routed = s * k  # every token goes to k experts, whichever they are
+    # The router: softmax(router_logits, dtype=float32) keeps its float32 output, topk its indices (int64).
+    router = FLOAT32_BYTES * s * shape.experts + INDEX_BYTES * routed
+    if family.routing_weights_renormalized:
+        # router_top_value /= router_top_value.sum(...): the in-place division keeps the float32 divisor and the
+        # dividend as it was (torch derivatives.yaml, div_.Tensor: the original self, cloned).
+        router += FLOAT32_BYTES * s + FLOAT32_BYTES * routed
+    # Sorting the routed copies by expert: hidden_states[perm // k] and sample_weights[perm] keep their int64
+    # indices, and so does weighted_out[inv_perm], which restores the tokens' order.
+    dispatch = 3 * INDEX_BYTES * routed
+    # Each expert is a gated MLP (LlamaMLP's) on its routed rows: grouped_mm keeps its input, the gathered copies,
+    # for the weights' gradient; the activation keeps gate_up's output (gate and up are halves of one tensor,
+    # 2·width wide), the product the activation's output, down's grouped_mm its input, the product.
+    gathered = p * routed * h if trained else 0
+    intermediates = p * routed * (2 * width + width + (width if trained else 0))
+    # proj_out * sample_weights_g: the product with the routing weights keeps both factors, the experts' outputs
+    # and the weights, float32 (Mixtral) or cast to the model's dtype (Qwen3-MoE).
+    weights = (FLOAT32_BYTES if family.routing_weights_in_float32 else p) * routed
+    return router + dispatch + gathered + intermediates + p * routed * h + weights
 
 
 def _parts(attention: int, mlp: int, norms: int, logits: int, outside: int) -> dict[str, Fraction]:

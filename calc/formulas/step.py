@@ -36,9 +36,10 @@ index and the most is at one end: 3 and 4 bound every layer's.
 (``tools/measure_steps.py``, ``validation/steps.json``): full fine-tuning
 and LoRA, the recipes ``adamw-bf16``, ``adam-fp32``, ``sgd-fp32``,
 ``autocast-bf16`` and ``autocast-sgd-bf16``, eager and SDPA attention, the three recomputations,
-micro-batches of 1, 2 and 4, Llama, Qwen2 (tied) and Gemma-2 shapes, ZeRO
-stage 0 on one device; ``tests/test_steps.py`` holds this module to every
-point within 10% (all are within 1%). The optimizers run PyTorch's
+micro-batches of 1, 2 and 4, Llama, Qwen2 (tied), Gemma-2 and Mixtral shapes,
+ZeRO stage 0 on one device; ``tests/test_steps.py`` holds this module to every
+point within 10% (all are within 1% but Mixtral's, within 3.5% where the
+experts' backward holds the peak). The optimizers run PyTorch's
 ``foreach`` implementations, the default on CUDA. Not measurable there,
 and modelled with the same terms: the mixed-precision recipes with an fp32
 master copy (``adamw-mixed``, ``adamw-8bit``, ``sgd-momentum``: DeepSpeed's
@@ -50,7 +51,8 @@ what is allocated (``torch.cuda.max_memory_allocated`` is what this
 estimates, not ``max_memory_reserved``); the CUDA context; ZeRO's
 communication buckets and ZeRO-3's gathered weights of the layer being
 computed; QLoRA's dequantized weight of the projection being computed;
-LoRA under autocast; LoRA dropout (``lora_dropout`` > 0: dropout's mask per
+LoRA under autocast; a mixture of experts under autocast, or with an adapter
+on its experts' weights (both refused); LoRA dropout (``lora_dropout`` > 0: dropout's mask per
 adapted input, and ``lora_A`` keeps dropout's float32 output in place of the
 cast copy, so a float32 model gets one copy per adapted module). Modelled but not measured: gradient
 accumulation (``Setting.accumulating``), where the gradients of earlier
@@ -77,6 +79,7 @@ from calc.formulas.parameters import (
     ADAPTER_WEIGHT_BYTES,
     base_bytes_qlora,
     base_parameters,
+    expert_shapes,
     has_bias,
     linear_shapes,
     lora_parameters,
@@ -341,6 +344,17 @@ def _check(shape: ModelShape, setting: Setting) -> None:
         raise ValueError(f"need at least one GPU, not {setting.gpus!r}")
     if setting.method != "full":
         lora_parameters(shape, setting.lora_rank, setting.lora_targets)  # raises on a bad rank or target
+    if adapts_experts(shape, setting):
+        raise ValueError("LoRA on a mixture's experts is not modelled")
+    if shape.experts and STEP_RECIPES[setting.recipe].autocast:
+        # grouped_mm is no autocast op: the experts would compute in float32 (integrations/moe.py, _grouped_mm).
+        raise ValueError("a mixture of experts under autocast is not modelled")
+
+
+def adapts_experts(shape: ModelShape, setting: Setting) -> bool:
+    """Whether the adapter targets a mixture's 3-D expert weights: peft's ParamWrapper (target_parameters) adds its
+    B·A to them in the forward pass, which the step does not model (nor tools/measure_steps.py measure)."""
+    return setting.method != "full" and bool(set(setting.lora_targets) & expert_shapes(shape).keys())
     precision = STEP_RECIPES[setting.recipe].activations
     activations.check_arguments(shape, setting.sequence_length, precision, setting.attention, setting.recomputation)
 
@@ -384,6 +398,13 @@ def _lora_terms(
         ("o_proj",), widths["o_proj"][0], 0 if by_core else terms.attention_output
     )
     intermediate = p * s * shape.intermediate_size  # one tensor as wide as the MLP
+    mlp = (
+        adapted(("gate_proj", "up_proj"), h, p * s * h)
+        + 3 * intermediate
+        + adapted(("down_proj",), shape.intermediate_size, intermediate)
+    )
+    if shape.experts:
+        mlp = activations.routed_tensors(shape, s, p, trained=False)  # a frozen router and experts keep no input
     norm_output = (f32 if activations.FAMILIES[shape.model_type].norm_output_in_float32 else p) * s * h
     return dataclasses.replace(
         terms,
@@ -392,9 +413,7 @@ def _lora_terms(
         attention_output=attention_output,
         # The activation keeps its input, the product its two factors (LlamaMLP.forward); down_proj's input only if
         # it is adapted.
-        mlp=adapted(("gate_proj", "up_proj"), h, p * s * h)
-        + 3 * intermediate
-        + adapted(("down_proj",), shape.intermediate_size, intermediate),
+        mlp=mlp,
         logits=terms.logits - p * s * h,  # lm_head, frozen, keeps no input
         input_ids=0,
     )
@@ -656,6 +675,9 @@ def _layer_backward(
     # output and of up_proj's, then of gate_proj's; down_proj's input is released after its backward, the product's
     # factors after theirs: two intermediate-wide gradients beyond the saved tensors at most.
     mlp = 2 * p * s * shape.intermediate_size
+    routing = 0
+    if shape.experts:
+        routing, mlp = _routed_backward(shape, setting, p)
     # RMSNorm's backward, in float32 (LlamaRMSNorm.forward upcasts): the gradient of the normalized states, of the
     # upcast input through the product and through pow, and the reductions' broadcast: five float32 s×h tensors.
     norm = 5 * FLOAT32_BYTES * s * h
@@ -677,9 +699,8 @@ def _layer_backward(
             "recomputation": terms.recomputed_core - cast + (rotated if not eager else 0),
             "backward_temporaries": core + residual,
         }
-        return list(
-            zip(LAYER_PARTS, _own_gradients(shape, setting), (mlp_part, norm_part, core_part), strict=True)
-        ), kept
+        parts = (mlp_part, norm_part, core_part)
+        return _routing_first(shape, setting, parts, routing + residual), kept
     split = "recomputation" if recomputation == "full" else "activations"
     whole = {"activations": saved, "recomputation": recomputed}
 
@@ -687,8 +708,40 @@ def _layer_backward(
         return {**whole, split: whole[split] - released, "backward_temporaries": temporaries + residual}
 
     parts = (less(0, mlp), less(terms.mlp, norm), less(after_core, core))
-    own = _own_gradients(shape, setting)
-    return list(zip(LAYER_PARTS, own, parts, strict=True)), terms.layer_input if recomputation == "full" else kept
+    return _routing_first(shape, setting, parts, routing + residual), (
+        terms.layer_input if recomputation == "full" else kept
+    )
+
+
+def _routing_first(
+    shape: ModelShape, setting: Setting, parts: tuple[dict[str, Fraction], ...], routing: int
+) -> list[tuple[str, int, dict[str, Fraction]]]:
+    """Each of :data:`LAYER_PARTS` with the gradients it has made; a mixture of experts' MLP backward starts with a
+    moment of its own, before any of its gradients: its routing's (:func:`_routed_backward`)."""
+    named = list(zip(LAYER_PARTS, _own_gradients(shape, setting), parts, strict=True))
+    if shape.experts:
+        named.insert(0, (LAYER_PARTS[0], 0, {**parts[0], "backward_temporaries": routing}))
+    return named
+
+
+def _routed_backward(shape: ModelShape, setting: Setting, p: int) -> tuple[int, int]:
+    """The gradients flowing through a mixture of experts' backward beyond its saved tensors, per sample, at its two
+    largest: undoing the routing, before any gradient of the block's weights; and in the experts' gated MLPs.
+
+    integrations/moe.py, grouped_mm_experts_forward, run backward (profiled: tools/measure_steps.py's grid). The
+    routed copies' weighted outputs are float32 when the routing weights are (Mixtral): the gradient of the sum over
+    each token's copies is expanded to s·k rows, reordered by inv_perm (a new tensor), and the product with the
+    weights writes two more, one per factor, and casts the experts' to the model's dtype: three s·k×hidden tensors
+    and the cast, while every saved tensor is alive. Then the experts' gated MLPs, as a dense one's on s·k rows
+    (LlamaMLP's backward, below), with the experts' outputs already released: down's input gradient, then the
+    gradients of the product's two factors; a frozen down (LoRA) kept no input to release.
+    """
+    routed = setting.sequence_length * shape.experts_per_token
+    h, width = shape.hidden_size, shape.expert_intermediate_size
+    weighted = FLOAT32_BYTES if activations.FAMILIES[shape.model_type].routing_weights_in_float32 else p
+    routing = 3 * weighted * routed * h + (p * routed * h if weighted != p else 0)
+    experts = (2 if setting.method == "full" else 3) * p * routed * width - p * routed * h
+    return routing, experts
 
 
 def _own_gradients(shape: ModelShape, setting: Setting) -> tuple[int, int, int]:
@@ -706,8 +759,16 @@ def _own_gradients(shape: ModelShape, setting: Setting) -> tuple[int, int, int]:
         r = setting.lora_rank
         count = {name: r * (d_in + d_out) * (name in targets) for name, (d_in, d_out) in linear_shapes(shape).items()}
         norm = 0
-    mlp = count["gate_proj"] + count["up_proj"] + count["down_proj"] + (shape.norms_per_layer - 1) * norm
-    return count["down_proj"], mlp, mlp + count["o_proj"]
+    if shape.experts:
+        # The experts' 3-D weights, down's first, and the router's nn.Parameter(experts, hidden); LoRA adapts none.
+        experts = {name: e * d_in * d_out for name, (e, d_in, d_out) in expert_shapes(shape).items()}
+        trained = setting.method == "full"
+        down = experts["experts.down_proj"] if trained else 0
+        rest = experts["experts.gate_up_proj"] + shape.experts * shape.hidden_size if trained else 0
+    else:
+        down, rest = count["down_proj"], count["gate_proj"] + count["up_proj"]
+    mlp = down + rest + (shape.norms_per_layer - 1) * norm
+    return down, mlp, mlp + count["o_proj"]
 
 
 def _weight_copies(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
