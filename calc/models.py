@@ -238,9 +238,19 @@ ARCHITECTURES: dict[str, Architecture] = {
     ),
     # Qwen3MoeConfig: num_key_value_heads 4; Qwen3MoeAttention's q_norm and k_norm; Qwen3MoeExperts are
     # num_experts experts of moe_intermediate_size. No head_dim in the class: getattr(config, "head_dim",
-    # hidden_size // num_attention_heads) in Qwen3MoeAttention.
+    # hidden_size // num_attention_heads) in Qwen3MoeAttention. Llama's habits, and Qwen3MoeTopKRouter's: the top-k
+    # weights cast to the model's dtype (router_top_value.to(router_logits.dtype)), divided by their sum first when
+    # norm_topk_prob is true, as every released Qwen3-MoE's config.json has it (the class's default is false: the
+    # division's two small tensors, 4·(1 + k) bytes a token and layer, are then counted and not kept).
     "qwen3_moe": Architecture(
-        activations=None,
+        activations=ActivationHabits(
+            norm_output_in_float32=False,
+            softcapping=False,
+            eager_masks=1,
+            sdpa=True,
+            routing_weights_in_float32=False,
+            routing_weights_renormalized=True,
+        ),
         sizes=_sizes(24, 2048, 32, 6144, 151936),
         norms_per_layer=2,
         tie_word_embeddings=False,

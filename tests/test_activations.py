@@ -37,7 +37,7 @@ from calc.model_inputs import shape_values
 from calc.models import PRESETS, ModelShape
 from calc.outputs import gigabytes
 from calc.step_outputs import MOMENT_WORDS, PART_LABELS
-from tests.test_configs import GEMMA_2_2B, QWEN2_5_0_5B, QWEN3_30B_A3B
+from tests.test_configs import GEMMA_2_2B, PHI_3_MINI, QWEN2_5_0_5B, QWEN3_30B_A3B
 
 REPORT = json.loads((Path(__file__).parent.parent / "validation" / "activations.json").read_text(encoding="utf-8"))
 POINTS = REPORT["points"]
@@ -67,9 +67,9 @@ def measured(point: dict, moment: str = "") -> Fraction:
 
 def test_the_grid_is_whole():
     # Llama with and without grouped-query attention, Mistral, Qwen2, a family of other habits (Gemma-2) and a mixture
-    # of experts (Mixtral).
+    # of experts each way (Mixtral; Qwen3-MoE, with its heads' norms).
     configs = [point["config"] for point in POINTS]
-    assert {config["family"] for config in configs} == {"llama", "mistral", "qwen2", "gemma2", "mixtral"}
+    assert {config["family"] for config in configs} == {"llama", "mistral", "qwen2", "gemma2", "mixtral", "qwen3_moe"}
     assert any(shape.experts_per_token > 1 for shape in SHAPES.values())
     llama = [config for config in configs if config["family"] == "llama"]
     assert {config["kv_heads"] == config["heads"] for config in llama} == {True, False}
@@ -442,14 +442,14 @@ def test_a_pasted_config_fills_the_shape(config, preset):
 
 @pytest.mark.parametrize("locale", ["en", "es", "it"])
 def test_a_config_of_another_architecture_is_refused_naming_it(localedir, locale):
-    view = page_view(load_translations(localedir, locale), locale, config=json.dumps(QWEN3_30B_A3B), changed="config")
+    view = page_view(load_translations(localedir, locale), locale, config=json.dumps(PHI_3_MINI), changed="config")
     # The covered architectures, joined as the locale joins a list.
     covered = {
-        "en": "llama, mistral, qwen2, gemma2, and mixtral",
-        "es": "llama, mistral, qwen2, gemma2 y mixtral",
-        "it": "llama, mistral, qwen2, gemma2 e mixtral",
+        "en": "llama, mistral, qwen2, gemma2, mixtral, and qwen3_moe",
+        "es": "llama, mistral, qwen2, gemma2, mixtral y qwen3_moe",
+        "it": "llama, mistral, qwen2, gemma2, mixtral e qwen3_moe",
     }
-    assert "qwen3_moe" in view.errors["config"] and covered[locale] in view.errors["config"]
+    assert "phi3" in view.errors["config"] and covered[locale] in view.errors["config"]
     assert view.outputs["step_per_sample"] == ""
 
 
@@ -462,6 +462,12 @@ def test_a_mixture_of_experts_is_estimated_with_an_adapter_on_its_attention_only
     setting = step_setting("adamw-mixed", lora_targets=tuple(sorted(targets)))
     saved = sum(saved_breakdown(PRESETS["mistralai/Mixtral-8x7B-v0.1"], setting).values())
     assert view.outputs["activation_per_sample"] == gigabytes_text(saved)
+
+
+def test_a_pasted_qwen3_moe_config_is_estimated_as_its_preset():
+    view = page_view(config=json.dumps(QWEN3_30B_A3B), changed="config")
+    assert not any(view.errors.values())
+    assert view.outputs == page_view(model="Qwen/Qwen3-30B-A3B", changed="model").outputs
 
 
 def test_the_architecture_field_offers_only_what_the_estimate_covers():

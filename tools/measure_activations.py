@@ -179,6 +179,26 @@ MODELS = {
         experts_per_token=2,  # each token's two experts: twice a dense MLP's tensors, and the router's
         expert_intermediate_size=224,
     ),
+    "test/qwen3-moe": ModelShape(
+        model_type="qwen3_moe",
+        layers=2,
+        hidden_size=128,
+        attention_heads=4,
+        kv_heads=2,
+        head_dim=48,  # not 128 // 4, as Qwen3-30B-A3B's 128 is not 2048 // 32
+        intermediate_size=320,  # a dense MLP's, which no layer has
+        vocab_size=512,
+        tie_word_embeddings=False,
+        qkv_bias=False,
+        o_bias=False,
+        mlp_bias=False,
+        norms_per_layer=2,
+        source=_TEST_SHAPE,
+        qk_norm=True,  # q_norm and k_norm on every head
+        experts=16,
+        experts_per_token=4,  # routing weights in the model's dtype, renormalized (norm_topk_prob)
+        expert_intermediate_size=64,
+    ),
 }
 SEQUENCE_LENGTHS = (64, 128, 256)
 PRECISIONS = {"fp32": torch.float32, "bf16": torch.bfloat16}

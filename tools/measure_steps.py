@@ -85,6 +85,10 @@ GRID = {
     "test/mixtral-moe": [
         (("full", "lora"), ("adamw-bf16", "sgd-fp32"), ("flash",), RECOMPUTATIONS, (128,)),
     ],
+    # Routing weights in the model's dtype, four of sixteen experts a token, and q_norm and k_norm on every head.
+    "test/qwen3-moe": [
+        (("full", "lora"), ("adamw-bf16",), ("eager", "flash"), ("none", "full"), (128,)),
+    ],
 }
 BATCHES = (1, 2, 4)
 SEED = 0

@@ -73,6 +73,7 @@ class SavedTensors:
     """Every tensor kept, in bytes per sample: one decoder layer's, and the model's around them."""
 
     norm: int  # one RMSNorm
+    head_norms: int  # one layer's RMSNorms of the queries' and keys' heads (Qwen3-MoE's q_norm and k_norm)
     attention_input: int
     queries: int  # as the attention core keeps them
     keys_values: int  # as the attention core keeps them
@@ -127,6 +128,11 @@ def saved_tensors(shape: ModelShape, s: int, p: int, attention: str) -> SavedTen
     upcast_input = FLOAT32_BYTES * s * h
     rsqrt = FLOAT32_BYTES * s
     normalized = (FLOAT32_BYTES if family.norm_output_in_float32 else p) * s * h
+    # Qwen3MoeAttention normalizes each query and key head (q_norm, k_norm: RMSNorm of head_dim, on q_proj's and
+    # k_proj's outputs, before the rotary embedding): the same three tensors, on heads + kv_heads vectors a token.
+    vectors = s * (heads + kv) if shape.qk_norm else 0
+    head_norms = (FLOAT32_BYTES + (FLOAT32_BYTES if family.norm_output_in_float32 else p)) * vectors * d
+    head_norms += FLOAT32_BYTES * vectors  # a float per head vector
     # q_proj, k_proj and v_proj keep their one shared input: nn.Linear keeps its input for the weight's gradient
     # (Korthikanti §4.1: 2sbh).
     attention_input = p * s * h
@@ -177,6 +183,7 @@ def saved_tensors(shape: ModelShape, s: int, p: int, attention: str) -> SavedTen
     labels = INDEX_BYTES * s  # nll_loss keeps its target, the shifted labels
     return SavedTensors(
         norm=upcast_input + rsqrt + normalized,
+        head_norms=head_norms,
         attention_input=attention_input,
         queries=queries,
         keys_values=keys_values,
@@ -261,7 +268,8 @@ def forward_parts(shape: ModelShape, terms: SavedTensors, recomputation: str) ->
     return _parts(
         layers * (terms.attention_input + core + terms.attention_output),
         layers * terms.mlp,
-        (layers * shape.norms_per_layer + 1) * terms.norm,  # the final norm, model.norm, after the last layer
+        (layers * shape.norms_per_layer + 1) * terms.norm  # the final norm, model.norm, after the last layer
+        + layers * terms.head_norms,
         terms.logits,
         terms.input_ids,
     )
@@ -304,7 +312,8 @@ def recomputation_parts(shape: ModelShape, terms: SavedTensors, recomputation: s
         return _parts(
             terms.attention_input + terms.core + terms.attention_output,
             terms.mlp,
-            shape.norms_per_layer * terms.norm - terms.layer_input_in_norm,  # counted once, in ``outside``
+            # The first norm's float32 input, when it is the layer's input itself, is counted once, in ``outside``.
+            shape.norms_per_layer * terms.norm + terms.head_norms - terms.layer_input_in_norm,
             0,
             terms.input_ids + layers * terms.layer_input,
         )
@@ -312,7 +321,8 @@ def recomputation_parts(shape: ModelShape, terms: SavedTensors, recomputation: s
     return _parts(
         (layers - 1) * (kept + terms.attention_output) + kept + terms.recomputed_core,
         (layers - 1) * terms.mlp,
-        ((layers - 1) * shape.norms_per_layer + 1) * terms.norm,  # the last layer's first norm, input_layernorm
+        ((layers - 1) * shape.norms_per_layer + 1) * terms.norm  # the last layer's first norm, input_layernorm
+        + layers * terms.head_norms,  # outside the core: kept
         0,
         terms.input_ids,
     )
