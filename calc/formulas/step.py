@@ -38,8 +38,8 @@ and LoRA, the recipes ``adamw-bf16``, ``adam-fp32``, ``sgd-fp32``,
 ``autocast-bf16`` and ``autocast-sgd-bf16``, eager and SDPA attention, the three recomputations,
 micro-batches of 1, 2 and 4, Llama, Qwen2 (tied), Gemma-2, Mixtral and
 Qwen3-MoE shapes, ZeRO stage 0 on one device; ``tests/test_steps.py`` holds
-this module to every point within 10% (all are within 1% but the mixtures'
-with LoRA, within 4.5%, below, where the experts' backward holds the peak). The optimizers run PyTorch's
+this module to every point within 10% (all are within 1% but some of the
+mixtures', within 4.5%, below, where the experts' backward holds the peak). The optimizers run PyTorch's
 ``foreach`` implementations, the default on CUDA. Not measurable there,
 and modelled with the same terms: the mixed-precision recipes with an fp32
 master copy (``adamw-mixed``, ``adamw-8bit``, ``sgd-momentum``: DeepSpeed's
