@@ -482,9 +482,11 @@ def test_a_byte_of_difference_withdraws_the_match_and_one_side_is_said_alone(mon
     assert facts["step_sides"]["above"] == 0 and facts["step_sides"]["below"] > 0
     # A difference too small to show in hundredths of a percent is not shown as none.
     assert [row["error"] for row in facts["step_rows"][:2]] == ["<\xa00.01%", "0%"]
-    # The others, all under the measurement here, say so by their sign.
+    # The others, all under the measurement here, say so by their sign: the minus sign, as wide as the digits, not
+    # the hyphen-minus CLDR gives English.
     errors = [row["error"] for row in facts["step_rows"][2:]]
-    assert all(e == "0%" or e.startswith(("<", "-")) for e in errors) and any(e.startswith("-") for e in errors)
+    assert all(e == "0%" or e.startswith(("<", "\u2212")) for e in errors) and any(e[0] == "\u2212" for e in errors)
+    assert not any("-" in e for e in errors)
 
 
 def test_the_step_measurements_name_each_recipe_as_the_vram_page_s_fields_choose_it():
