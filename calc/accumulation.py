@@ -114,12 +114,12 @@ def tradeoff_note(micro_batch: Decimal, steps: Decimal, per_sample: Decimal, bud
     elif held.value > budget and micro_batch == 1:
         message = N_(
             "A single sample already needs %(with)s, more than the budget of %(budget)s: lower the activation "
-            "memory per sample (recomputation and shorter sequences both lower it)."
+            "memory per sample (with recomputation or shorter sequences, for example)."
         )
     elif held.value > budget:
         message = N_(
             "A single micro-batch already needs %(with)s, more than the budget of %(budget)s: lower the micro-batch "
-            "size, or the activation memory per sample (recomputation and shorter sequences both lower it)."
+            "size, or the activation memory per sample (with recomputation or shorter sequences, for example)."
         )
     elif whole.value > budget:
         message = N_(

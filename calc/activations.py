@@ -97,8 +97,8 @@ COVERED_TARGETS = {name for shape in PRESETS.values() if shape.model_type in FAM
 PAGE_TARGETS = replace(
     TARGETS,
     description=N_(
-        "The projections that get an adapter, by the names peft's target_modules uses. A name the model lacks is "
-        "refused."
+        "The projections that get an adapter, named as in peft's target_modules. Names the model does not have are "
+        "rejected."
     ),
     options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS),
 )
