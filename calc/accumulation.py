@@ -34,7 +34,7 @@ from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 MICRO_BATCH = Count(
     "micro_batch",
     N_("Micro-batch size"),
-    N_("Samples each GPU runs through one forward and backward pass."),
+    N_("Samples per GPU in each forward and backward pass."),
     default=Decimal(1),
     maximum=Decimal(1_000_000),
 )
