@@ -34,7 +34,7 @@ from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 MICRO_BATCH = Count(
     "micro_batch",
     N_("Micro-batch size"),
-    N_("Samples each GPU runs through one forward and backward pass."),
+    N_("Samples per GPU in each forward and backward pass."),
     default=Decimal(1),
     maximum=Decimal(1_000_000),
 )
@@ -110,12 +110,12 @@ def tradeoff_note(micro_batch: Decimal, steps: Decimal, per_sample: Decimal, bud
     if over and micro_batch == 1:
         message = N_(
             "A single sample already needs %(with)s, more than the budget of %(budget)s: lower the activation "
-            "memory per sample (recomputation and shorter sequences both lower it)."
+            "memory per sample (with recomputation or shorter sequences, for example)."
         )
     elif over:
         message = N_(
             "A single micro-batch already needs %(with)s, more than the budget of %(budget)s: lower the micro-batch "
-            "size, or the activation memory per sample (recomputation and shorter sequences both lower it)."
+            "size, or the activation memory per sample (with recomputation or shorter sequences, for example)."
         )
     elif steps == 1 and budget is None:
         # Nothing to compare: the batch is one micro-batch.

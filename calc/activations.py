@@ -107,8 +107,8 @@ COVERED_TARGETS = {
 PAGE_TARGETS = replace(
     TARGETS,
     description=N_(
-        "The projections that get an adapter, by the names peft's target_modules uses. A name the model lacks is "
-        "refused."
+        "The projections that get an adapter, named as in peft's target_modules. Names the model does not have are "
+        "rejected."
     ),
     options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS),
 )

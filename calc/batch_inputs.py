@@ -17,8 +17,8 @@ from calc.i18n import N_
 from calc.inputs import Amount, Count
 
 GPUS_DESCRIPTION = N_(
-    "Model replicas, each processing its own micro-batch. This is your number of GPUs divided by the tensor- and "
-    "pipeline-parallel degrees, if you use them."
+    "Model replicas, each processing its own micro-batch. This is your number of GPUs divided by the tensor-, "
+    "pipeline- and context-parallel degrees, if you use them."
 )
 GPUS = Count(
     "gpus",

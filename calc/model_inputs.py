@@ -127,7 +127,7 @@ TRUE, FALSE = "true", "false"
 # Each takes gettext, the reason's details, and a function that formats one of them as a number.
 CONFIG_WORDS: dict[str, Callable[[Callable[[str], str], Mapping[str, object], Callable[[str], str]], str]] = {
     "config_too_large": lambda _, details, number: (
-        _("This is longer than a config.json: paste one of at most %(limit)s bytes.") % {"limit": number("limit")}
+        _("This is too long to be a config.json: paste one of at most %(limit)s bytes.") % {"limit": number("limit")}
     ),
     "config_too_deep": lambda _, details, number: _("This JSON nests far deeper than a config.json does."),
     "config_not_json": lambda _, details, number: (

@@ -42,8 +42,8 @@ TARGETS = ChoiceSet(
     "target_modules",
     N_("Target modules"),
     N_(
-        "The projections that get an adapter, by the names peft's target_modules uses, and in a mixture of experts "
-        "the experts, by the names peft's target_parameters uses. A name the model lacks is refused."
+        "The projections that get an adapter, named as in peft's target_modules; in a mixture of experts, also the "
+        "experts, named as in peft's target_parameters. Names the model does not have are rejected."
     ),
     options=tuple(Option(name, name) for name in TARGET_MODULES),
     default=frozenset(target_modules(PRESETS[DEFAULT_MODEL])),
@@ -113,7 +113,7 @@ class RecipeComputesIn(InputProblem):
     precisions: tuple[str, ...]
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext("Choose %(precisions)s: this recipe computes in no other precision.") % {
+        return translations.gettext("Choose %(precisions)s: this recipe supports no other precision.") % {
             "precisions": format_names(self.precisions, locale, style="or")
         }
 

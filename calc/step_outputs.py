@@ -14,7 +14,11 @@ PART_LABELS = {
     "weight_copies": N_("Autocast's 16-bit copies of the weights"),
     "activations": N_("Activations saved for the backward pass"),
     "recomputation": N_("Recomputed activations"),
-    "loss": N_("Loss: the logits' fp32 copies and gradients"),
+    # The loss's fp32 log-probabilities are kept for its backward, so they sit in "activations" (calc.formulas.step).
+    "loss": N_(
+        "Loss: the logits, their fp32 copy and the fp32 gradients of the loss (its log-probabilities count as "
+        "activations)"
+    ),
     "backward_temporaries": N_("Gradients flowing through the backward pass"),
     "optimizer_temporaries": N_("Optimizer step's temporaries"),
 }

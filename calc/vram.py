@@ -448,7 +448,7 @@ CALCULATOR = Calculator(
             "activation_budget",
             N_("Left for the micro-batch on your GPU"),
             N_("the GPU's memory less the overhead and what does not grow with the micro-batch"),
-            missing=N_("Nothing: the rest alone does not fit"),
+            missing=N_("Nothing: even without samples, the step does not fit"),
         ),
         Figure(
             "per_sample",

@@ -45,6 +45,13 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
     return {**parameter_facts(words), **activation_facts(words), **step_facts(words)}
 
 
+def _minus(locale: Locale) -> str:
+    """The locale's minus sign as a table sets it: CLDR gives en, es and it the ASCII hyphen-minus, a sign to type
+    and parse back; a column of signed figures is read, not parsed, and the minus sign (U+2212) is as wide as + and
+    the digits, so the column lines up. A locale whose CLDR sign is already U+2212 (sv, fi) keeps its own."""
+    return get_minus_sign_symbol(locale).replace("-", "\u2212")
+
+
 @dataclass(frozen=True)
 class _Words:
     """The formatting the facts share: counts, percentages and labelled sizes, for one locale."""
@@ -81,9 +88,7 @@ class _Words:
         smallest = Decimal("0.0001")
         if error and abs(Decimal(str(error))) < smallest / 2:
             return self.translated(N_("<\u00a0%(least)s")) % {"least": self.percent(smallest)}
-        sign = (
-            get_minus_sign_symbol(self.locale) if error < 0 else get_plus_sign_symbol(self.locale) if error > 0 else ""
-        )
+        sign = _minus(self.locale) if error < 0 else get_plus_sign_symbol(self.locale) if error > 0 else ""
         return sign + self.percent(error)
 
     def names(self, names: Iterable[str]) -> str:

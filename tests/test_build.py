@@ -442,6 +442,20 @@ def test_the_estimator_shows_its_measurements_and_hands_its_estimate_on(site, lo
     assert {"href": "activations/"} in [{"href": a["href"]} for a in home.find("a")]
 
 
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_lora_prose_quotes_the_runs_parts_as_its_table_shows_them(site, locale):
+    """The run paragraph ("… and 4.20 GB for the two fp32 gradients of the loss") quotes the default run's parts with
+    the decimals of the breakdown beside it: 4.20 GB, never 4.2 GB."""
+    html = (site / locale / "lora" / "index.html").read_text(encoding="utf-8")
+    start = html.index('data-output="run_breakdown"')
+    table, rest = html[start : html.index("</table>", start)], html[:start] + html[html.index("</table>", start) :]
+    cells = re.findall(r"<td>([^<]+)</td>", table)
+    # The default run's rows: weights first, then the optimizer state, the activations and the loss.
+    weights, activations, loss = cells[0], cells[-2], cells[-1]
+    assert all(re.fullmatch(r"[\d.,]+\xa0GB", cell) for cell in (weights, activations, loss))
+    assert all(cell in rest for cell in (weights, activations, loss)), (weights, activations, loss)
+
+
 def test_the_validation_sentences_say_on_which_side_the_model_errs(site):
     """The training memory page counts the steps the model under- and overestimates; the estimator claims a match
     to the byte only when every point has one."""
@@ -482,9 +496,11 @@ def test_a_byte_of_difference_withdraws_the_match_and_one_side_is_said_alone(mon
     assert facts["step_sides"]["above"] == 0 and facts["step_sides"]["below"] > 0
     # A difference too small to show in hundredths of a percent is not shown as none.
     assert [row["error"] for row in facts["step_rows"][:2]] == ["<\xa00.01%", "0%"]
-    # The others, all under the measurement here, say so by their sign.
+    # The others, all under the measurement here, say so by their sign: the minus sign, as wide as the digits, not
+    # the hyphen-minus CLDR gives English.
     errors = [row["error"] for row in facts["step_rows"][2:]]
-    assert all(e == "0%" or e.startswith(("<", "-")) for e in errors) and any(e.startswith("-") for e in errors)
+    assert all(e == "0%" or e.startswith(("<", "\u2212")) for e in errors) and any(e[0] == "\u2212" for e in errors)
+    assert not any("-" in e for e in errors)
 
 
 def test_the_step_measurements_name_each_recipe_as_the_vram_page_s_fields_choose_it():

@@ -36,7 +36,7 @@ def test_the_template_in_git_has_every_string_of_the_code_and_templates(tmp_path
     assert fresh.read_bytes() == TEMPLATE.read_bytes(), "locales/messages.pot is stale: run `make messages`"
 
 
-_REWORDED = "Samples each GPU runs through one forward and backward pass."
+_REWORDED = "Samples per GPU in each forward and backward pass."
 
 
 def test_make_messages_starts_english_from_the_ids_and_leaves_the_rest_to_translators(tmp_path):

@@ -79,10 +79,11 @@ def test_the_run_is_the_steps_peak(texts, setting, micro_batch):
 def test_the_defaults_run_is_the_one_the_prose_describes():
     page = view()
     peak = step_peak(LLAMA, Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, SEVEN), 1)
-    # "Its peak comes as the backward pass starts: … for the loss, more than every layer's activations together."
+    # "Its peak comes as the backward pass starts: … and … for the two fp32 gradients of the loss, … The loss alone
+    # holds more than all the layers' saved tensors together": its gradients alone outweigh every saved activation.
     assert page.outputs["peak_moment"] == f"The peak comes {MOMENT_WORDS['loss']}." and peak.moment == "loss"
     assert peak.parts["loss"] > peak.parts["activations"]
-    # "… of weights, almost all the frozen base": its bf16 weights beside the adapter's float32 ones.
+    # "… of weights, almost all of it the frozen base": its bf16 weights beside the adapter's float32 ones.
     assert peak.parts["weights"] == 2 * 8_030_261_248 + 4 * 41_943_040
     assert 2 * 8_030_261_248 > peak.parts["weights"] * 98 / 100
     assert page.outputs["trainable_parameters"] == "41,943,040"  # the counts are still shown, unchanged
