@@ -17,7 +17,7 @@ from calc.outputs import Quantity
 from calc.problems import InputProblem
 from calc.step_inputs import REFUSED
 from calc.step_outputs import MOMENT_WORDS
-from calc.vram import CALCULATOR, COUNT, NEEDS_MODEL, gpu_memory, links, settle, verdict
+from calc.vram import CALCULATOR, COUNT, NEEDS_MODEL, OPTIMIZER, gpu_memory, links, settle, verdict
 
 EN = Locale.parse("en")
 
@@ -201,6 +201,14 @@ def test_the_peak_says_when_it_holds_the_gradients_accumulation_keeps():
     single = CALCULATOR.results({**DEFAULTS, "target_batch": Decimal(1)})["peak_moment"].text(EN, NullTranslations())
     assert accumulating.endswith(earlier) and earlier not in single
     assert single.startswith("The peak comes ")
+
+
+def test_the_form_offers_every_recipe_and_each_computes_in_some_precision():
+    """A recipe left out of the field is never offered; an option without a recipe fails behind "Something went
+    wrong"; one with no step recipe cannot compute its step."""
+    offered = [option.value for option in OPTIMIZER.options]
+    assert offered == list(RECIPES)
+    assert all(COMPUTING[recipe] for recipe in offered)
 
 
 def test_every_rule_the_step_refuses_by_has_its_words_on_the_form():
