@@ -30,7 +30,9 @@ class View:
     a screen reader hears once the reader pauses. ``texts``: inputs whose
     widget Python sets (from an address, or kept in step by ``settle``).
     ``address``: the inputs as the page's query string. ``links``: the
-    query string each linked calculator's page gets.
+    query string each linked calculator's page gets. ``failed``: evaluating
+    failed unexpectedly (a bug): the page keeps the address it had, the
+    values to send with a report, instead of this view's empty one.
     """
 
     errors: dict[str, str | None]
@@ -40,6 +42,7 @@ class View:
     texts: dict[str, Raw]
     address: str
     links: dict[str, str]
+    failed: bool = False
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -50,6 +53,7 @@ class View:
             "texts": self.texts,
             "address": self.address,
             "links": self.links,
+            "failed": self.failed,
         }
 
 
@@ -57,7 +61,7 @@ def unavailable(calculator: Calculator, translations: NullTranslations) -> View:
     """What the page shows when evaluating failed unexpectedly: a message, and the page stays alive."""
     message = translations.gettext("Something went wrong with these values. Change one of them to try again.")
     outputs = {o.name: o.empty for o in calculator.outputs}
-    return View(dict.fromkeys(i.name for i in calculator.inputs), outputs, message, message, {}, "", {})
+    return View(dict.fromkeys(i.name for i in calculator.inputs), outputs, message, message, {}, "", {}, failed=True)
 
 
 def default_texts(calculator: Calculator, locale: Locale) -> dict[str, Raw]:

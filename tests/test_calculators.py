@@ -227,6 +227,27 @@ def test_an_odd_address_is_plain_bad_input(context, base_url):
     assert page.evaluate("window.owned") is None
 
 
+def test_a_bug_keeps_the_readers_address_to_report_it_with(context, base_url):
+    # A request Python cannot read (its values a number) stands in for a bug, once the page asks it to.
+    context.add_init_script(
+        """{
+            const post = Worker.prototype.postMessage;
+            Worker.prototype.postMessage = function (message, ...rest) {
+                if (message.type === "evaluate" && self.breakNext) message = { ...message, request: { values: 5 } };
+                return post.call(this, message, ...rest);
+            };
+        }"""
+    )
+    page = visit(context, f"{base_url}{LOCALES[0]}/?gpus=4")
+    page.evaluate("self.breakNext = true")
+    page.fill("[name=micro_batch]", "2")
+    expect(page.locator("[data-role=placeholder]")).to_have_text(
+        "Something went wrong with these values. Change one of them to try again."
+    )
+    page.evaluate("dispatchEvent(new Event('pagehide'))")  # writes an address the page is waiting to write
+    assert page.url == f"{base_url}{LOCALES[0]}/?gpus=4"
+
+
 def test_the_accumulation_page_carries_its_memory_to_the_vram_page(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale)
     page.fill("[name=micro_batch]", "2")

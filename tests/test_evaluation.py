@@ -106,6 +106,7 @@ def test_the_worker_entry_point_speaks_json(localedir, locale):
             "vram": "activation_memory=7.45",
             "plan": "target_batch=64&gpus=1&activation_per_sample=7.45&memory_budget=8.02",
         },
+        "failed": False,
     }
     # Values that are not text are read as their text, never trusted as numbers.
     request = {"values": {**table.defaults, "gpus": 4}, "changed": "gpus"}
@@ -179,6 +180,8 @@ def test_the_worker_reports_a_bug_in_a_calculation_with_its_traceback(localedir,
     evaluate_json = evaluator("accumulation", locale, str(localedir))
     answer = json.loads(evaluate_json(json.dumps({"values": {**expected(locale).defaults, "gpus": "4"}})))
     assert answer["prompt"] == "Something went wrong with these values. Change one of them to try again."
+    # Flagged, so the page keeps the reader's address rather than this view's empty one.
+    assert answer["failed"] is True and answer["address"] == ""
     assert "ValueError: a formula given what it does not take" in capsys.readouterr().err
 
 

@@ -202,7 +202,8 @@ function follow(view) {
     const carried = view.links[link.dataset.link];
     link.href = carried ? `${link.dataset.path}?${carried}` : link.dataset.path;
   }
-  keepAddress(view.address ? `?${view.address}` : location.pathname);
+  // A bug's view has no address: the reader's stays, the values to send with a report.
+  if (!view.failed) keepAddress(view.address ? `?${view.address}` : location.pathname);
 }
 
 // The address holds the inputs, so that it can be shared or bookmarked. It
