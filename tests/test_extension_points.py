@@ -145,7 +145,9 @@ def test_a_kind_without_a_macro_fails_the_build(localedir, monkeypatch):
 
 
 def test_a_locale_s_prose_is_computed_once_for_all_its_pages(localedir, monkeypatch):
-    # Every page quotes the other pages' titles and descriptions: their worked examples are not run again for that.
+    """A guard on the build's cost, not on what a reader sees: every page quotes the other pages' titles and
+    descriptions, and running their worked examples again for that would make a locale's build quadratic in its
+    pages."""
     translations = load_translations(localedir, LOCALES[0])
     runs = Counter()
     run = pages.worked_example

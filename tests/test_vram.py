@@ -7,17 +7,22 @@ from gettext import NullTranslations
 import pytest
 from babel import Locale
 
-from calc.formatting import rounded
+from calc.evaluation import default_texts, evaluate
+from calc.formatting import format_names, rounded
+from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, ModelStates, per_gpu
 from calc.formulas.parameters import target_modules
 from calc.formulas.step import COMPUTING, METHODS, REFUSALS, Setting, limit_of, moments, refusal, step_peak
 from calc.gpus import GPUS, GPUS_BY_ID, MIB
+from calc.i18n import load_translations
 from calc.models import PRESETS
 from calc.outputs import Quantity
 from calc.problems import InputProblem
 from calc.step_inputs import REFUSED
 from calc.step_outputs import MOMENT_WORDS
 from calc.vram import CALCULATOR, COUNT, NEEDS_MODEL, OPTIMIZER, gpu_memory, links, settle, verdict
+from sitebuild.config import LOCALES
+from tests.expectations import expected
 
 EN = Locale.parse("en")
 
@@ -253,13 +258,19 @@ def test_the_count_mode_needs_the_activations_and_keeps_the_zero_paper_s_figures
     assert shown == {0: Decimal(120), 1: Decimal("31.40625"), 2: Decimal("16.640625"), 3: Decimal("1.875")}
 
 
-def test_a_model_whose_step_is_not_modelled_asks_for_the_activations():
-    phi = {**DEFAULTS, "model": "microsoft/Phi-3-mini-4k-instruct"}
-    phi = {**phi, **settle(phi, "model")}
-    with pytest.raises(InputProblem) as problem:
-        CALCULATOR.results(phi)
-    assert problem.value.field == "activation_memory"
-    results = CALCULATOR.results({**phi, "activation_memory": Decimal(3)})
+# A preset whose architecture the step does not model (none left would leave the page's refusal unreachable).
+UNMODELLED = next(name for name, shape in PRESETS.items() if shape.model_type not in FAMILIES)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_model_whose_step_is_not_modelled_asks_for_the_activations(localedir, locale):
+    parsed = Locale.parse(locale)
+    texts = {**default_texts(CALCULATOR, parsed), "model": UNMODELLED}
+    shown = evaluate(CALCULATOR, texts, parsed, load_translations(localedir, locale), changed="model")
+    modelled = format_names(FAMILIES, parsed)
+    assert shown.errors["activation_memory"] == expected(locale).not_modelled.format(modelled=modelled)
+    chosen = {**DEFAULTS, "model": UNMODELLED}
+    results = CALCULATOR.results({**chosen, **settle(chosen, "model"), "activation_memory": Decimal(3)})
     assert results["largest_micro_batch"] == NEEDS_MODEL
 
 

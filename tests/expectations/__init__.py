@@ -44,6 +44,9 @@ class Expectations:
     gigabyte: str
     # What no page may say in this language: that DeepSpeed drops samples (it asserts the product and stops).
     drops_samples: str
+    # The VRAM page's words beside its activation memory for a model whose step it does not model; {modelled}: the
+    # modelled architectures, listed as the language lists names.
+    not_modelled: str
 
     def figures(self, **texts: str) -> tuple[str, str]:
         """The effective batch and the memory shown for ``texts`` (over the defaults), as ``results`` gives them."""

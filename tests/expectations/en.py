@@ -88,4 +88,7 @@ EXPECTED = Expectations(
     ),
     gigabyte="GB",
     drops_samples=r"drop(?:s|ped)? samples|silently",
+    not_modelled=(
+        "The step's peak is modelled for the architectures {modelled}: for this one, enter the activation memory."
+    ),
 )

@@ -107,4 +107,8 @@ EXPECTED = Expectations(
     ),
     gigabyte="GB",
     drops_samples=r"descart\w* muestras|sin avisar",
+    not_modelled=(
+        "El pico del paso está modelado para las arquitecturas {modelled}: para esta, introduce la memoria de "
+        "activaciones."
+    ),
 )

@@ -99,4 +99,8 @@ EXPECTED = Expectations(
     ),
     gigabyte="GB",
     drops_samples=r"scart\w* campioni|senza alcun avviso",
+    not_modelled=(
+        "Il picco del passo è modellato per le architetture {modelled}: per questa, inserisci la memoria delle "
+        "attivazioni."
+    ),
 )
