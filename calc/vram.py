@@ -25,7 +25,7 @@ from calc.formulas.step import STEP_RECIPES, Moment, Peak, adapts_experts, limit
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Input, Option, address_number
 from calc.model_inputs import CONFIG, DEFAULT_MODEL, SHAPE_FIELDS, TYPED_SHAPE, model_choice, shape_inputs, shape_of
-from calc.models import PRESETS
+from calc.models import PRESETS, ModelShape
 from calc.outputs import Bar, Citation, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem
@@ -53,6 +53,15 @@ def gpu_memory(gpu: gpus.GPU) -> Decimal:
     Decimal('25.757220864')
     """
     return Decimal(gpu.bytes).scaleb(-9)
+
+
+def billions(shape: ModelShape) -> Decimal:
+    """A model's parameter count, in billions as the page's field holds it, exactly.
+
+    >>> billions(PRESETS["meta-llama/Llama-3.1-8B"])
+    Decimal('8.030261248')
+    """
+    return Decimal(base_parameters(shape)).scaleb(-9)
 
 
 # The model choice's value for a parameter count alone: no shape, so the activations are typed.
@@ -83,7 +92,7 @@ PARAMETERS = Amount(
         "counts the model by that number alone, with every parameter trained, and adds the activation memory you "
         "enter."
     ),
-    default=Decimal(base_parameters(PRESETS[DEFAULT_MODEL])).scaleb(-9),
+    default=billions(PRESETS[DEFAULT_MODEL]),
     maximum=Decimal(100_000),
     # A billionth of a billion: a single parameter.
     places=9,
@@ -220,9 +229,7 @@ def _settle_model(values: Mapping[str, object], changed: str | None) -> dict[str
     model = values.get("model")
     # A count typed, or one an address gives with a preset it does not match (?parameters=7.5), is the count mode.
     typed_count = changed == "parameters" or (
-        changed is None
-        and model in PRESETS
-        and values.get("parameters") not in (None, Decimal(base_parameters(PRESETS[model])).scaleb(-9))
+        changed is None and model in PRESETS and values.get("parameters") not in (None, billions(PRESETS[model]))
     )
     if typed_count and model != COUNT:
         settled = {"model": COUNT}
@@ -232,7 +239,7 @@ def _settle_model(values: Mapping[str, object], changed: str | None) -> dict[str
     model = current.get("model")
     if model not in (None, COUNT) and (model in PRESETS or all(current.get(name) for name in TYPED_SHAPE)):
         try:
-            count = Decimal(base_parameters(shape_of(current))).scaleb(-9)
+            count = billions(shape_of(current))
         except InputProblem:
             count = None  # a shape that cannot be: its field says so
         if count is not None and count != current.get("parameters"):

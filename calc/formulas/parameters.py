@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
 
+from calc.formulas.model_states import ModelStates
 from calc.models import ModelShape
 
 # Every name a LoRA adapter may target in these models, in the order a page lists them: the module names
@@ -60,7 +61,13 @@ ADAPTER_GRADIENT_BYTES = 4
 # - Adam's two moments, exp_avg and exp_avg_sq, each torch.zeros_like(param)
 #   (torch/optim/adam.py, Adam._init_group; AdamW subclasses Adam).
 ADAM_MOMENT_BYTES = 4
-ADAPTER_TRAINING_BYTES_PER_PARAMETER = ADAPTER_WEIGHT_BYTES + ADAPTER_GRADIENT_BYTES + 2 * ADAM_MOMENT_BYTES
+# Read by both the LoRA page's cost of training the adapter and the step's AdamW adapter (calc.formulas.step).
+ADAPTER_ADAM_STATES = ModelStates(
+    weights=Fraction(ADAPTER_WEIGHT_BYTES),
+    gradients=Fraction(ADAPTER_GRADIENT_BYTES),
+    optimizer=2 * Fraction(ADAM_MOMENT_BYTES),
+)
+ADAPTER_TRAINING_BYTES_PER_PARAMETER = int(ADAPTER_ADAM_STATES.total)
 
 
 def linear_shapes(shape: ModelShape) -> dict[str, tuple[int, int]]:

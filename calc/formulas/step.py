@@ -75,6 +75,7 @@ from calc.formulas.model_states import ADAM_8BIT_STATES, STAGES, ModelStates, pe
 from calc.formulas.model_states import RECIPES as STATE_RECIPES
 from calc.formulas.parameters import (
     ADAM_MOMENT_BYTES,
+    ADAPTER_ADAM_STATES,
     ADAPTER_GRADIENT_BYTES,
     ADAPTER_WEIGHT_BYTES,
     base_bytes_qlora,
@@ -101,13 +102,9 @@ PARTS = (
 METHODS = ("full", "lora", "qlora")
 # A decoder layer's backward, in order: its MLP's, its second norm's (post_attention_layernorm), its attention core's.
 LAYER_PARTS = ("MLP", "norm", "attention")
-MOMENTS = (
-    "forward",
-    "loss",
-    *(f"{layer} layer's {part}" for layer in ("last", "first") for part in LAYER_PARTS),
-    "embeddings",
-    "optimizer",
-)
+# The moments while the layers' weights are in use: the forward pass, the loss and the layers' backward.
+LAYER_MOMENTS = ("forward", "loss", *(f"{layer} layer's {part}" for layer in ("last", "first") for part in LAYER_PARTS))
+MOMENTS = (*LAYER_MOMENTS, "embeddings", "optimizer")
 
 
 @dataclass(frozen=True)
@@ -476,10 +473,7 @@ _SGD_MOMENTUM_BYTES = ADAPTER_GRADIENT_BYTES
 _ADAPTER_STATES = {
     # exp_avg, exp_avg_sq (torch/optim/adam.py, Adam._init_group: zeros_like(param)); the foreach step's
     # exp_avg_sq_sqrt, as large as one of them.
-    "adamw": (
-        ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, 2 * ADAM_MOMENT_BYTES))),
-        Fraction(ADAM_MOMENT_BYTES),
-    ),
+    "adamw": (ADAPTER_ADAM_STATES, Fraction(ADAM_MOMENT_BYTES)),
     # bitsandbytes' 8-bit states and their block constants, updated in its kernel.
     "adamw-8bit": (
         ModelStates(Fraction(ADAPTER_WEIGHT_BYTES), Fraction(ADAPTER_GRADIENT_BYTES), ADAM_8BIT_STATES),
@@ -566,20 +560,20 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     # (LlamaForCausalLM.forward): the very tensor lm_head keeps in full fine-tuning, but not when lm_head is frozen
     # (LoRA), nor under autocast, where it is float32 and lm_head keeps a bf16 cast.
     if recipe.autocast or setting.method != "full":
-        loss_forward += (FLOAT32_BYTES if recipe.autocast else p) * s * h
+        loss_forward += _residual_bytes(recipe, p) * s * h
     # Backward starts: nll_loss_backward writes a float32 gradient as large as the log-probabilities, and
     # _log_softmax_backward_data another for the logits, while the log-probabilities are still kept (torch
     # derivatives.yaml: nll_loss_forward, _log_softmax).
     loss_backward = 2 * FLOAT32_BYTES * s * vocab
 
-    # The gradient of the embeddings' output, in the residual stream's dtype (float32 under autocast).
-    residual = (FLOAT32_BYTES if recipe.autocast else p) * s * h
+    # The gradient of the embeddings' output, in the residual stream's dtype.
+    residual = _residual_bytes(recipe, p) * s * h
     # Eager attention takes transformers' 4D mask (masking_utils.py, eager_mask: batch × 1 × s × s, in the
     # embeddings' dtype), one per kind of layer; a recomputed layer's (or core's) checkpoint keeps it as an input
     # until that layer's backward. Without recomputation it dies as the decoder returns, before the loss.
     mask = 0
     if setting.attention == "eager" and recomputation != "none":
-        mask = _MASKS[shape.model_type] * (FLOAT32_BYTES if recipe.autocast else p) * s * s
+        mask = _MASKS[shape.model_type] * _residual_bytes(recipe, p) * s * s
 
     states, per_parameter, optimizer_temporaries = model_states(shape, setting)
     groups = _trainable(shape, setting)
@@ -643,6 +637,12 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     )
 
 
+def _residual_bytes(recipe: Recipe, p: int) -> int:
+    """Bytes per element of the residual stream (the embeddings' output and each layer's, and their gradients): the
+    layers' precision, but float32 under autocast, whose float32 embeddings and additions stay out of its casts."""
+    return FLOAT32_BYTES if recipe.autocast else p
+
+
 def _layer_backward(
     shape: ModelShape, setting: Setting, terms: activations.SavedTensors, p: int
 ) -> tuple[list[tuple[str, int, dict[str, Fraction]]], int]:
@@ -655,8 +655,8 @@ def _layer_backward(
     """
     s, h, heads, layers = setting.sequence_length, shape.hidden_size, shape.attention_heads, shape.layers
     recomputation = setting.recomputation
-    # The gradient of the residual stream, in its dtype (float32 under autocast), alive from one layer to the next.
-    residual = (FLOAT32_BYTES if STEP_RECIPES[setting.recipe].autocast else p) * s * h
+    # The gradient of the residual stream, in its dtype, alive from one layer to the next.
+    residual = _residual_bytes(STEP_RECIPES[setting.recipe], p) * s * h
     kept = terms.attention_input + terms.core + terms.attention_output + terms.mlp + shape.norms_per_layer * terms.norm
     kept += terms.head_norms
     if recomputation == "selective":
@@ -788,9 +788,8 @@ def _weight_copies(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
     backward a copy is released with its matmul's saved tensors: down_proj's
     by the MLP's moment, the MLP's by the norm's, o_proj's too by the core's.
     """
-    moments = ("forward", "loss", *(f"{layer} layer's {part}" for layer in ("last", "first") for part in LAYER_PARTS))
     if not STEP_RECIPES[setting.recipe].autocast:
-        return dict.fromkeys(moments, Fraction(0))
+        return dict.fromkeys(LAYER_MOMENTS, Fraction(0))
     bf16 = PRECISION_BYTES["bf16"]
     weights = {name: bf16 * d_in * d_out for name, (d_in, d_out) in linear_shapes(shape).items()}
     layer = sum(weights.values())  # one layer's projections
