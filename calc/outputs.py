@@ -153,7 +153,8 @@ class Text(Output):
 
 @dataclass(frozen=True)
 class Code(Output):
-    """A snippet of code in ``language`` (the result, as it is: code is not translated)."""
+    """A snippet of code in ``language`` (the result, as it is: code is not translated), which the page's markup
+    names as HTML suggests (``class="language-python"``)."""
 
     language: str = ""
 

@@ -185,13 +185,14 @@ CONTRACTS = {
 @pytest.mark.parametrize("name", ["plan", "accumulation"])
 def test_framework_snippets_are_on_the_page_with_their_code(site, locale, name):
     page = read(site, f"{locale}/{PAGES[name]}index.html")
-    assert {a["data-snippet"] for a in page.find("code") if a.get("data-snippet")} == {
-        "transformers",
-        "deepspeed",
-        "lightning",
-        "accelerate",
-        "axolotl",
-        "megatron",
+    # Each in its language, named as HTML's spec suggests (a class "language-…"), for a highlighter or a reader's tools.
+    assert {a["data-snippet"]: a["class"] for a in page.find("code") if a.get("data-snippet")} == {
+        "transformers": "language-python",
+        "deepspeed": "language-json",
+        "lightning": "language-python",
+        "accelerate": "language-python",
+        "axolotl": "language-yaml",
+        "megatron": "language-shell",
     }
     html = (site / locale / PAGES[name] / "index.html").read_text(encoding="utf-8")
     (deepspeed,) = re.findall(r'data-snippet="deepspeed">(.*?)</code>', html, flags=re.S)
