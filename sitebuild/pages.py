@@ -20,7 +20,7 @@ from markupsafe import Markup
 from calc.calculator import NOT_EXACT, Calculator
 from calc.calculators import load
 from calc.evaluation import default_texts, evaluate
-from calc.formatting import format_number, format_quantity, unit_symbol
+from calc.formatting import format_names, format_number, format_quantity, unit_symbol
 from calc.inputs import Amount, Count, Value
 from calc.outputs import Citation, Names, Quantity
 from calc.problems import InputProblem
@@ -40,7 +40,19 @@ def environment(templates: Path, translations: GNUTranslations) -> Environment:
     # One msgid a paragraph, whatever the template's line breaks.
     env.policies["ext.i18n.trimmed"] = True
     env.install_gettext_translations(translations, newstyle=True)
+    env.filters["external_links"] = external_links
     return env
+
+
+def external_links(sources: list[dict[str, str]], locale: str) -> Markup:
+    """Links to sources off the site (each ``href`` and ``text``), joined as ``locale`` joins a list.
+
+    >>> print(external_links([{"href": "https://a.example/", "text": "A & B"}, {"href": "/c", "text": "C"}], "es"))
+    <a href="https://a.example/" rel="external">A &amp; B</a> y <a href="/c" rel="external">C</a>
+    """
+    links = [Markup('<a href="{}" rel="external">{}</a>').format(source["href"], source["text"]) for source in sources]
+    # The links are escaped, and CLDR's list patterns add only words, spaces and punctuation.
+    return Markup(format_names(links, Locale.parse(locale)))
 
 
 def autonym(locale: str) -> str:

@@ -158,6 +158,7 @@ def activation_facts(words: _Words) -> dict[str, object]:
         ),
         "activation_rows": [
             {
+                # A table cell naming a measurement's settings, as a key is written, not a list in a sentence.
                 "configuration": ", ".join(
                     [
                         point["model"].removeprefix("test/"),
@@ -193,7 +194,8 @@ def step_facts(words: _Words) -> dict[str, object]:
         ),
         "step_points": words.number(len(whole_steps["points"])),
         "step_sides": words.sides([point["relative_error"] for point in whole_steps["points"]]),
-        # The recipes measured, in the order the measurements take them.
+        # The recipes measured, in the order the measurements take them; each holds a comma ("“AdamW, mixed
+        # precision”, precision bf16"), so semicolons part them where a locale's list would run them together.
         "step_recipes": "; ".join(
             words.recipe(recipe) for recipe in dict.fromkeys(point["recipe"] for point in whole_steps["points"])
         ),
@@ -207,6 +209,7 @@ def step_facts(words: _Words) -> dict[str, object]:
         "step_peft": whole_steps["versions"]["peft"],
         "step_rows": [
             {
+                # A key, as the activations' rows write theirs.
                 "configuration": ", ".join(
                     [
                         point["model"].removeprefix("test/"),
