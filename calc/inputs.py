@@ -243,11 +243,14 @@ class Option:
     """One of a choice's options: its value (in the page and the address) and its label's message id.
 
     ``group``: the label of the ``<optgroup>`` it is listed under, if any.
+    ``short``: a shorter label's message id, for the site's prose to name
+    the option by in a table (sitebuild.validation), if it needs one.
     """
 
     value: str
     label: str
     group: str | None = None
+    short: str | None = None
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,9 @@ METHOD = Choice(
     N_("Method"),
     N_("What the run trains: every parameter, or a LoRA adapter over a frozen base model."),
     options=(
-        Option("full", N_("Full fine-tuning: every parameter")),
-        Option("lora", N_("LoRA: an adapter over a frozen base")),
-        Option("qlora", N_("QLoRA: an adapter over a frozen 4-bit base")),
+        Option("full", N_("Full fine-tuning: every parameter"), short=N_("full fine-tuning")),
+        Option("lora", N_("LoRA: an adapter over a frozen base"), short="LoRA"),
+        Option("qlora", N_("QLoRA: an adapter over a frozen 4-bit base"), short="QLoRA"),
     ),
     default="lora",
 )
@@ -74,8 +74,8 @@ ATTENTION = Choice(
     N_("Attention kernel"),
     N_("Whether the attention probabilities are kept for the backward pass."),
     options=(
-        Option("eager", N_("Eager: keeps the attention probabilities")),
-        Option("flash", N_("Fused (FlashAttention, or a fused SDPA backend): recomputes them")),
+        Option("eager", N_("Eager: keeps the attention probabilities"), short=N_("eager")),
+        Option("flash", N_("Fused (FlashAttention, or a fused SDPA backend): recomputes them"), short=N_("fused")),
     ),
     default="flash",
 )
@@ -84,9 +84,9 @@ RECOMPUTATION = Choice(
     N_("Recomputation"),
     N_("What the backward pass recomputes instead of keeping."),
     options=(
-        Option("none", N_("None")),
-        Option("selective", N_("Selective (Megatron-LM, NeMo): the attention core")),
-        Option("full", N_("Full: every layer (gradient checkpointing)")),
+        Option("none", N_("None"), short=N_("no recomputation")),
+        Option("selective", N_("Selective (Megatron-LM, NeMo): the attention core"), short=N_("selective")),
+        Option("full", N_("Full: every layer (gradient checkpointing)"), short=N_("full")),
     ),
     default="full",
 )

@@ -20,16 +20,17 @@ from babel.numbers import get_minus_sign_symbol, get_plus_sign_symbol
 from calc.formatting import format_names, format_number, format_quantity, rounded
 from calc.formulas.step import COMPUTING
 from calc.i18n import N_
+from calc.inputs import Choice
+from calc.step_inputs import ATTENTION, METHOD, RECOMPUTATION
 from calc.vram import OPTIMIZER
 from sitebuild.config import ROOT
 
 VALIDATION = ROOT / "validation"
 
-# How the activation measurements name their settings, as the page words them.
-_ATTENTION = {"eager": N_("eager"), "flash": N_("fused")}
-_RECOMPUTATION = {"none": N_("no recomputation"), "selective": N_("selective"), "full": N_("full")}
-# How the step measurements name their methods.
-_METHOD = {"full": N_("full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}
+
+def _short(field: Choice, value: str) -> str:
+    """How a measurement's setting is named in its table: the short label of the form's option."""
+    return next(option.short for option in field.options if option.value == value and option.short is not None)
 
 
 @cache
@@ -164,8 +165,8 @@ def activation_facts(words: _Words) -> dict[str, object]:
                         point["model"].removeprefix("test/"),
                         words.tokens(point["sequence_length"]),
                         point["precision"],
-                        words.translated(_ATTENTION[point["attention"]]),
-                        words.translated(_RECOMPUTATION[point["recomputation"]]),
+                        words.translated(_short(ATTENTION, point["attention"])),
+                        words.translated(_short(RECOMPUTATION, point["recomputation"])),
                     ]
                 ),
                 "measured": words.number(point["measured_bytes_per_sample"]),
@@ -213,12 +214,12 @@ def step_facts(words: _Words) -> dict[str, object]:
                 "configuration": ", ".join(
                     [
                         point["model"].removeprefix("test/"),
-                        words.translated(_METHOD[point["method"]]),
+                        words.translated(_short(METHOD, point["method"])),
                         words.recipe(point["recipe"]),
                         words.tokens(point["sequence_length"]),
                         words.samples(point["micro_batch"]),
-                        words.translated(_ATTENTION[point["attention"]]),
-                        words.translated(_RECOMPUTATION[point["recomputation"]]),
+                        words.translated(_short(ATTENTION, point["attention"])),
+                        words.translated(_short(RECOMPUTATION, point["recomputation"])),
                     ]
                 ),
                 "measured": words.number(point["measured_peak_bytes"]),
