@@ -7,6 +7,10 @@ Values travel one way through these modules:
   how each reads its value, what it accepts, how it is written back;
 - :mod:`calc.formulas` holds the arithmetic, with its sources, from data
   such as :mod:`calc.models` and :mod:`calc.gpus`; it imports no Babel;
+- the inputs several pages share sit in modules of their own, since a page's
+  worker imports only its calculator: :mod:`calc.model_inputs` (with
+  :mod:`calc.presets` and :mod:`calc.configs`), :mod:`calc.batch_inputs`,
+  :mod:`calc.step_inputs` and :mod:`calc.step_outputs`;
 - a calculator module (:mod:`calc.accumulation`, :mod:`calc.vram`,
   :mod:`calc.lora`, :mod:`calc.activations`, :mod:`calc.plan`) declares a
   page (:class:`calc.calculator.Calculator`): its inputs, its outputs, and
@@ -15,5 +19,7 @@ Values travel one way through these modules:
   written in the locale by :mod:`calc.formatting` and drawn by :mod:`calc.charts`;
 - :mod:`calc.evaluation` ties those steps into the view a page shows,
   each problem (:mod:`calc.problems`) wording itself through gettext;
-- :mod:`calc.browser` is the door the web worker calls.
+- :mod:`calc.browser` is the door the web worker calls; :mod:`calc.i18n`
+  loads the catalogs it words things with, and :mod:`calc.calculators`
+  names every page.
 """

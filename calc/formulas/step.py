@@ -17,6 +17,9 @@ what is alive at each moment that can hold the most:
    the gradients flowing through the part come on top.
 4. the same three for the first decoder layer: every later gradient
    exists, one layer's saved tensors are left.
+   Between 3 and 4 the layers' backward passes trade saved tensors for
+   gradients one layer at a time, so what is alive is linear in the layer's
+   index and the most is at one end: 3 and 4 bound every layer's.
 5. ``embeddings``: backward ends; every gradient.
 6. ``optimizer``: the optimizer's step; every gradient and the
    optimizer's temporaries.
@@ -28,9 +31,6 @@ largest micro-batch that fits a budget is exact (:func:`limit_of`).
 :func:`largest_per_sample` read them (:func:`step_peak` is the peak alone,
 in one call). The names without an underscore are what pages, tools and
 tests use; the rest is this module's own.
-Between 3 and 4 the layers' backward passes trade saved tensors for
-gradients one layer at a time, so what is alive is linear in the layer's
-index and the most is at one end: 3 and 4 bound every layer's.
 
 ``make validate`` measures whole steps with PyTorch's profiler on a CPU
 (``tools/measure_steps.py``, ``validation/steps.json``): full fine-tuning
