@@ -18,6 +18,7 @@ rather than a reason to withhold the results.
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -96,7 +97,7 @@ class Input:
 
 
 @dataclass(frozen=True)
-class _Number(Input):
+class _Number(Input, ABC):
     default: Decimal | None
     maximum: Decimal
     # What "such as …" suggests when the field has no default.
@@ -129,8 +130,9 @@ class _Number(Input):
             return number
         raise NumberOnly()
 
+    @abstractmethod
     def check(self, value: Decimal) -> None:
-        raise NotImplementedError
+        """Raise the input problem of a ``value`` the kind refuses (out of range, not whole…)."""
 
     def text(self, value: Decimal | None, locale: Locale) -> str:
         """``value`` as the field shows it.

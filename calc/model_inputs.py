@@ -1,6 +1,6 @@
 """The part of a form that describes a model: a preset, or its shape typed field by field.
 
-The LoRA and activation calculators share it: choosing a preset fills the
+The VRAM, LoRA and activation calculators share it: choosing a preset fills the
 shape, editing the shape makes the model custom. A page shows the shape
 fields it needs (:func:`shape_inputs`); a custom shape is read as the
 architecture the page's ``architecture`` field names, or as a Llama where

@@ -15,6 +15,7 @@ from pathlib import Path
 from babel import Locale
 from babel.core import get_global
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2.environment import TemplateModule
 from markupsafe import Markup
 
 from calc.calculator import NOT_EXACT, Calculator
@@ -178,7 +179,7 @@ class Prose:
     def __init__(self, env: Environment, locale: str, translations: NullTranslations) -> None:
         self.env, self.code, self.locale, self.translations = env, locale, Locale.parse(locale), translations
         self._contexts: dict[str, dict[str, object]] = {}
-        self._modules: dict[str, object] = {}
+        self._modules: dict[str, TemplateModule] = {}
 
     @cached_property
     def validation(self) -> dict[str, object]:
@@ -190,7 +191,7 @@ class Prose:
             self._contexts[name] = self._quoted(name)
         return self._contexts[name]
 
-    def words(self, name: str):
+    def words(self, name: str) -> TemplateModule:
         """The module calculator ``name``'s template makes."""
         if name not in self._modules:
             self._modules[name] = self.env.get_template(f"{name}.html").make_module(self.context(name))
