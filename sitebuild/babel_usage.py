@@ -1,17 +1,20 @@
 """What of Babel calc needs: `python -m sitebuild.babel_usage`.
 
 Run in a fresh interpreter (the build itself imports more of Babel), it
-exercises every calculator in every locale, good inputs and bad, and
-prints as JSON the source files of the Babel modules that got imported
-and the keys of the locale data and of the global data that were read.
+exercises every calculator in every locale, good inputs and bad, its
+worked examples, and every kind of input problem's words, and prints as
+JSON the source files of the Babel modules that got imported and the keys
+of the locale data and of the global data that were read.
 Loading Babel's data imports modules of its own (the pickles refer to
 classes in babel.dates), which is why this is measured, not listed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
+from decimal import Decimal
 from gettext import NullTranslations
 from pathlib import Path
 
@@ -20,11 +23,56 @@ import babel.localedata
 from babel import Locale
 
 from calc.calculators import NAMES, load
+from calc.configs import ConfigProblem
 from calc.evaluation import default_texts, evaluate
-from calc.formatting import format_names
+from calc.formatting import GIGABYTE
+from calc.inputs import Amount, Count
+from calc.model_inputs import CONFIG_WORDS, ConfigUnreadable
+from calc.problems import InputProblem
 from sitebuild.config import LOCALES
 
 BAD = ("", "x", "0", "-1", "1,5", "0.5", "1.250,5", "1" * 40)
+# The fields a problem's words are tried beside: a whole number, and an amount with a unit.
+FIELDS = (
+    Count("n", "", "", default=Decimal(4), maximum=Decimal(10)),
+    Amount("a", "", "", default=Decimal("0.5"), maximum=Decimal(10), places=1, unit=GIGABYTE),
+)
+
+
+def kinds(base: type) -> list[type]:
+    """Every subclass of ``base`` in calc, once every calculator is loaded (they may declare their own)."""
+    for name in NAMES:
+        load(name)
+    found, pending = [], [base]
+    while pending:
+        for kind in pending.pop().__subclasses__():
+            pending.append(kind)
+            if kind.__module__.startswith("calc."):
+                found.append(kind)
+    return found
+
+
+def problems() -> list[InputProblem]:
+    """One problem of each kind, every number it holds a 2, every text "x"; a pasted config's, one per reason."""
+    made = []
+    for kind in kinds(InputProblem):
+        if kind is ConfigUnreadable:
+            details = {
+                "limit": 2,
+                "line": 2,
+                "column": 2,
+                "key": "x",
+                "known": ("x", "y"),
+                "model_type": "x",
+                "value": "x",
+            }
+            made += [kind(ConfigProblem(code, **details)) for code in CONFIG_WORDS]
+            continue
+        # Annotations are strings here (PEP 563).
+        typed = {"int": 2, "str": "x", "tuple[str, ...]": ("x", "y")}
+        held = {f.name: typed.get(f.type, Decimal(2)) for f in dataclasses.fields(kind) if not f.kw_only}
+        made.append(kind(**held))
+    return made
 
 
 class _Recording(dict):
@@ -63,11 +111,16 @@ def main() -> None:
             for name in texts:
                 for bad in BAD:
                     evaluate(calculator, {**texts, name: bad}, locale, NullTranslations())
-    # Lists of names, which only a few problems word (a model without a target module, a recipe's precisions),
-    # and which no input above reaches.
+            # The worked examples, typed in: combinations of values the defaults and single edits do not reach.
+            inputs = {i.name: i for i in calculator.inputs}
+            for overrides in calculator.examples.values():
+                typed = {name: inputs[name].text(value, locale) for name, value in overrides.items()}
+                evaluate(calculator, {**texts, **typed}, locale, NullTranslations())
+    # Every problem's words, some of which only a combination of fields reaches.
     for code in LOCALES:
-        for style in ("standard", "or"):
-            format_names(("a", "b", "c"), Locale.parse(code), style=style)
+        for problem in problems():
+            for field in FIELDS:
+                problem.message(field, Locale.parse(code), NullTranslations())
     root = Path(sys.modules["babel"].__file__).parent.parent
     files = sorted(
         Path(module.__file__).relative_to(root).as_posix()

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass, replace
-from decimal import Decimal, InvalidOperation
+from decimal import InvalidOperation
 from typing import ClassVar
 
 import pytest
@@ -15,29 +14,14 @@ from babel import Locale
 from jinja2.exceptions import UndefinedError
 
 from calc.calculators import NAMES, PAGES, load
-from calc.configs import ConfigProblem
-from calc.formatting import GIGABYTE
 from calc.i18n import load_translations
-from calc.inputs import Amount, Count, Input
-from calc.model_inputs import CONFIG_WORDS, ConfigUnreadable
+from calc.inputs import Input
 from calc.outputs import Output
 from calc.problems import InputProblem
 from sitebuild import pages
+from sitebuild.babel_usage import FIELDS, kinds, problems
 from sitebuild.config import LOCALES, ROOT, TEMPLATES
 from sitebuild.pages import PageWithoutResults, Prose, environment, render_calculator
-
-
-def kinds(base: type) -> list[type]:
-    """Every subclass of ``base`` in calc, once every calculator is loaded (they may declare their own)."""
-    for name in NAMES:
-        load(name)
-    found, pending = [], [base]
-    while pending:
-        for kind in pending.pop().__subclasses__():
-            pending.append(kind)
-            if kind.__module__.startswith("calc."):
-                found.append(kind)
-    return found
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -65,39 +49,14 @@ def test_a_pages_worker_imports_no_other_calculator(name):
     assert not {f"calc.{other}" for other in NAMES if other != name} & set(imported)
 
 
-def problems() -> list[InputProblem]:
-    """One problem of each kind, every number it holds a 2, every text "x"; a pasted config's, one per reason."""
-    made = []
-    for kind in kinds(InputProblem):
-        if kind is ConfigUnreadable:
-            details = {
-                "limit": 2,
-                "line": 2,
-                "column": 2,
-                "key": "x",
-                "known": ("x", "y"),
-                "model_type": "x",
-                "value": "x",
-            }
-            made += [kind(ConfigProblem(code, **details)) for code in CONFIG_WORDS]
-            continue
-        # Annotations are strings here (PEP 563).
-        typed = {"int": 2, "str": "x", "tuple[str, ...]": ("x", "y")}
-        held = {f.name: typed.get(f.type, Decimal(2)) for f in dataclasses.fields(kind) if not f.kw_only}
-        made.append(kind(**held))
-    return made
-
-
 @pytest.mark.parametrize("locale", LOCALES)
 def test_every_problem_words_itself_in_every_locale(localedir, locale):
     translations = load_translations(localedir, locale)
     english = load_translations(localedir, LOCALES[0])
     parsed = Locale.parse(locale)
-    whole = Count("n", "", "", default=Decimal(4), maximum=Decimal(10))
-    amount = Amount("a", "", "", default=Decimal("0.5"), maximum=Decimal(10), places=1, unit=GIGABYTE)
     assert len(problems()) >= 15
     for problem in problems():
-        for field in (whole, amount):
+        for field in FIELDS:
             said = problem.message(field, parsed, translations)
             # Every placeholder filled, and a list joined as words, not shown as Python writes a tuple.
             assert said and "%(" not in said and "('" not in said, problem
