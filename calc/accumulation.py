@@ -146,10 +146,10 @@ def tradeoff_note(micro_batch: Decimal, steps: Decimal, per_sample: Decimal, bud
     return Phrase(message, quantities)
 
 
-def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str:
+def summarize(outputs: Mapping[str, str], results: Mapping[str, object], translations: NullTranslations) -> str:
     """The results as one sentence, for the page's live region.
 
-    >>> summarize({"effective_batch": "32", "activation_memory": "2 GB"}, NullTranslations())
+    >>> summarize({"effective_batch": "32", "activation_memory": "2 GB"}, {}, NullTranslations())
     'Effective batch size: 32. Peak activation memory per GPU: 2 GB.'
     """
     return translations.gettext("Effective batch size: %(effective)s. Peak activation memory per GPU: %(memory)s.") % {

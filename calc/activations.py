@@ -171,10 +171,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     }
 
 
-def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str:
+def summarize(outputs: Mapping[str, str], results: Mapping[str, object], translations: NullTranslations) -> str:
     """The result as one sentence, for the page's live region.
 
-    >>> summarize({"activation_per_sample": "3.242 GB", "step_per_sample": "7.445 GB"}, NullTranslations())
+    >>> summarize({"activation_per_sample": "3.242 GB", "step_per_sample": "7.445 GB"}, {}, NullTranslations())
     "Saved for the backward pass per sample: 3.242 GB. Per-sample part of the step's peak: 7.445 GB."
     """
     return translations.gettext(

@@ -38,7 +38,9 @@ class Calculator:
       blank optional one) and returns every output's result by name; it
       may raise :class:`InputProblem` with a ``field`` for a combination
       of values that cannot be (heads that do not divide the width).
-    - ``summarize`` words the figures' texts as one sentence for a screen reader.
+    - ``summarize`` words the figures' texts as one sentence for a screen reader;
+      it is given the results too, to decide by them (a figure with no value)
+      rather than by what their texts read.
     - ``settle`` keeps linked inputs in step: given the values and the
       input the reader just changed, it returns inputs to set (a preset
       fills a model's shape; editing the shape makes it custom).
@@ -54,7 +56,7 @@ class Calculator:
     groups: tuple[Group, ...]
     outputs: tuple[Shown, ...]
     compute: Callable[[Mapping[str, Value | None]], Mapping[str, object]]
-    summarize: Callable[[Mapping[str, str], NullTranslations], str]
+    summarize: Callable[[Mapping[str, str], Mapping[str, object], NullTranslations], str]
     settle: Callable[[Mapping[str, Value | None], str | None], Mapping[str, Value]] = lambda values, changed: {}
     links: Callable[[Mapping[str, Value | None], Mapping[str, object]], Mapping[str, Mapping[str, str]]] = (
         lambda values, results: {}

@@ -164,7 +164,8 @@ def evaluate(
     else:
         prompt = None
         outputs = {o.name: o.render(results[o.name], locale, translations) for o in calculator.outputs}
-        announcement = calculator.summarize({n: t for n, t in outputs.items() if isinstance(t, str)}, translations)
+        texts_shown = {n: t for n, t in outputs.items() if isinstance(t, str)}
+        announcement = calculator.summarize(texts_shown, results, translations)
         links = {page: urlencode(carried) for page, carried in calculator.links(values, results).items()}
     return View(errors, outputs, prompt, announcement, shown_texts, address(calculator, texts, values, errors), links)
 

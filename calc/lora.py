@@ -127,11 +127,12 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     }
 
 
-def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str:
+def summarize(outputs: Mapping[str, str], results: Mapping[str, object], translations: NullTranslations) -> str:
     """The results in two sentences, for the page's live region.
 
-    >>> summarize({"trainable_parameters": "41,943,040", "share": "0.522%", "run_memory": "24.01 GB",
-    ...            "peak_moment": "The peak comes at the optimizer step."}, NullTranslations())
+    >>> texts = {"trainable_parameters": "41,943,040", "share": "0.522%", "run_memory": "24.01 GB",
+    ...          "peak_moment": "The peak comes at the optimizer step."}
+    >>> summarize(texts, {"run_memory": gigabytes(24_010_000_000, 2)}, NullTranslations())
     'Trainable parameters: 41,943,040, 0.522% of the base model. The run takes 24.01 GB on one GPU at its peak.'
     """
     _ = translations.gettext
@@ -139,8 +140,7 @@ def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str
         "trainable": outputs["trainable_parameters"],
         "share": outputs["share"],
     }
-    # No total is the figure's own "no value" (RUN_MEMORY.missing), which Figure.render gives as it is translated.
-    if outputs["run_memory"] == _(RUN_MEMORY.missing):
+    if results["run_memory"] is None:
         total = outputs["peak_moment"]  # the sentence that says why
     else:
         total = _("The run takes %(memory)s on one GPU at its peak.") % {"memory": outputs["run_memory"]}

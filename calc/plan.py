@@ -86,10 +86,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     }
 
 
-def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str:
+def summarize(outputs: Mapping[str, str], results: Mapping[str, object], translations: NullTranslations) -> str:
     """The plan as one sentence, for the page's live region.
 
-    >>> summarize({"micro_batch": "8", "accumulation_steps": "4", "effective_batch": "256"}, NullTranslations())
+    >>> summarize({"micro_batch": "8", "accumulation_steps": "4", "effective_batch": "256"}, {}, NullTranslations())
     'Micro-batch size: 8. Accumulation steps: 4. Effective batch size: 256.'
     """
     return translations.gettext(

@@ -419,10 +419,10 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
     return {"plan": plan}
 
 
-def summarize(outputs: Mapping[str, str], translations: NullTranslations) -> str:
+def summarize(outputs: Mapping[str, str], results: Mapping[str, object], translations: NullTranslations) -> str:
     """The result as one sentence, for the page's live region.
 
-    >>> summarize({"total_memory": "32.1 GB", "largest_micro_batch": "3"}, NullTranslations())
+    >>> summarize({"total_memory": "32.1 GB", "largest_micro_batch": "3"}, {}, NullTranslations())
     'Training memory per GPU: 32.1 GB. Largest micro-batch that fits: 3.'
     """
     return translations.gettext("Training memory per GPU: %(total)s. Largest micro-batch that fits: %(largest)s.") % {
