@@ -420,13 +420,22 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
 
 
 def summarize(outputs: Mapping[str, str], results: Mapping[str, object], translations: NullTranslations) -> str:
-    """The result as one sentence, for the page's live region.
+    """The result as one sentence, for the page's live region; where no micro-batch is given, its own sentence.
 
     >>> summarize({"total_memory": "32.1 GB", "largest_micro_batch": "3"}, {}, NullTranslations())
     'Training memory per GPU: 32.1 GB. Largest micro-batch that fits: 3.'
+    >>> summarize({"total_memory": "32.1 GB", "largest_micro_batch": "Not even one sample fits."},
+    ...           {"largest_micro_batch": NOT_ONE}, NullTranslations())
+    'Training memory per GPU: 32.1 GB. Not even one sample fits.'
     """
+    total = outputs["total_memory"]
+    if isinstance(results.get("largest_micro_batch"), Phrase):
+        return translations.gettext("Training memory per GPU: %(total)s. %(why)s") % {
+            "total": total,
+            "why": outputs["largest_micro_batch"],
+        }
     return translations.gettext("Training memory per GPU: %(total)s. Largest micro-batch that fits: %(largest)s.") % {
-        "total": outputs["total_memory"],
+        "total": total,
         "largest": outputs["largest_micro_batch"],
     }
 

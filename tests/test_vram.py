@@ -7,6 +7,7 @@ from gettext import NullTranslations
 import pytest
 from babel import Locale
 
+from calc.calculators import load
 from calc.evaluation import default_texts, evaluate
 from calc.formatting import format_names, rounded
 from calc.formulas.activations import FAMILIES
@@ -356,3 +357,13 @@ def test_where_not_one_sample_fits_no_per_sample_limit_is_shown_or_handed_on():
     assert results["largest_micro_batch"].message.startswith("Not even one sample fits")
     assert results["per_sample"] is None
     assert "activation_per_sample" not in links(values, results)["plan"]
+
+
+def test_where_not_one_sample_fits_the_announcement_says_so_in_one_sentence(localedir):
+    """The live region reads the reason as a sentence of its own, not pasted after a label and a colon."""
+    chosen = load("vram")
+    texts = {**default_texts(chosen, EN), "gpu": "t4"}
+    view = evaluate(chosen, texts, EN, load_translations(localedir, "en"), changed="gpu")
+    assert view.announcement.startswith("Training memory per GPU: ")
+    assert "Largest micro-batch that fits" not in view.announcement and ".." not in view.announcement
+    assert view.announcement.endswith(view.outputs["largest_micro_batch"])
