@@ -92,7 +92,7 @@ SHAPE = tuple(
     else field
     for field in _SHAPE
 )
-# The projections the covered architectures have: Phi-3's fused ones and the experts' are not offered.
+# The projections the covered architectures have (the experts' are not among them); each model shows its own.
 COVERED_TARGETS = {name for shape in PRESETS.values() if shape.model_type in FAMILIES for name in target_modules(shape)}
 PAGE_TARGETS = replace(TARGETS, options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS))
 PAGE_CONFIG = replace(CONFIG, parse=_covered)

@@ -14,6 +14,7 @@ from gettext import NullTranslations
 from babel import Locale
 
 from calc.formatting import format_number, format_quantity, rounded
+from calc.formulas.parameters import TARGET_MODULES
 from calc.i18n import N_
 from sitebuild.config import ROOT
 
@@ -104,7 +105,11 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
         "lora_step_points": format_number(Decimal(len(adapted_steps)), locale),
         "lora_step_worst": percent(max(abs(point["relative_error"]) for point in adapted_steps)),
         "lora_step_rank": format_number(Decimal(whole_steps["lora"]["rank"]), locale),
-        "lora_step_targets": ", ".join(whole_steps["lora"]["targets"]),
+        # Each model's adapter on those of these names it has (Phi-3 has qkv_proj for q_proj and v_proj), as peft's
+        # target_modules takes them.
+        "lora_step_targets": ", ".join(
+            name for name in TARGET_MODULES if any(name in point["lora_targets"] for point in adapted_steps)
+        ),
         "lora_step_architectures": ", ".join(
             sorted({whole_steps["models"][point["model"]]["model_type"] for point in adapted_steps})
         ),

@@ -66,9 +66,11 @@ def measured(point: dict, moment: str = "") -> Fraction:
 
 
 def test_the_grid_is_whole():
-    # Llama with and without grouped-query attention, Mistral, Qwen2 and a family of other habits (Gemma-2).
+    # Llama with and without grouped-query attention, Mistral, Qwen2, Qwen3 (q and k norms), Phi-3 (fused projections)
+    # and the Gemma family's other habits.
     configs = [point["config"] for point in POINTS]
-    assert {config["family"] for config in configs} == {"llama", "mistral", "qwen2", "gemma2"}
+    families = {"llama", "mistral", "qwen2", "qwen3", "phi3", "gemma2", "gemma3_text"}
+    assert {config["family"] for config in configs} == families
     llama = [config for config in configs if config["family"] == "llama"]
     assert {config["kv_heads"] == config["heads"] for config in llama} == {True, False}
     assert any(config["head_dim"] * config["heads"] != config["hidden"] for config in configs)
@@ -440,11 +442,12 @@ def test_a_pasted_config_fills_the_shape(config, preset):
 @pytest.mark.parametrize("locale", ["en", "es", "it"])
 def test_a_config_of_another_architecture_is_refused_naming_it(localedir, locale):
     view = page_view(load_translations(localedir, locale), locale, config=json.dumps(QWEN3_30B_A3B), changed="config")
-    assert "qwen3_moe" in view.errors["config"] and "llama, mistral, qwen2, gemma2" in view.errors["config"]
+    assert "qwen3_moe" in view.errors["config"]
+    assert "llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3" in view.errors["config"]
     assert view.outputs["step_per_sample"] == ""
 
 
 def test_the_architecture_field_offers_only_what_the_estimate_covers():
     (architecture,) = [field for field in SHAPE if field.name == "architecture"]
     assert [option.value for option in architecture.options] == list(FAMILIES)
-    assert page_view(model="custom", architecture="qwen3").errors["architecture"]
+    assert page_view(model="custom", architecture="mixtral").errors["architecture"]

@@ -209,12 +209,12 @@ def test_the_count_mode_needs_the_activations_and_keeps_the_zero_paper_s_figures
 
 
 def test_a_model_whose_step_is_not_modelled_asks_for_the_activations():
-    phi = {**DEFAULTS, "model": "microsoft/Phi-3-mini-4k-instruct"}
-    phi = {**phi, **settle(phi, "model")}
+    mixtral = {**DEFAULTS, "model": "mistralai/Mixtral-8x7B-v0.1"}
+    mixtral = {**mixtral, **settle(mixtral, "model")}
     with pytest.raises(InputProblem) as problem:
-        CALCULATOR.results(phi)
+        CALCULATOR.results(mixtral)
     assert problem.value.field == "activation_memory"
-    results = CALCULATOR.results({**phi, "activation_memory": Decimal(3)})
+    results = CALCULATOR.results({**mixtral, "activation_memory": Decimal(3)})
     assert results["largest_micro_batch"] == NEEDS_MODEL
 
 

@@ -64,6 +64,8 @@ RECIPES = {
     "autocast-sgd-bf16": (torch.float32, True, "sgd"),
 }
 LORA = {"rank": 8, "targets": ("q_proj", "v_proj", "down_proj")}
+# The models without those modules, and what they are trained on instead: Phi-3's fused qkv_proj.
+LORA_TARGETS = {"test/phi3-gqa": ("qkv_proj", "down_proj")}
 RECOMPUTATIONS = ("none", "selective", "full")
 # Each model's grid: (methods, recipes, attentions, recomputations, sequence lengths); micro-batches are BATCHES.
 GRID = {
@@ -78,6 +80,18 @@ GRID = {
     # Four norms a layer, softcapped scores and logits, float32 norm outputs; eager only (no SDPA in Gemma-2).
     "test/gemma2-tied": [
         (("full", "lora"), ("adamw-bf16",), ("eager",), RECOMPUTATIONS, (64,)),
+    ],
+    # Qwen3's q_norm and k_norm, tied.
+    "test/qwen3-gqa-tied": [
+        (("full", "lora"), ("adamw-bf16",), ("eager", "flash"), ("none", "full"), (64,)),
+    ],
+    # Phi-3's fused qkv_proj and gate_up_proj, and the views of them that attention keeps.
+    "test/phi3-gqa": [
+        (("full", "lora"), ("adamw-bf16",), ("eager", "flash"), ("none", "full"), (64,)),
+    ],
+    # Gemma-3: Gemma-2's four float32 norms with q_norm and k_norm, no softcapping, SDPA, two eager masks.
+    "test/gemma3-mqa-tied": [
+        (("full", "lora"), ("adamw-bf16",), ("eager", "flash"), ("none", "full"), (64,)),
     ],
 }
 BATCHES = (1, 2, 4)
@@ -154,7 +168,8 @@ def prepare(key: str, recipe: str, attention: str, method: str):
     model = build(MODELS[key], "fp32", attention).to(dtype)
     if method == "lora":
         torch.manual_seed(SEED)
-        config = LoraConfig(r=LORA["rank"], target_modules=list(LORA["targets"]), lora_dropout=0.0)
+        targets = LORA_TARGETS.get(key, LORA["targets"])
+        config = LoraConfig(r=LORA["rank"], target_modules=list(targets), lora_dropout=0.0)
         model = get_peft_model(model, config)
         # As gradient checkpointing and prepare_model_for_kbit_training leave it: the embeddings' output requires
         # gradients, so the first layer saves what the others do (calc.formulas.step, _lora_terms).
@@ -189,7 +204,8 @@ def models():
     for key, blocks in GRID.items():
         for methods, recipes, attentions, recomputations, lengths in blocks:
             for method, recipe, attention in itertools.product(methods, recipes, attentions):
-                lora = {"lora_rank": LORA["rank"], "lora_targets": list(LORA["targets"])} if method == "lora" else {}
+                targets = list(LORA_TARGETS.get(key, LORA["targets"]))
+                lora = {"lora_rank": LORA["rank"], "lora_targets": targets} if method == "lora" else {}
                 yield (
                     key,
                     [

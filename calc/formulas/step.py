@@ -32,10 +32,11 @@ index and the most is at one end: 3 and 4 bound every layer's.
 (``tools/measure_steps.py``, ``validation/steps.json``): full fine-tuning
 and LoRA, the recipes ``adamw-bf16``, ``adam-fp32``, ``sgd-fp32``,
 ``autocast-bf16`` and ``autocast-sgd-bf16``, eager and SDPA attention, the three recomputations,
-micro-batches of 1, 2 and 4, Llama, Qwen2 (tied) and Gemma-2 shapes, ZeRO
-stage 0 on one device; ``tests/test_steps.py`` holds this module to every
-point within 10% (all are within 1%). The optimizers run PyTorch's
-``foreach`` implementations, the default on CUDA. Not measurable there,
+micro-batches of 1, 2 and 4, Llama, Qwen2 (tied), Qwen3, Phi-3, Gemma-2 and
+Gemma-3 shapes, ZeRO stage 0 on one device; ``tests/test_steps.py`` holds
+this module to every point within 10% (all but one are within 1%: a batch
+of one sample with one key and value head, docs/validation.md). The
+optimizers run PyTorch's ``foreach`` implementations, the default on CUDA. Not measurable there,
 and modelled with the same terms: the mixed-precision recipes with an fp32
 master copy (``adamw-mixed``, ``adamw-8bit``, ``sgd-momentum``: DeepSpeed's
 or FSDP's, on CUDA devices), ZeRO stages above 0 (several devices) and
@@ -282,21 +283,24 @@ def _lora_terms(
         return inputs + len(names) * f32 * s * r
 
     # o_proj's input: SDPA keeps it anyway, as its output, unless it runs under selective recomputation's
-    # checkpoint; otherwise only an adapted o_proj keeps it.
-    by_core = not terms.eager and setting.recomputation != "selective"
+    # checkpoint or o_proj's input is a copy of it (Phi-3: core_output); otherwise only an adapted o_proj keeps it.
+    by_core = not terms.eager and setting.recomputation != "selective" and not terms.core_output
     attention_output = (terms.attention_output if by_core else 0) + adapted(
         ("o_proj",), widths["o_proj"][0], 0 if by_core else terms.attention_output
     )
     intermediate = p * s * shape.intermediate_size  # one tensor as wide as the MLP
-    norm_output = (f32 if activations.FAMILIES[shape.model_type].norm_output_in_float32 else p) * s * h
+    output_bytes = f32 if activations.FAMILIES[shape.model_type].norm_output_in_float32 else p
+    norm_output = output_bytes * s * h
+    normed_heads = s * (shape.attention_heads + shape.kv_heads) * shape.head_dim if shape.qk_norm else 0
     return dataclasses.replace(
         terms,
         norm=terms.norm - norm_output,  # an RMSNorm keeps its float32 input and the rsqrt, not its output
-        attention_input=adapted(("q_proj", "k_proj", "v_proj"), h, terms.attention_input),
+        qk_norms=terms.qk_norms - output_bytes * normed_heads,  # so do q_norm and k_norm
+        attention_input=adapted(("q_proj", "k_proj", "v_proj", "qkv_proj"), h, terms.attention_input),
         attention_output=attention_output,
         # The activation keeps its input, the product its two factors (LlamaMLP.forward); down_proj's input only if
         # it is adapted.
-        mlp=adapted(("gate_proj", "up_proj"), h, p * s * h)
+        mlp=adapted(("gate_proj", "up_proj", "gate_up_proj"), h, p * s * h)
         + 3 * intermediate
         + adapted(("down_proj",), shape.intermediate_size, intermediate),
         logits=terms.logits - p * s * h,  # lm_head, frozen, keeps no input
@@ -531,6 +535,7 @@ def _layer_backward(
     # The gradient of the residual stream, in its dtype (float32 under autocast), alive from one layer to the next.
     residual = (FLOAT32_BYTES if STEP_RECIPES[setting.recipe].autocast else p) * s * h
     kept = terms.attention_input + terms.core + terms.attention_output + terms.mlp + shape.norms_per_layer * terms.norm
+    kept += terms.qk_norms  # released after the core's backward, with the projections' inputs
     if recomputation == "selective":
         kept += terms.core_inputs - terms.core
     saved = layers * kept + terms.input_ids  # every layer's, as the forward pass left them
@@ -545,7 +550,9 @@ def _layer_backward(
     eager = terms.eager
     rotated = _rotated_casts(shape, setting) // 2 if STEP_RECIPES[setting.recipe].autocast else 0  # bf16 casts of q, k
     cast = p * heads * s * s if eager and p != FLOAT32_BYTES else 0
-    after_core = terms.mlp + (shape.norms_per_layer - 1) * terms.norm + (terms.attention_output + cast if eager else 0)
+    # o_proj's input is released with o_proj's backward where it is not the core's output (eager; Phi-3's SDPA).
+    separate_output = terms.attention_output if eager or terms.core_output else 0
+    after_core = terms.mlp + (shape.norms_per_layer - 1) * terms.norm + separate_output + cast
     # The gated MLP's backward (LlamaMLP.forward): the gradient of down_proj's input, then those of the activation's
     # output and of up_proj's, then of gate_proj's; down_proj's input is released after its backward, the product's
     # factors after theirs: two intermediate-wide gradients beyond the saved tensors at most.
@@ -600,8 +607,11 @@ def _own_gradients(shape: ModelShape, setting: Setting) -> tuple[int, int, int]:
         r = setting.lora_rank
         count = {name: r * (d_in + d_out) * (name in targets) for name, (d_in, d_out) in linear_shapes(shape).items()}
         norm = 0
-    mlp = count["gate_proj"] + count["up_proj"] + count["down_proj"] + (shape.norms_per_layer - 1) * norm
+    mlp = sum(count[name] for name in _MLP if name in count) + (shape.norms_per_layer - 1) * norm
     return count["down_proj"], mlp, mlp + count["o_proj"]
+
+
+_MLP = ("gate_proj", "up_proj", "gate_up_proj", "down_proj")  # the MLP's projections, Phi-3's fused one included
 
 
 def _weight_copies(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
@@ -624,7 +634,7 @@ def _weight_copies(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
     bf16 = PRECISION_BYTES["bf16"]
     weights = {name: bf16 * d_in * d_out for name, (d_in, d_out) in linear_shapes(shape).items()}
     layer = sum(weights.values())  # one layer's projections
-    mlp = weights["gate_proj"] + weights["up_proj"] + weights["down_proj"]
+    mlp = sum(weights[name] for name in _MLP if name in weights)
     released = dict(zip(LAYER_PARTS, (weights["down_proj"], mlp, mlp + weights["o_proj"]), strict=True))
     lm_head = bf16 * shape.vocab_size * shape.hidden_size  # lm_head's weight (the embeddings' when tied)
     everything = shape.layers * layer + lm_head
