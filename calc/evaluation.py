@@ -16,7 +16,7 @@ from babel import Locale
 
 from calc.calculator import NOT_EXACT, Calculator
 from calc.formatting import format_number
-from calc.inputs import Raw, Value
+from calc.inputs import ChoiceSet, Raw, Value
 from calc.problems import InputProblem
 
 
@@ -30,7 +30,8 @@ class View:
     a screen reader hears once the reader pauses. ``texts``: inputs whose
     widget Python sets (from an address, or kept in step by ``settle``).
     ``address``: the inputs as the page's query string. ``links``: the
-    query string each linked calculator's page gets.
+    query string each linked calculator's page gets. ``offered``: for each
+    group of checkboxes, the values of the options shown (the others are hidden).
     """
 
     errors: dict[str, str | None]
@@ -40,6 +41,7 @@ class View:
     texts: dict[str, Raw]
     address: str
     links: dict[str, str]
+    offered: dict[str, list[str]]
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -50,6 +52,7 @@ class View:
             "texts": self.texts,
             "address": self.address,
             "links": self.links,
+            "offered": self.offered,
         }
 
 
@@ -57,7 +60,7 @@ def unavailable(calculator: Calculator, translations: NullTranslations) -> View:
     """What the page shows when evaluating failed unexpectedly: a message, and the page stays alive."""
     message = translations.gettext("Something went wrong with these values. Change one of them to try again.")
     outputs = {o.name: o.empty for o in calculator.outputs}
-    return View(dict.fromkeys(i.name for i in calculator.inputs), outputs, message, message, {}, "", {})
+    return View(dict.fromkeys(i.name for i in calculator.inputs), outputs, message, message, {}, "", {}, {})
 
 
 def default_texts(calculator: Calculator, locale: Locale) -> dict[str, Raw]:
@@ -162,7 +165,10 @@ def evaluate(
         outputs = {o.name: o.render(results[o.name], locale, translations) for o in calculator.outputs}
         announcement = calculator.summarize({n: t for n, t in outputs.items() if isinstance(t, str)}, translations)
         links = {page: urlencode(carried) for page, carried in calculator.links(values, results).items()}
-    return View(errors, outputs, prompt, announcement, shown_texts, address(calculator, texts, values, errors), links)
+    offered = {name: i.offered(values) for name, i in inputs.items() if isinstance(i, ChoiceSet)}
+    return View(
+        errors, outputs, prompt, announcement, shown_texts, address(calculator, texts, values, errors), links, offered
+    )
 
 
 def address(

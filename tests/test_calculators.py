@@ -171,6 +171,21 @@ def test_lora_explains_a_shape_or_a_choice_that_cannot_be(ready_pages, locale=A_
     expect(page.locator("[aria-invalid]")).to_have_count(0)
 
 
+@pytest.mark.parametrize("name", ["lora", "vram"])
+def test_the_target_boxes_show_only_the_chosen_model_s_own_modules(ready_pages, name, locale=A_LOCALE):
+    page = start_over(ready_pages, locale, name)
+    shown = page.locator("#target_modules label:visible input")
+    phi3 = ["qkv_proj", "o_proj", "gate_up_proj", "down_proj"]
+    llama = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+    page.select_option("[name=model]", "microsoft/Phi-3-mini-4k-instruct")
+    expect(shown).to_have_count(len(phi3))
+    assert [box.get_attribute("value") for box in shown.all()] == phi3
+    page.select_option("[name=model]", "meta-llama/Llama-3.2-1B")
+    expect(shown).to_have_count(len(llama))
+    assert [box.get_attribute("value") for box in shown.all()] == llama
+    expect(page.locator("[aria-invalid]")).to_have_count(0)
+
+
 def test_lora_reads_a_pasted_config_json(ready_pages, locale=A_LOCALE):
     """Qwen2.5-0.5B's config.json: tied embeddings, q, k and v biases; 494,032,768 parameters as published."""
     from tests.test_configs import QWEN2_5_0_5B
