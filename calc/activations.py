@@ -95,8 +95,8 @@ SHAPE = tuple(
     else field
     for field in _SHAPE
 )
-# The projections the covered architectures have: Phi-3's fused ones are not offered, nor named, nor the experts' 3-D
-# weights, whose adapter (peft's target_parameters) the step does not model.
+# The projections the covered architectures have, each model showing its own; not the experts' 3-D weights, whose
+# adapter (peft's target_parameters) the step does not model.
 COVERED_TARGETS = {
     name
     for shape in PRESETS.values()

@@ -16,7 +16,7 @@ from babel import Locale
 
 from calc.calculator import NOT_EXACT, Calculator
 from calc.formatting import format_number
-from calc.inputs import Raw, Value
+from calc.inputs import ChoiceSet, Raw, Value
 from calc.problems import InputProblem
 
 
@@ -30,7 +30,9 @@ class View:
     a screen reader hears once the reader pauses. ``texts``: inputs whose
     widget Python sets (from an address, or kept in step by ``settle``).
     ``address``: the inputs as the page's query string. ``links``: the
-    query string each linked calculator's page gets. ``failed``: evaluating
+    query string each linked calculator's page gets. ``offered``: for each
+    group of checkboxes, the values of the options shown (the others are hidden).
+    ``failed``: evaluating
     failed unexpectedly (a bug): the page keeps the address it had, the
     values to send with a report, instead of this view's empty one.
     """
@@ -42,6 +44,7 @@ class View:
     texts: dict[str, Raw]
     address: str
     links: dict[str, str]
+    offered: dict[str, list[str]]
     failed: bool = False
 
     def as_dict(self) -> dict[str, object]:
@@ -53,6 +56,7 @@ class View:
             "texts": self.texts,
             "address": self.address,
             "links": self.links,
+            "offered": self.offered,
             "failed": self.failed,
         }
 
@@ -61,7 +65,8 @@ def unavailable(calculator: Calculator, translations: NullTranslations) -> View:
     """What the page shows when evaluating failed unexpectedly: a message, and the page stays alive."""
     message = translations.gettext("Something went wrong with these values. Change one of them to try again.")
     outputs = {o.name: o.empty for o in calculator.outputs}
-    return View(dict.fromkeys(i.name for i in calculator.inputs), outputs, message, message, {}, "", {}, failed=True)
+    errors = dict.fromkeys(i.name for i in calculator.inputs)
+    return View(errors, outputs, message, message, {}, "", {}, {}, failed=True)
 
 
 def default_texts(calculator: Calculator, locale: Locale) -> dict[str, Raw]:
@@ -167,7 +172,10 @@ def evaluate(
         texts_shown = {n: t for n, t in outputs.items() if isinstance(t, str)}
         announcement = calculator.summarize(texts_shown, results, translations)
         links = {page: urlencode(carried) for page, carried in calculator.links(values, results).items()}
-    return View(errors, outputs, prompt, announcement, shown_texts, address(calculator, texts, values, errors), links)
+    offered = {name: i.offered(values) for name, i in inputs.items() if isinstance(i, ChoiceSet)}
+    return View(
+        errors, outputs, prompt, announcement, shown_texts, address(calculator, texts, values, errors), links, offered
+    )
 
 
 def address(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from gettext import NullTranslations
@@ -314,8 +314,23 @@ class ChoiceSet(Input):
 
     options: tuple[Option, ...]
     default: frozenset[str]
+    # The options the form's other values leave, by value (None: every one): a model's own projections.
+    offered_by: Callable[[Mapping[str, object]], Collection[str] | None] | None = field(default=None, kw_only=True)
 
     widget: ClassVar[str] = "choices"
+
+    def offered(self, values: Mapping[str, object]) -> list[str]:
+        """The options shown for ``values``: those ``offered_by`` leaves, and any chosen, which the reader can then
+        unchoose (its field says why it cannot be).
+
+        >>> targets = ChoiceSet("t", "", "", options=(Option("q", ""), Option("v", ""), Option("o", "")),
+        ...     default=frozenset({"q"}), offered_by=lambda values: {"q"} if values["fused"] else None)
+        >>> targets.offered({"fused": True, "t": frozenset({"o"})}), targets.offered({"fused": False})
+        (['q', 'o'], ['q', 'v', 'o'])
+        """
+        names = None if self.offered_by is None else self.offered_by(values)
+        chosen = values.get(self.name) or frozenset()
+        return [o.value for o in self.options if names is None or o.value in names or o.value in chosen]
 
     def read(self, raw: Raw, locale: Locale) -> frozenset[str]:
         chosen = frozenset([raw] if isinstance(raw, str) else raw) - {""}

@@ -76,6 +76,9 @@ class ActivationHabits:
     # (Qwen3-MoE), and are divided by their sum (Mixtral always; Qwen3-MoE when config.json's norm_topk_prob is true).
     routing_weights_in_float32: bool
     routing_weights_renormalized: bool
+    # apply_rotary_pos_emb ends in torch.cat (Phi-3's, for its partial rotary factor): the queries come out contiguous,
+    # so SDPA's output is not o_proj's input, and eager attention's matmul keeps the queries themselves, not a copy.
+    contiguous_queries: bool
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,7 @@ _LLAMA_HABITS = ActivationHabits(
     sdpa=True,
     routing_weights_in_float32=False,  # no router
     routing_weights_renormalized=False,
+    contiguous_queries=False,
 )
 
 # Each from transformers 5.24's models/<model_type>/configuration_<model_type>.py and modeling_<model_type>.py.
@@ -163,9 +167,10 @@ ARCHITECTURES: dict[str, Architecture] = {
         kv_heads=32,
         qkv_bias=True,
     ),
-    # Qwen3Config: head_dim 128, num_key_value_heads 32; Qwen3Attention's q_norm and k_norm.
+    # Qwen3Config: head_dim 128, num_key_value_heads 32; Qwen3Attention's q_norm and k_norm. It keeps as Llama does
+    # (Qwen3RMSNorm is LlamaRMSNorm; no qkv bias unless attention_bias), but for the q and k norms (ModelShape.qk_norm).
     "qwen3": Architecture(
-        activations=None,
+        activations=_LLAMA_HABITS,
         sizes=_sizes(32, 4096, 32, 22016, 151936),
         norms_per_layer=2,
         tie_word_embeddings=False,
@@ -189,6 +194,7 @@ ARCHITECTURES: dict[str, Architecture] = {
             sdpa=False,
             routing_weights_in_float32=False,  # no router
             routing_weights_renormalized=False,
+            contiguous_queries=False,
         ),
         sizes=_sizes(26, 2304, 8, 9216, 256000),
         norms_per_layer=4,
@@ -198,9 +204,21 @@ ARCHITECTURES: dict[str, Architecture] = {
         attention_bias=True,
     ),
     # Gemma3TextConfig: head_dim 256, num_key_value_heads 4, tie True; Gemma-2's four norms a layer and
-    # Gemma3Attention's q_norm and k_norm (models/gemma3/modeling_gemma3.py).
+    # Gemma3Attention's q_norm and k_norm (models/gemma3/modeling_gemma3.py). It keeps as Gemma-2 does but for the
+    # softcapping: Gemma3RMSNorm multiplies in float32 (q_norm and k_norm too); attn_logit_softcapping and
+    # final_logit_softcapping are None by default; eager attention takes a mask for the global layers and one for the
+    # sliding ones (Gemma3TextModel.forward makes both, whatever layer_types holds); SDPA is accepted
+    # (Gemma3PreTrainedModel: _supports_sdpa = True). Gemma3TextScaledWordEmbedding's scale keeps a constant only.
     "gemma3_text": Architecture(
-        activations=None,
+        activations=ActivationHabits(
+            norm_output_in_float32=True,
+            softcapping=False,
+            eager_masks=2,
+            sdpa=True,
+            routing_weights_in_float32=False,  # no router
+            routing_weights_renormalized=False,
+            contiguous_queries=False,
+        ),
         sizes=_sizes(26, 2304, 8, 9216, 262208),
         norms_per_layer=4,
         tie_word_embeddings=True,
@@ -210,8 +228,19 @@ ARCHITECTURES: dict[str, Architecture] = {
         qk_norm=True,
     ),
     # Phi3Config: num_key_value_heads None → heads; Phi3Attention.qkv_proj and Phi3MLP.gate_up_proj, no biases.
+    # Phi3RMSNorm is LlamaRMSNorm, nothing is softcapped, sliding_window None (one mask), SDPA accepted, dropouts 0
+    # (resid_pdrop, embd_pdrop, attention_dropout); its apply_rotary_pos_emb concatenates the rotated part with the
+    # rest (partial_rotary_factor, 1.0 by default). What the fused projections' views keep: calc.formulas.activations.
     "phi3": Architecture(
-        activations=None,
+        activations=ActivationHabits(
+            norm_output_in_float32=False,
+            softcapping=False,
+            eager_masks=1,
+            sdpa=True,
+            routing_weights_in_float32=False,  # no router
+            routing_weights_renormalized=False,
+            contiguous_queries=True,
+        ),
         sizes=_sizes(32, 3072, 32, 8192, 32064),
         norms_per_layer=2,
         tie_word_embeddings=False,
@@ -228,6 +257,7 @@ ARCHITECTURES: dict[str, Architecture] = {
             sdpa=True,
             routing_weights_in_float32=True,
             routing_weights_renormalized=True,
+            contiguous_queries=False,
         ),
         sizes=_sizes(32, 4096, 32, 14336, 32000),
         norms_per_layer=2,
@@ -250,6 +280,7 @@ ARCHITECTURES: dict[str, Architecture] = {
             sdpa=True,
             routing_weights_in_float32=False,
             routing_weights_renormalized=True,
+            contiguous_queries=False,
         ),
         sizes=_sizes(24, 2048, 32, 6144, 151936),
         norms_per_layer=2,

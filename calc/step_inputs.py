@@ -23,7 +23,7 @@ from calc.formulas.step import COMPUTING, Setting, refusal
 from calc.i18n import N_
 from calc.inputs import Choice, ChoiceSet, Count, Input, Option
 from calc.model_inputs import DEFAULT_MODEL, TYPED_SHAPE, shape_of
-from calc.models import PRESETS, ModelShape
+from calc.models import ARCHITECTURES, PRESETS, ModelShape, architecture_shape
 from calc.problems import InputProblem
 
 METHOD = Choice(
@@ -37,6 +37,37 @@ METHOD = Choice(
     ),
     default="lora",
 )
+
+
+def architecture_targets(model_type: str) -> tuple[str, ...]:
+    """What LoRA can target in any model of ``model_type``: the names follow from the architecture alone (fused
+    projections, experts), whatever the sizes.
+
+    >>> architecture_targets("phi3")
+    ('qkv_proj', 'o_proj', 'gate_up_proj', 'down_proj')
+    >>> architecture_targets("qwen3")
+    ('q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj')
+    """
+    mixture = {"experts": 1, "experts_per_token": 1, "expert_intermediate_size": 1}
+    sizes = dict.fromkeys(("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "intermediate_size"), 1)
+    shape = architecture_shape(
+        model_type,
+        **sizes,
+        vocab_size=1,
+        tie_word_embeddings=False,
+        **(mixture if ARCHITECTURES[model_type].experts else {}),
+    )
+    return target_modules(shape)
+
+
+def _model_targets(values: Mapping[str, object]) -> tuple[str, ...] | None:
+    """The chosen model's own target modules: a preset's, or those of the architecture typed (a Llama where the page
+    has no such field, as calc.model_inputs.typed_shape reads it); ``None`` while the architecture is refused."""
+    preset = PRESETS.get(values.get("model"))
+    model_type = preset.model_type if preset else values.get("architecture", "llama")
+    return None if model_type is None else architecture_targets(model_type)
+
+
 RANK = Count("rank", N_("Rank"), N_("The adapter's rank r."), default=Decimal(16), maximum=Decimal(65_536))
 TARGETS = ChoiceSet(
     "target_modules",
@@ -47,6 +78,7 @@ TARGETS = ChoiceSet(
     ),
     options=tuple(Option(name, name) for name in TARGET_MODULES),
     default=frozenset(target_modules(PRESETS[DEFAULT_MODEL])),
+    offered_by=_model_targets,
 )
 PRECISION = Choice(
     "precision",

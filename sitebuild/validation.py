@@ -18,6 +18,7 @@ from babel import Locale
 from babel.numbers import get_minus_sign_symbol, get_plus_sign_symbol
 
 from calc.formatting import format_names, format_number, format_quantity, rounded
+from calc.formulas.parameters import TARGET_MODULES
 from calc.formulas.step import COMPUTING
 from calc.i18n import N_
 from calc.inputs import Choice
@@ -189,7 +190,11 @@ def step_facts(words: _Words) -> dict[str, object]:
         "lora_step_points": words.number(len(adapted_steps)),
         "lora_step_worst": words.percent(max(abs(point["relative_error"]) for point in adapted_steps)),
         "lora_step_rank": words.number(whole_steps["lora"]["rank"]),
-        "lora_step_targets": words.names(whole_steps["lora"]["targets"]),
+        # Each model's adapter on those of these names it has (Phi-3 has qkv_proj for q_proj and v_proj), as peft's
+        # target_modules takes them.
+        "lora_step_targets": words.names(
+            name for name in TARGET_MODULES if any(name in point["lora_targets"] for point in adapted_steps)
+        ),
         "lora_step_architectures": words.names(
             sorted({whole_steps["models"][point["model"]]["model_type"] for point in adapted_steps})
         ),

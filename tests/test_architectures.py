@@ -63,10 +63,11 @@ def test_every_modelled_architecture_has_a_whole_step(model_type):
             assert sum(activation_breakdown(shape, 64, "bf16", attention, recomputation).values()) > 0
 
 
-@pytest.mark.parametrize("model_type", [name for name, a in ARCHITECTURES.items() if a.activations is None])
-def test_an_architecture_not_modelled_is_refused_not_guessed(model_type):
+def test_an_architecture_not_modelled_is_refused_not_guessed():
+    # Every architecture read is modelled today: a record without habits stands for the next one read before it is.
+    shape = dataclasses.replace(_tiny("llama"), model_type="unmodelled")
     with pytest.raises(ValueError, match="no activation model"):
-        activation_breakdown(_tiny(model_type), 64, "bf16", "flash", "none")
+        activation_breakdown(shape, 64, "bf16", "flash", "none")
 
 
 def test_the_activation_page_offers_the_presets_of_the_modelled_architectures():

@@ -139,11 +139,12 @@ def test_lora_totals_the_run_and_carries_it_to_the_vram_page(ready_pages, locale
     page.fill("[name=micro_batch]", "2")
     page.fill("[name=sequence_length]", "2048")
     expect(link).to_have_attribute("href", "../vram/?model=meta-llama%2FLlama-3.1-8B&" + run.format("qlora", 2048, 2))
-    # An architecture whose activations the step does not model: said so, and the counts stay.
-    page.select_option("[name=model]", "microsoft/Phi-3-mini-4k-instruct")
+    # An adapter on a mixture's experts, which the step does not model: said so, and the counts stay.
+    page.select_option("[name=model]", "mistralai/Mixtral-8x7B-v0.1")
+    page.check("[name=target_modules][value='experts.down_proj']")
     words = load_translations(localedir, locale).gettext
     expect(page.locator("output[name=run_memory]")).to_have_text(words("Not modelled"))
-    expect(page.locator("output[name=base_parameters]")).to_have_text(number("3821079552", locale))
+    expect(page.locator("output[name=base_parameters]")).to_have_text(number("46702792704", locale))
 
 
 def test_following_the_lora_link_opens_the_run_on_the_vram_page(context, base_url):
@@ -168,6 +169,21 @@ def test_lora_explains_a_shape_or_a_choice_that_cannot_be(ready_pages, locale=A_
     page.fill("[name=kv_heads]", "8")
     page.check("[name=target_modules][value=q_proj]")
     expect(page.locator("[data-role=outcome]")).to_be_visible()
+    expect(page.locator("[aria-invalid]")).to_have_count(0)
+
+
+@pytest.mark.parametrize("name", ["lora", "vram"])
+def test_the_target_boxes_show_only_the_chosen_model_s_own_modules(ready_pages, name, locale=A_LOCALE):
+    page = start_over(ready_pages, locale, name)
+    shown = page.locator("#target_modules label:visible input")
+    phi3 = ["qkv_proj", "o_proj", "gate_up_proj", "down_proj"]
+    llama = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+    page.select_option("[name=model]", "microsoft/Phi-3-mini-4k-instruct")
+    expect(shown).to_have_count(len(phi3))
+    assert [box.get_attribute("value") for box in shown.all()] == phi3
+    page.select_option("[name=model]", "meta-llama/Llama-3.2-1B")
+    expect(shown).to_have_count(len(llama))
+    assert [box.get_attribute("value") for box in shown.all()] == llama
     expect(page.locator("[aria-invalid]")).to_have_count(0)
 
 
@@ -378,7 +394,7 @@ def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready
 
 
 def test_the_estimator_reads_a_pasted_config_json_of_an_architecture_it_covers(ready_pages, locale=A_LOCALE):
-    """Qwen2.5-0.5B's config.json fills the shape, tied and with its head_dim; another architecture is refused."""
+    """Qwen2.5-0.5B's config.json fills the shape, tied and with its head_dim; a model type no page reads is refused."""
     from tests.test_configs import PHI_3_MINI, QWEN2_5_0_5B
 
     page = start_over(ready_pages, locale, "activations")
@@ -391,7 +407,7 @@ def test_the_estimator_reads_a_pasted_config_json_of_an_architecture_it_covers(r
     custom = page.locator("output[name=step_per_sample]").inner_text()
     page.select_option("[name=model]", "Qwen/Qwen2.5-0.5B")
     expect(page.locator("output[name=step_per_sample]")).to_have_text(custom)
-    page.fill("[name=config]", json.dumps(PHI_3_MINI))
-    expect(page.locator("#config-error")).to_contain_text("phi3")
+    page.fill("[name=config]", json.dumps({**PHI_3_MINI, "model_type": "falcon"}))
+    expect(page.locator("#config-error")).to_contain_text("falcon")
     expect(page.locator("[name=config]")).to_have_attribute("aria-invalid", "true")
     expect(page.locator("[data-role=outcome]")).to_be_hidden()

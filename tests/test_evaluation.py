@@ -106,6 +106,7 @@ def test_the_worker_entry_point_speaks_json(localedir, locale):
             "vram": "activation_memory=7.45",
             "plan": "target_batch=64&gpus=1&activation_per_sample=7.45&memory_budget=8.02",
         },
+        "offered": {},  # no group of checkboxes on this page
         "failed": False,
     }
     # Values that are not text are read as their text, never trusted as numbers.

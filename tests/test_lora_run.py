@@ -121,17 +121,20 @@ def test_qlora_in_fp32_is_refused_on_the_method():
     assert page.outputs["run_memory"] == ""
 
 
-@pytest.mark.parametrize("key", [key for key, shape in PRESETS.items() if shape.model_type not in FAMILIES])
-def test_an_architecture_the_step_does_not_model_says_so_and_keeps_its_counts(key):
-    page = view(model=key)
-    assert page.prompt is None
-    assert page.outputs["run_memory"] == NOT_MODELLED
-    assert page.outputs["peak_moment"] == (
+def test_an_architecture_the_step_does_not_model_says_so_and_keeps_its_counts(monkeypatch):
+    # Every preset's architecture is modelled today: one taken out stands for the next architecture read before it is.
+    import calc.lora as page
+
+    monkeypatch.setattr(page, "FAMILIES", {name: habits for name, habits in FAMILIES.items() if name != "phi3"})
+    page_ = view(model="microsoft/Phi-3-mini-4k-instruct")
+    assert page_.prompt is None
+    assert page_.outputs["run_memory"] == NOT_MODELLED
+    assert page_.outputs["peak_moment"] == (
         "The activations of this architecture are not modelled, so neither is the run's total; the counts above hold."
     )
-    assert page.outputs["run_breakdown"]["rows"] == []
-    assert page.outputs["trainable_parameters"] not in ("", "0")
-    assert page.announcement.endswith("so neither is the run's total; the counts above hold.")
+    assert page_.outputs["run_breakdown"]["rows"] == []
+    assert page_.outputs["trainable_parameters"] not in ("", "0")
+    assert page_.announcement.endswith("so neither is the run's total; the counts above hold.")
 
 
 def test_a_mixture_runs_with_an_adapter_on_its_attention_and_says_so_on_its_experts():
@@ -149,12 +152,8 @@ def test_a_mixture_runs_with_an_adapter_on_its_attention_and_says_so_on_its_expe
     assert page.announcement.endswith("so neither is the run's total; the counts above hold.")
 
 
-def test_those_architectures_are_the_ones_issue_lists():
-    assert {shape.model_type for shape in PRESETS.values()} - set(FAMILIES) == {
-        "phi3",
-        "qwen3",
-        "gemma3_text",
-    }
+def test_every_preset_s_run_is_modelled():
+    assert {shape.model_type for shape in PRESETS.values()} - set(FAMILIES) == set()
 
 
 def carried(page) -> dict[str, str]:
@@ -246,7 +245,7 @@ def test_the_prose_quotes_the_defaults_run_and_what_was_measured(site, locale):
     lora = step_peak(LLAMA, Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, SEVEN), 1)
     qlora = step_peak(LLAMA, Setting("adamw-mixed", 4096, "flash", "full", "qlora", 16, SEVEN), 1)
     for size in (lora.total, lora.parts["weights"], lora.parts["activations"], lora.parts["loss"], qlora.total):
-        assert gigabytes(size, 2).text(parsed, breakable=False) in details, size
+        assert gigabytes(size, 2).text(parsed, breakable=False, padded=True) in details, size
     report = json.loads((Path(__file__).parent.parent / "validation" / "steps.json").read_text(encoding="utf-8"))
     measured = [point for point in report["points"] if point["method"] == "lora"]
     assert f" {format_number(Decimal(len(measured)), parsed)} " in details

@@ -233,3 +233,41 @@ def test_an_address_naming_only_a_mixture_opens_with_its_own_targets():
     # Targets the address names are the reader's: one the model lacks is said so, never replaced.
     texts = restore(CALCULATOR, "?model=microsoft/Phi-3-mini-4k-instruct&target_modules=q_proj", EN)
     assert evaluate(CALCULATOR, texts, EN, NullTranslations(), restoring=True).errors["target_modules"]
+
+
+PHI3_MODULES = ["qkv_proj", "o_proj", "gate_up_proj", "down_proj"]
+LLAMA_MODULES = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+
+
+@pytest.mark.parametrize("page", ["lora", "vram", "activations"])
+def test_the_target_boxes_offer_only_the_model_s_own_modules(page):
+    from calc.calculators import load
+
+    calculator = load(page)
+
+    def offered(changed=None, base=None, **texts):
+        raw = {**(base or default_texts(calculator, EN)), **texts}
+        view = evaluate(calculator, raw, EN, NullTranslations(), changed=changed or next(iter(texts), None))
+        return view, view.offered["target_modules"]
+
+    view, shown = offered()
+    assert shown == LLAMA_MODULES  # the default model, a Llama
+    phi3, shown = offered(model="microsoft/Phi-3-mini-4k-instruct")
+    assert shown == PHI3_MODULES
+    # Back to a Llama-like preset (Qwen3), from Phi-3's form.
+    base = {**default_texts(calculator, EN), **phi3.texts, "model": "microsoft/Phi-3-mini-4k-instruct"}
+    assert offered(base=base, model="Qwen/Qwen3-8B")[1] == LLAMA_MODULES
+    # A typed architecture, and a pasted config.json, change them as a preset does.
+    assert offered(model="custom", architecture="phi3", changed="architecture")[1] == PHI3_MODULES
+    config = {"model_type": "phi3", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4}
+    config |= {"intermediate_size": 128, "vocab_size": 32064}
+    assert offered(config=json.dumps(config))[1] == PHI3_MODULES
+
+
+def test_a_chosen_module_the_model_lacks_stays_shown_to_be_unchosen():
+    from calc.evaluation import restore
+
+    texts = restore(CALCULATOR, "?model=microsoft/Phi-3-mini-4k-instruct&target_modules=q_proj", EN)
+    view = evaluate(CALCULATOR, texts, EN, NullTranslations(), restoring=True)
+    assert view.errors["target_modules"]
+    assert view.offered["target_modules"] == ["q_proj", *PHI3_MODULES]

@@ -260,14 +260,16 @@ def test_the_count_mode_needs_the_activations_and_keeps_the_zero_paper_s_figures
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-def test_a_model_whose_step_is_not_modelled_asks_for_the_activations(localedir, locale):
-    # A preset whose architecture the step does not model; none left would leave the page's refusal unreachable.
-    unmodelled = [name for name, shape in PRESETS.items() if shape.model_type not in FAMILIES]
-    assert unmodelled, "every preset's step is modelled: StepNotModelled and this test can go"
+def test_a_model_whose_step_is_not_modelled_asks_for_the_activations(localedir, locale, monkeypatch):
+    # Every preset's step is modelled today: one architecture taken out stands for the next one read before it is.
+    import calc.vram as page
+
+    monkeypatch.setattr(page, "FAMILIES", {name: habits for name, habits in FAMILIES.items() if name != "phi3"})
+    unmodelled = ["microsoft/Phi-3-mini-4k-instruct"]
     parsed = Locale.parse(locale)
     texts = {**default_texts(CALCULATOR, parsed), "model": unmodelled[0]}
     shown = evaluate(CALCULATOR, texts, parsed, load_translations(localedir, locale), changed="model")
-    modelled = format_names(FAMILIES, parsed)
+    modelled = format_names(page.FAMILIES, parsed)
     assert shown.errors["activation_memory"] == expected(locale).not_modelled.format(modelled=modelled)
     chosen = {**DEFAULTS, "model": unmodelled[0]}
     results = CALCULATOR.results({**chosen, **settle(chosen, "model"), "activation_memory": Decimal(3)})

@@ -199,6 +199,57 @@ MODELS = {
         experts_per_token=4,  # routing weights in the model's dtype, renormalized (norm_topk_prob)
         expert_intermediate_size=64,
     ),
+    "test/qwen3-gqa-tied": ModelShape(
+        model_type="qwen3",
+        layers=2,
+        hidden_size=128,
+        attention_heads=4,
+        kv_heads=2,
+        head_dim=48,  # Qwen3's head_dim is its own, not 128 // 4
+        intermediate_size=320,
+        vocab_size=4000,
+        tie_word_embeddings=True,  # as Qwen3 up to 4B
+        qkv_bias=False,
+        o_bias=False,
+        mlp_bias=False,
+        norms_per_layer=2,
+        source=_TEST_SHAPE,
+        qk_norm=True,  # q_norm and k_norm over head_dim
+    ),
+    "test/phi3-gqa": ModelShape(
+        model_type="phi3",
+        layers=2,
+        hidden_size=128,
+        attention_heads=4,
+        kv_heads=2,  # q, k and v of unequal widths in the one qkv_proj
+        head_dim=32,
+        intermediate_size=320,
+        vocab_size=32064,  # Phi3Config's pad_token_id, 32000, must be a token of the vocabulary
+        tie_word_embeddings=False,
+        qkv_bias=False,
+        o_bias=False,
+        mlp_bias=False,
+        norms_per_layer=2,
+        source=_TEST_SHAPE,
+        fused_projections=True,  # qkv_proj and gate_up_proj
+    ),
+    "test/gemma3-mqa-tied": ModelShape(
+        model_type="gemma3_text",
+        layers=6,  # Gemma3TextConfig's pattern: five sliding layers, then a global one
+        hidden_size=128,
+        attention_heads=4,
+        kv_heads=1,  # as Gemma-3-1B
+        head_dim=48,  # not 128 // 4
+        intermediate_size=256,
+        vocab_size=6000,  # the end of the forward pass holds the most at every length: no near tie of the moments
+        tie_word_embeddings=True,
+        qkv_bias=False,
+        o_bias=False,
+        mlp_bias=False,
+        norms_per_layer=4,
+        source=_TEST_SHAPE,
+        qk_norm=True,  # q_norm and k_norm, float32 as its other norms
+    ),
 }
 SEQUENCE_LENGTHS = (64, 128, 256)
 PRECISIONS = {"fp32": torch.float32, "bf16": torch.bfloat16}

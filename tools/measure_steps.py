@@ -65,6 +65,8 @@ RECIPES = {
     "autocast-sgd-bf16": (torch.float32, True, "sgd"),
 }
 LORA = {"rank": 8, "targets": ("q_proj", "v_proj", "down_proj")}
+# The models without those modules, and what they are trained on instead: Phi-3's fused qkv_proj.
+LORA_TARGETS = {"test/phi3-gqa": ("qkv_proj", "down_proj")}
 RECOMPUTATIONS = ("none", "selective", "full")
 # Each model's grid: (methods, recipes, attentions, recomputations, sequence lengths); micro-batches are BATCHES.
 GRID = {
@@ -89,13 +91,28 @@ GRID = {
     "test/qwen3-moe": [
         (("full", "lora"), ("adamw-bf16",), ("eager", "flash"), ("none", "full"), (128,)),
     ],
+    # Qwen3's q_norm and k_norm, tied.
+    "test/qwen3-gqa-tied": [
+        (("full", "lora"), ("adamw-bf16",), ("eager", "flash"), ("none", "full"), (64,)),
+    ],
+    # Phi-3's fused qkv_proj and gate_up_proj, and the views of them that attention keeps.
+    "test/phi3-gqa": [
+        (("full", "lora"), ("adamw-bf16",), ("eager", "flash"), ("none", "full"), (64,)),
+    ],
+    # Gemma-3: Gemma-2's four float32 norms with q_norm and k_norm, no softcapping, SDPA, two eager masks.
+    "test/gemma3-mqa-tied": [
+        (("full", "lora"), ("adamw-bf16",), ("eager", "flash"), ("none", "full"), (64,)),
+    ],
 }
 BATCHES = (1, 2, 4)
 SEED = 0
 
 
 def targets(key: str) -> tuple[str, ...]:
-    """LORA's targets that the model has (a mixture of experts has no down_proj module)."""
+    """The model's own targets where it has them (LORA_TARGETS), else LORA's that it has (a mixture of experts has no
+    down_proj module)."""
+    if key in LORA_TARGETS:
+        return LORA_TARGETS[key]
     return tuple(name for name in LORA["targets"] if name in target_modules(MODELS[key]))
 
 

@@ -4,6 +4,7 @@
 //
 // What it applies, by element:
 //   an input, select or textarea [name]: its error, and its text when Python sets it;
+//   a checkbox's label: hidden unless the view offers its value;
 //   output[name]: a figure's text;
 //   [data-output][data-kind=table]: a table's rows; [data-kind=svg]: a chart (a line
 //   chart has both: its picture and its table share the output's name);
@@ -108,7 +109,28 @@ const initialView = {
   // Each part as drawn (a chart's picture and its table share an output's name).
   parts: parts.map((part) => part.cloneNode(true)),
   prompt: placeholder.hidden ? null : placeholder.textContent,
+  offered: offeredNow(),
 };
+
+// Each group of checkboxes' values whose labels are shown.
+function offeredNow() {
+  const boxes = controls.filter((control) => control.type === "checkbox");
+  return Object.fromEntries(
+    [...new Set(boxes.map((box) => box.name))].map((name) => [
+      name,
+      boxes.filter((box) => box.name === name && !box.closest("label").hidden).map((box) => box.value),
+    ]),
+  );
+}
+
+// Shows the options the view offers, and hides the others.
+function offer(offered) {
+  for (const [name, values] of Object.entries(offered)) {
+    for (const box of controls.filter((control) => control.name === name)) {
+      box.closest("label").hidden = !values.includes(box.value);
+    }
+  }
+}
 
 function errorOf(name) {
   return document.getElementById(`${name}-error`);
@@ -240,6 +262,7 @@ function fail(error) {
   worker.terminate();
   // Back to the values the pre-rendered results belong to, which stay.
   form.reset();
+  offer(initialView.offered);
   show(initialView);
   results.removeAttribute("aria-busy");
   for (const fieldset of form.querySelectorAll("fieldset")) fieldset.disabled = true;
@@ -277,6 +300,7 @@ async function askInTurn() {
     const view = await evaluate(request());
     if (root.dataset.calc === "error") break; // fail() ended the worker: leave the loop as a finished one
     setTexts(view.texts, editedSinceAsked);
+    offer(view.offered);
     if (edits.length > 0) continue; // a later edit has the last word
     follow(view);
     announceLater(view.announcement);

@@ -73,7 +73,6 @@ class SavedTensors:
     """Every tensor kept, in bytes per sample: one decoder layer's, and the model's around them."""
 
     norm: int  # one RMSNorm
-    head_norms: int  # one layer's RMSNorms of the queries' and keys' heads (Qwen3-MoE's q_norm and k_norm)
     attention_input: int
     queries: int  # as the attention core keeps them
     keys_values: int  # as the attention core keeps them
@@ -87,18 +86,23 @@ class SavedTensors:
     layer_input_in_norm: int  # the part of it that the recomputed first norm keeps as it is
     logits: int  # lm_head's input, the loss and the labels
     input_ids: int
+    qk_norms: int = 0  # one layer's RMSNorms of head_dim on the queries and the keys (ModelShape.qk_norm)
+    core_output: int = 0  # SDPA's output, where o_proj's input is a copy of it (contiguous_queries)
+    recomputed_queries: int = 0  # the queries a recomputed eager core keeps again (not when they are contiguous)
 
     @property
     def core(self) -> int:
         """The attention core's saved tensors: from the queries, keys and values to the attention's output."""
-        return self.queries + self.keys_values + self.scores + self.softmax_statistics
+        return self.queries + self.keys_values + self.scores + self.softmax_statistics + self.core_output
 
     @property
     def recomputed_core(self) -> int:
         """What the core keeps again when selective recomputation reruns it, beside the inputs it keeps anyway."""
         # Eager attention makes its copies of q, k and v again; SDPA keeps the very tensors it is given, and a new
         # output (o_proj's, the same tensor in forward, is gone by then) with its log-sum-exp.
-        return self.core if self.eager else self.attention_output + self.softmax_statistics
+        if self.eager:
+            return self.core - self.queries + self.recomputed_queries
+        return self.attention_output + self.softmax_statistics
 
 
 def check_arguments(
@@ -128,11 +132,13 @@ def saved_tensors(shape: ModelShape, s: int, p: int, attention: str) -> SavedTen
     upcast_input = FLOAT32_BYTES * s * h
     rsqrt = FLOAT32_BYTES * s
     normalized = (FLOAT32_BYTES if family.norm_output_in_float32 else p) * s * h
-    # Qwen3MoeAttention normalizes each query and key head (q_norm, k_norm: RMSNorm of head_dim, on q_proj's and
-    # k_proj's outputs, before the rotary embedding): the same three tensors, on heads + kv_heads vectors a token.
-    vectors = s * (heads + kv) if shape.qk_norm else 0
-    head_norms = (FLOAT32_BYTES + (FLOAT32_BYTES if family.norm_output_in_float32 else p)) * vectors * d
-    head_norms += FLOAT32_BYTES * vectors  # a float per head vector
+    # q_norm and k_norm (Qwen3Attention, models/qwen3/modeling_qwen3.py; Gemma3Attention; Qwen3MoeAttention) are
+    # the same RMSNorm over each head's head_dim values, on q_proj's and k_proj's outputs before the rotary embedding:
+    # each keeps the same three tensors, per head and token instead of per token.
+    normed_heads = s * (heads + kv) if shape.qk_norm else 0
+    qk_norms = normed_heads * (
+        FLOAT32_BYTES * d + FLOAT32_BYTES + (FLOAT32_BYTES if family.norm_output_in_float32 else p) * d
+    )
     # q_proj, k_proj and v_proj keep their one shared input: nn.Linear keeps its input for the weight's gradient
     # (Korthikanti §4.1: 2sbh).
     attention_input = p * s * h
@@ -143,7 +149,18 @@ def saved_tensors(shape: ModelShape, s: int, p: int, attention: str) -> SavedTen
     # the queries, in the layout bmm needs). SDPA with enable_gqa (integrations/sdpa_attention.py) and flash-attn
     # keep the kv_heads as they are (grouped-query attention: Ainslie et al. 2023, §2.2).
     queries = p * s * heads * d
-    keys_values = 2 * p * s * (heads if eager else kv) * d
+    # Phi3Attention (models/phi3/modeling_phi3.py) slices q, k and v out of qkv_proj's one output; the rotary
+    # embedding makes new queries and keys, but the values stay views of that output, and what keeps them as they are
+    # keeps all of it: SDPA, and selective recomputation's checkpoint. Eager attention keeps a copy (repeat_kv, or the
+    # matmul's reshape of the strided view).
+    values = (heads + 2 * kv if shape.fused_projections else kv) * d  # per token, as the core's input keeps them
+    keys_values = 2 * p * s * heads * d if eager else p * s * (kv * d + values)
+    # Phi-3's contiguous queries (torch.cat in its apply_rotary_pos_emb): SDPA's output comes out in the queries'
+    # layout, so attn_output.transpose(1, 2).contiguous() (integrations/sdpa_attention.py) copies it for o_proj, and
+    # SDPA keeps the original; eager attention's matmul keeps the queries as they are, which a recomputed core's
+    # checkpoint already holds.
+    core_output = p * s * heads * d if family.contiguous_queries and not eager else 0
+    recomputed_queries = 0 if family.contiguous_queries else queries
     # Eager scores: the softmax runs in float32 (softmax(..., dtype=torch.float32)) and keeps its output; the matmul
     # with the values keeps the .to(query.dtype) copy, another tensor unless the model is float32; dropout with
     # attention_dropout = 0.0 returns its input, no mask. Gemma-2 caps the scores first (tanh(scores / softcap) *
@@ -159,12 +176,14 @@ def saved_tensors(shape: ModelShape, s: int, p: int, attention: str) -> SavedTen
     attention_output = p * s * heads * d
     # Selective recomputation (Korthikanti §5) keeps the core's inputs: queries, and keys and values kv_heads wide
     # (before repeat_kv).
-    core_inputs = p * s * (heads + 2 * kv) * d
+    core_inputs = p * s * ((heads + kv) * d + values)
     # The gated MLP (LlamaMLP.forward: down_proj(act_fn(gate_proj(x)) * up_proj(x)); Shazeer 2020, "GLU Variants
     # Improve Transformer", §2): gate_proj and up_proj keep their shared input; then four tensors as wide as the
     # intermediate size: the activation (SiLU; Gemma-2's GELU-tanh) keeps its input, gate_proj's output; the product
     # both its factors, the activation's output and up_proj's; down_proj its input, the product. (Korthikanti §4.1:
-    # 2sbh + 8sbh + 8sbh + a 1-byte dropout mask, for GPT's 4h-wide GeLU MLP.)
+    # 2sbh + 8sbh + 8sbh + a 1-byte dropout mask, for GPT's 4h-wide GeLU MLP.) Phi3MLP's gate_up_proj makes gate and
+    # up as the two halves of one output (chunk): the activation keeps its half, the product the other, so the
+    # activation and the product keep all of it, the same bytes.
     mlp_input = p * s * h
     intermediates = 4 * p * s * shape.intermediate_size
     if shape.experts:
@@ -183,7 +202,6 @@ def saved_tensors(shape: ModelShape, s: int, p: int, attention: str) -> SavedTen
     labels = INDEX_BYTES * s  # nll_loss keeps its target, the shifted labels
     return SavedTensors(
         norm=upcast_input + rsqrt + normalized,
-        head_norms=head_norms,
         attention_input=attention_input,
         queries=queries,
         keys_values=keys_values,
@@ -197,6 +215,9 @@ def saved_tensors(shape: ModelShape, s: int, p: int, attention: str) -> SavedTen
         layer_input_in_norm=layer_input if p == FLOAT32_BYTES else 0,  # a float32 input is upcast to itself
         logits=lm_head_input + capped_logits + log_probabilities + labels,
         input_ids=INDEX_BYTES * s,  # nn.Embedding keeps its indices
+        qk_norms=qk_norms,
+        core_output=core_output,
+        recomputed_queries=recomputed_queries,
     )
 
 
@@ -268,8 +289,8 @@ def forward_parts(shape: ModelShape, terms: SavedTensors, recomputation: str) ->
     return _parts(
         layers * (terms.attention_input + core + terms.attention_output),
         layers * terms.mlp,
-        (layers * shape.norms_per_layer + 1) * terms.norm  # the final norm, model.norm, after the last layer
-        + layers * terms.head_norms,
+        # the final norm, model.norm, after the last layer
+        (layers * shape.norms_per_layer + 1) * terms.norm + layers * terms.qk_norms,
         terms.logits,
         terms.input_ids,
     )
@@ -312,8 +333,8 @@ def recomputation_parts(shape: ModelShape, terms: SavedTensors, recomputation: s
         return _parts(
             terms.attention_input + terms.core + terms.attention_output,
             terms.mlp,
-            # The first norm's float32 input, when it is the layer's input itself, is counted once, in ``outside``.
-            shape.norms_per_layer * terms.norm + terms.head_norms - terms.layer_input_in_norm,
+            # the layer input that the first norm keeps is counted once, in ``outside``
+            shape.norms_per_layer * terms.norm + terms.qk_norms - terms.layer_input_in_norm,
             0,
             terms.input_ids + layers * terms.layer_input,
         )
@@ -321,8 +342,8 @@ def recomputation_parts(shape: ModelShape, terms: SavedTensors, recomputation: s
     return _parts(
         (layers - 1) * (kept + terms.attention_output) + kept + terms.recomputed_core,
         (layers - 1) * terms.mlp,
-        ((layers - 1) * shape.norms_per_layer + 1) * terms.norm  # the last layer's first norm, input_layernorm
-        + layers * terms.head_norms,  # outside the core: kept
+        # the last layer's first norm, input_layernorm, and every layer's q and k norms (before the core)
+        ((layers - 1) * shape.norms_per_layer + 1) * terms.norm + layers * terms.qk_norms,
         0,
         terms.input_ids,
     )

@@ -36,11 +36,13 @@ tests use; the rest is this module's own.
 (``tools/measure_steps.py``, ``validation/steps.json``): full fine-tuning
 and LoRA, the recipes ``adamw-bf16``, ``adam-fp32``, ``sgd-fp32``,
 ``autocast-bf16`` and ``autocast-sgd-bf16``, eager and SDPA attention, the three recomputations,
-micro-batches of 1, 2 and 4, Llama, Qwen2 (tied), Gemma-2, Mixtral and
-Qwen3-MoE shapes, ZeRO stage 0 on one device; ``tests/test_steps.py`` holds
-this module to every point within 10% (all are within 1% but some of the
-mixtures', within 4.5%, below, where the experts' backward holds the peak). The optimizers run PyTorch's
-``foreach`` implementations, the default on CUDA. Not measurable there,
+micro-batches of 1, 2 and 4, Llama, Qwen2 (tied), Qwen3, Phi-3, Gemma-2,
+Gemma-3, Mixtral and Qwen3-MoE shapes, ZeRO stage 0 on one device;
+``tests/test_steps.py`` holds this module to every point within 10% (all
+are within 1% but one dense point, a batch of one sample with one key and
+value head, 1.4% over, and some of the mixtures', within 4.5%, below, where
+the experts' backward holds the peak: docs/validation.md). The optimizers
+run PyTorch's ``foreach`` implementations, the default on CUDA. Not measurable there,
 and modelled with the same terms: the mixed-precision recipes with an fp32
 master copy (``adamw-mixed``, ``adamw-8bit``, ``sgd-momentum``: DeepSpeed's
 or FSDP's, on CUDA devices), ZeRO stages above 0 (several devices) and
@@ -389,26 +391,27 @@ def _lora_terms(
         return inputs + len(names) * f32 * s * r
 
     # o_proj's input: SDPA keeps it anyway, as its output, unless it runs under selective recomputation's
-    # checkpoint; otherwise only an adapted o_proj keeps it.
-    by_core = not terms.eager and setting.recomputation != "selective"
+    # checkpoint or o_proj's input is a copy of it (Phi-3: core_output); otherwise only an adapted o_proj keeps it.
+    by_core = not terms.eager and setting.recomputation != "selective" and not terms.core_output
     attention_output = (terms.attention_output if by_core else 0) + adapted(
         ("o_proj",), widths["o_proj"][0], 0 if by_core else terms.attention_output
     )
     intermediate = p * s * shape.intermediate_size  # one tensor as wide as the MLP
     mlp = (
-        adapted(("gate_proj", "up_proj"), h, p * s * h)
+        adapted(("gate_proj", "up_proj", "gate_up_proj"), h, p * s * h)
         + 3 * intermediate
         + adapted(("down_proj",), shape.intermediate_size, intermediate)
     )
     if shape.experts:
         mlp = activations.routed_tensors(shape, s, p, trained=False)  # a frozen router and experts keep no input
-    norm_output = (f32 if activations.FAMILIES[shape.model_type].norm_output_in_float32 else p) * s * h
-    head_outputs = norm_output // h * (shape.attention_heads + shape.kv_heads) * shape.head_dim if shape.qk_norm else 0
+    output_bytes = f32 if activations.FAMILIES[shape.model_type].norm_output_in_float32 else p
+    norm_output = output_bytes * s * h
+    normed_heads = s * (shape.attention_heads + shape.kv_heads) * shape.head_dim if shape.qk_norm else 0
     return dataclasses.replace(
         terms,
         norm=terms.norm - norm_output,  # an RMSNorm keeps its float32 input and the rsqrt, not its output
-        head_norms=terms.head_norms - head_outputs,  # q_norm's and k_norm's likewise
-        attention_input=adapted(("q_proj", "k_proj", "v_proj"), h, terms.attention_input),
+        qk_norms=terms.qk_norms - output_bytes * normed_heads,  # so do q_norm and k_norm
+        attention_input=adapted(("q_proj", "k_proj", "v_proj", "qkv_proj"), h, terms.attention_input),
         attention_output=attention_output,
         # The activation keeps its input, the product its two factors (LlamaMLP.forward); down_proj's input only if
         # it is adapted.
@@ -658,7 +661,7 @@ def _layer_backward(
     # The gradient of the residual stream, in its dtype, alive from one layer to the next.
     residual = _residual_bytes(STEP_RECIPES[setting.recipe], p) * s * h
     kept = terms.attention_input + terms.core + terms.attention_output + terms.mlp + shape.norms_per_layer * terms.norm
-    kept += terms.head_norms
+    kept += terms.qk_norms  # released after the core's backward, with the projections' inputs
     if recomputation == "selective":
         kept += terms.core_inputs - terms.core
     saved = layers * kept + terms.input_ids  # every layer's, as the forward pass left them
@@ -673,7 +676,9 @@ def _layer_backward(
     eager = terms.eager
     rotated = _rotated_casts(shape, setting) // 2 if STEP_RECIPES[setting.recipe].autocast else 0  # bf16 casts of q, k
     cast = p * heads * s * s if eager and p != FLOAT32_BYTES else 0
-    after_core = terms.mlp + (shape.norms_per_layer - 1) * terms.norm + (terms.attention_output + cast if eager else 0)
+    # o_proj's input is released with o_proj's backward where it is not the core's output (eager; Phi-3's SDPA).
+    separate_output = terms.attention_output if eager or terms.core_output else 0
+    after_core = terms.mlp + (shape.norms_per_layer - 1) * terms.norm + separate_output + cast
     # The gated MLP's backward (LlamaMLP.forward): the gradient of down_proj's input, then those of the activation's
     # output and of up_proj's, then of gate_proj's; down_proj's input is released after its backward, the product's
     # factors after theirs: two intermediate-wide gradients beyond the saved tensors at most.
@@ -769,9 +774,13 @@ def _own_gradients(shape: ModelShape, setting: Setting) -> tuple[int, int, int]:
         down = experts["experts.down_proj"] if trained else 0
         rest = experts["experts.gate_up_proj"] + shape.experts * shape.hidden_size if trained else 0
     else:
-        down, rest = count["down_proj"], count["gate_proj"] + count["up_proj"]
+        down = count["down_proj"]
+        rest = sum(count[name] for name in _MLP if name in count and name != "down_proj")
     mlp = down + rest + (shape.norms_per_layer - 1) * norm
     return down, mlp, mlp + count["o_proj"]
+
+
+_MLP = ("gate_proj", "up_proj", "gate_up_proj", "down_proj")  # the MLP's projections, Phi-3's fused one included
 
 
 def _weight_copies(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
@@ -793,7 +802,7 @@ def _weight_copies(shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
     bf16 = PRECISION_BYTES["bf16"]
     weights = {name: bf16 * d_in * d_out for name, (d_in, d_out) in linear_shapes(shape).items()}
     layer = sum(weights.values())  # one layer's projections
-    mlp = weights["gate_proj"] + weights["up_proj"] + weights["down_proj"]
+    mlp = sum(weights[name] for name in _MLP if name in weights)
     released = dict(zip(LAYER_PARTS, (weights["down_proj"], mlp, mlp + weights["o_proj"]), strict=True))
     lm_head = bf16 * shape.vocab_size * shape.hidden_size  # lm_head's weight (the embeddings' when tied)
     everything = shape.layers * layer + lm_head
