@@ -228,8 +228,11 @@ def _settle_model(values: Mapping[str, object], changed: str | None) -> dict[str
     settled = settle_shape(values, changed)
     model = values.get("model")
     # A count typed, or one an address gives with a preset it does not match (?parameters=7.5), is the count mode.
+    # An address that gives only the model (another page's link, ?model=Qwen/Qwen3-8B) leaves the default count,
+    # which is the default preset's: that is no count of its own.
+    given = values.get("parameters")
     typed_count = changed == "parameters" or (
-        changed is None and model in PRESETS and values.get("parameters") not in (None, billions(PRESETS[model]))
+        changed is None and model in PRESETS and given not in (None, billions(PRESETS[model]), PARAMETERS.default)
     )
     if typed_count and model != COUNT:
         settled = {"model": COUNT}

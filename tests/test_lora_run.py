@@ -268,6 +268,13 @@ def test_the_prose_quotes_the_defaults_run_and_what_was_measured(site, locale):
             1,
         ),
         (
+            # A preset other than the VRAM page's default: the link gives the model, not its count.
+            {"model": "Qwen/Qwen3-8B"},
+            PRESETS["Qwen/Qwen3-8B"],
+            Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, SEVEN),
+            1,
+        ),
+        (
             {"layers": "16", "sequence_length": "2048"},  # a typed shape
             dataclasses.replace(LLAMA, layers=16),
             Setting("adamw-mixed", 2048, "flash", "full", "lora", 16, SEVEN),

@@ -21,7 +21,7 @@ from calc.outputs import Quantity
 from calc.problems import InputProblem
 from calc.step_inputs import REFUSED
 from calc.step_outputs import MOMENT_WORDS
-from calc.vram import CALCULATOR, COUNT, NEEDS_MODEL, OPTIMIZER, gpu_memory, links, settle, verdict
+from calc.vram import CALCULATOR, COUNT, NEEDS_MODEL, OPTIMIZER, billions, gpu_memory, links, settle, verdict
 from sitebuild.config import LOCALES
 from tests.expectations import expected
 
@@ -350,6 +350,10 @@ def test_an_address_with_a_count_alone_opens_the_count_mode():
     qwen = {**CALCULATOR.defaults(), "model": "Qwen/Qwen2.5-7B"}
     qwen["parameters"] = settle(qwen, "model")["parameters"]
     assert "model" not in settle(qwen, None)
+    # An address with a preset alone (the LoRA page's link) keeps the default count: that preset, not the count mode.
+    linked = {**CALCULATOR.defaults(), "model": "Qwen/Qwen3-8B"}
+    assert settle(linked, None)["parameters"] == billions(PRESETS["Qwen/Qwen3-8B"])
+    assert "model" not in settle(linked, None)
 
 
 def test_where_not_one_sample_fits_no_per_sample_limit_is_shown_or_handed_on():
