@@ -50,10 +50,14 @@ class Quantity:
             raise ValueError("a fraction is shown rounded: give it places")
         return Decimal(self.value)
 
-    def text(self, locale: Locale, *, breakable: bool = True, padded: bool = False) -> str:
-        """``padded``: with all its ``places`` of decimals, trailing zeros included, as a table's column shows it."""
-        places = self.places if padded else None
-        return format_quantity(self.shown(), self.unit, locale, breakable=breakable, places=places)
+    def text(self, locale: Locale, *, breakable: bool = True) -> str:
+        """With all its ``places`` of decimals, trailing zeros included: a figure reads alike wherever it is shown
+        (4.20 GB in a table, a sentence and a result), and figures compared side by side show the same digits.
+
+        >>> gigabytes(46_900_000_000, 2).text(Locale.parse("en"), breakable=False)
+        '46.90\xa0GB'
+        """
+        return format_quantity(self.shown(), self.unit, locale, breakable=breakable, places=self.places)
 
 
 @dataclass(frozen=True)
@@ -82,11 +86,9 @@ class Phrase:
     message: str
     quantities: dict[str, Quantity | Phrase]
 
-    def text(self, locale: Locale, translations: NullTranslations, *, padded: bool = False) -> str:
+    def text(self, locale: Locale, translations: NullTranslations) -> str:
         filled = {
-            name: q.text(locale, translations, padded=padded)
-            if isinstance(q, Phrase)
-            else q.text(locale, breakable=False, padded=padded)
+            name: q.text(locale, translations) if isinstance(q, Phrase) else q.text(locale, breakable=False)
             for name, q in self.quantities.items()
         }
         return translations.gettext(self.message) % filled
@@ -278,9 +280,9 @@ def _tick(value: Fraction, unit: str | None, locale: Locale) -> str:
 def _cell(cell: Cell, locale: Locale, translations: NullTranslations) -> str:
     if isinstance(cell, Quantity):
         # A narrow column may wrap, but never between a number and its unit; its numbers show the same decimals.
-        return cell.text(locale, breakable=False, padded=True)
+        return cell.text(locale, breakable=False)
     if isinstance(cell, Phrase):
-        return cell.text(locale, translations, padded=True)
+        return cell.text(locale, translations)
     # gettext("") is the catalog's header, not an empty cell.
     return translations.gettext(cell) if cell else ""
 

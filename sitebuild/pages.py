@@ -164,8 +164,7 @@ def _fact(fact: Quantity | Citation | Names | str, locale: Locale) -> str | Mark
     if isinstance(fact, Names):
         return fact.text(locale)
     if isinstance(fact, Quantity):
-        # With all its decimals, as the tables beside the prose show the same figure (4.20 GB, not 4.2 GB).
-        return fact.text(locale, breakable=False, padded=True)
+        return fact.text(locale, breakable=False)
     if isinstance(fact, Citation):
         return Markup('<a href="{}" rel="external">{}</a>').format(fact.href, fact.text)
     return fact

@@ -38,9 +38,9 @@ def view(changed=None, **texts):
     return evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=changed or next(iter(texts), None))
 
 
-def shown(size, *, padded: bool = False) -> str:
-    """As the page shows it; ``padded``, as a table's column does, with both decimals (4.20 GB)."""
-    return gigabytes(size, 2).text(EN, breakable=False, padded=padded)
+def shown(size) -> str:
+    """As the page shows it, with both decimals (4.20 GB)."""
+    return gigabytes(size, 2).text(EN, breakable=False)
 
 
 @pytest.mark.parametrize(
@@ -69,9 +69,9 @@ def test_the_run_is_the_steps_peak(texts, setting, micro_batch):
     assert page.outputs["peak_moment"] == f"The peak comes {MOMENT_WORDS[peak.moment]}."
     # Every part that holds something, in the step's order, and none that holds nothing.
     assert page.outputs["run_breakdown"]["rows"] == [
-        [PART_LABELS[part], shown(size, padded=True)] for part, size in peak.parts.items() if size
+        [PART_LABELS[part], shown(size)] for part, size in peak.parts.items() if size
     ]
-    assert all(row[1] != shown(0, padded=True) for row in page.outputs["run_breakdown"]["rows"])
+    assert all(row[1] != shown(0) for row in page.outputs["run_breakdown"]["rows"])
     # One column, one number of decimals: 4.20 GB, not 4.2 GB, under 16.23 GB.
     assert all(re.fullmatch(r"[\d,]+\.\d\d\xa0GB", row[1]) for row in page.outputs["run_breakdown"]["rows"])
 
@@ -245,7 +245,7 @@ def test_the_prose_quotes_the_defaults_run_and_what_was_measured(site, locale):
     lora = step_peak(LLAMA, Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, SEVEN), 1)
     qlora = step_peak(LLAMA, Setting("adamw-mixed", 4096, "flash", "full", "qlora", 16, SEVEN), 1)
     for size in (lora.total, lora.parts["weights"], lora.parts["activations"], lora.parts["loss"], qlora.total):
-        assert gigabytes(size, 2).text(parsed, breakable=False, padded=True) in details, size
+        assert gigabytes(size, 2).text(parsed, breakable=False) in details, size
     report = json.loads((Path(__file__).parent.parent / "validation" / "steps.json").read_text(encoding="utf-8"))
     measured = [point for point in report["points"] if point["method"] == "lora"]
     assert f" {format_number(Decimal(len(measured)), parsed)} " in details
