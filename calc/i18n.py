@@ -1,19 +1,16 @@
-"""Loading a locale's compiled gettext catalog, the same way in CPython and Pyodide."""
+"""Loading a locale's compiled gettext catalog, the same way in CPython and Pyodide; and the marker ``N_``."""
 
 from __future__ import annotations
 
 import gettext
 from pathlib import Path
 
+from calc.marker import N_
+
+# The pages mark their words with N_ from here, beside the catalogs it marks for (calc.marker defines it).
+__all__ = ["DOMAIN", "N_", "load_translations"]
+
 DOMAIN = "messages"
-
-
-def N_(message: str) -> str:
-    """Mark ``message`` for the catalog; it is translated where it is shown.
-
-    Babel's extractor collects ``N_`` calls by default.
-    """
-    return message
 
 
 def load_translations(localedir: str | Path, locale: str) -> gettext.GNUTranslations:

