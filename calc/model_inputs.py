@@ -339,10 +339,7 @@ def typed_shape(values: Mapping[str, object]) -> ModelShape:
                 raise MixtureNeedsValue(field=name)
         if experts["experts_per_token"] > experts["experts"]:
             raise MoreExpertsPerTokenThanExperts(field="experts_per_token")
-        if (
-            ARCHITECTURES[model_type].expert_width == "intermediate_size"
-            and experts["expert_intermediate_size"] != intermediate
-        ):
+        if ARCHITECTURES[model_type].experts_as_wide_as_mlp and experts["expert_intermediate_size"] != intermediate:
             raise ExpertWidthIsIntermediateSize(field="expert_intermediate_size")
     return architecture_shape(
         model_type,
