@@ -67,7 +67,9 @@ class MoreExpertsPerTokenThanExperts(InputProblem):
 @dataclass
 class ExpertWidthIsIntermediateSize(InputProblem):
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext("Mixtral's experts are as wide as its intermediate size: enter the same value.")
+        return translations.gettext(
+            "This architecture's experts are as wide as its intermediate size: enter the same value."
+        )
 
 
 # The model choice's groups, by family and size; a family's name is no catalog string, it reads the same everywhere.
