@@ -24,7 +24,7 @@ from calc.formatting import GIGABYTE
 from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import N_
 from calc.inputs import Count, address_number
-from calc.outputs import Chart, Figure, Phrase, Plot, Quantity, Series, Text
+from calc.outputs import Chart, Fact, Figure, Phrase, Plot, Quantity, Series, Text
 from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
 # Bounds well past any real training run (the largest clusters have about
@@ -170,6 +170,12 @@ def links(values: Mapping[str, Decimal | None], results: Mapping[str, object]) -
     return {"vram": {"activation_memory": address_number(results["activation_memory"].value)}, "plan": plan}
 
 
+def facts() -> dict[str, Fact]:
+    """What the page's prose quotes."""
+    # The Transformers release whose Trainer passes the cycle's token count to the loss (PR #34191).
+    return {"gpus_per_node": Quantity(GPUS_PER_NODE), "token_count_version": "4.46"}
+
+
 CALCULATOR = Calculator(
     name="accumulation",
     groups=(
@@ -204,6 +210,5 @@ CALCULATOR = Calculator(
     links=links,
     # The page's worked example: the defaults, then the same run on 4 GPUs.
     examples={"single_gpu": {}, "four_gpus": {"gpus": Decimal(4)}},
-    # The Transformers release whose Trainer passes the cycle's token count to the loss (PR #34191).
-    facts={"gpus_per_node": Quantity(GPUS_PER_NODE), "token_count_version": "4.46"},
+    facts=facts,
 )

@@ -28,7 +28,7 @@ from calc.i18n import N_
 from calc.inputs import Input, address_number
 from calc.model_inputs import CONFIG, SHAPE_FIELDS, model_choice, shape_inputs, shape_of
 from calc.models import PRESETS
-from calc.outputs import Bar, Citation, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import Bar, Citation, Fact, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
 from calc.problems import InputProblem
 from calc.step_inputs import (
     ATTENTION,
@@ -191,6 +191,14 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
     return {"accumulation": carried, "plan": carried | {"sequence_length": address_number(values["sequence_length"])}}
 
 
+def facts() -> dict[str, Fact]:
+    """What the page's prose quotes."""
+    return {
+        "korthikanti": Citation("Korthikanti et al. (2022, §4–5)", "https://arxiv.org/abs/2205.05198"),
+        "covered": COVERED,
+    }
+
+
 CALCULATOR = Calculator(
     name="activations",
     groups=(
@@ -232,8 +240,5 @@ CALCULATOR = Calculator(
         "llama_full": {"method": "full"},
         "llama_full_none": {"method": "full", "recomputation": "none"},
     },
-    facts={
-        "korthikanti": Citation("Korthikanti et al. (2022, §4–5)", "https://arxiv.org/abs/2205.05198"),
-        "covered": COVERED,
-    },
+    facts=facts,
 )

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from calc.inputs import Field, Value
-    from calc.outputs import Citation, Quantity, Shown
+    from calc.outputs import Fact, Shown
 
 # Results must be exact: any rounding would raise instead of showing a
 # value that differs from the formula's. (Outputs round only to be shown.)
@@ -46,10 +46,12 @@ class Calculator:
       fills a model's shape; editing the shape makes it custom).
     - ``links`` gives, for another calculator's page, the values to carry there.
     - ``examples`` are named sets of values (over the defaults) that the
-      page's prose works through; ``facts`` are named quantities it quotes
-      (a recipe's bytes, a card's memory), so that every number in prose
+      page's prose works through; ``facts()`` gives the named quantities it
+      quotes (a recipe's bytes, a card's memory), so that every number in prose
       comes from here, formatted for the locale, or literal text that no
       language changes; a :class:`~calc.outputs.Citation` is a linked source.
+      Only the build calls it (:class:`sitebuild.pages.Prose`), so the
+      browser, which imports the same module, computes none of them.
     """
 
     name: str
@@ -62,7 +64,7 @@ class Calculator:
         lambda values, results: {}
     )
     examples: Mapping[str, Mapping[str, Value]] = field(default_factory=dict)
-    facts: Mapping[str, Quantity | Citation | str] = field(default_factory=dict)
+    facts: Callable[[], Mapping[str, Fact]] = lambda: {}
 
     @property
     def inputs(self) -> tuple[Field, ...]:

@@ -28,10 +28,6 @@ MAX_BYTES = 1_000_000
 MAX_DEPTH = 16
 # How much of a value the file holds is quoted back in a message.
 QUOTED = 60
-# The mixtures' config class defaults: experts, experts per token, an expert's width (None: intermediate_size).
-# MixtralConfig: num_local_experts 8, num_experts_per_tok 2. Qwen3MoeConfig: num_experts 128, num_experts_per_tok 8,
-# moe_intermediate_size 768.
-MIXTURE_DEFAULTS = {"mixtral": (8, 2, None), "qwen3_moe": (128, 8, 768)}
 
 
 class ConfigProblem(ValueError):
@@ -123,26 +119,26 @@ def _shape(config: dict, model_type: str, *, sized: bool = False) -> ModelShape:
             raise ConfigProblem("config_unsupported", key=switch, value="true")
     experts = {}
     if architecture.experts is not None:
-        experts_default, per_token_default, width_default = MIXTURE_DEFAULTS[model_type]
+        defaults = architecture.expert_defaults
         experts = {
-            "experts": _count(config, architecture.experts, experts_default),
-            "experts_per_token": _count(config, "num_experts_per_tok", per_token_default),
-            "expert_intermediate_size": _count(config, architecture.expert_width, width_default)
-            if width_default
-            else sizes["intermediate_size"],
+            name: _count(config, key, defaults[key])
+            for name, key in (("experts", architecture.experts), ("experts_per_token", "num_experts_per_tok"))
         }
+        # An expert's width: a key of its own, or the intermediate_size already read with the sizes (Mixtral).
+        if architecture.experts_as_wide_as_mlp:
+            experts["expert_intermediate_size"] = sizes["intermediate_size"]
+        else:
+            width = architecture.expert_width
+            experts["expert_intermediate_size"] = _count(config, width, defaults[width])
         if experts["experts_per_token"] > experts["experts"]:
             raise ConfigProblem(
                 "config_unsupported", key="num_experts_per_tok", value=str(experts["experts_per_token"])
             )
-    if model_type == "qwen3_moe":
-        # Qwen3MoeDecoderLayer: a dense MLP in mlp_only_layers and off the decoder_sparse_step; counted: none.
-        if _count(config, "decoder_sparse_step", 1) != 1:
-            raise ConfigProblem(
-                "config_unsupported", key="decoder_sparse_step", value=_quoted(config["decoder_sparse_step"])
-            )
-        if config.get("mlp_only_layers"):
-            raise ConfigProblem("config_unsupported", key="mlp_only_layers", value=_quoted(config["mlp_only_layers"]))
+    for key, supported in architecture.supported.items():
+        # Compared as the file writes it, so that true is not taken for 1; null, as left out, is the class's default.
+        value = config.get(key)
+        if value is not None and json.dumps(value) != supported:
+            raise ConfigProblem("config_unsupported", key=key, value=_quoted(value))
     return architecture_shape(model_type, tie_word_embeddings=tied, **sizes, **experts)
 
 

@@ -33,7 +33,7 @@ from calc.formulas.step import Peak, adapts_experts, step_peak
 from calc.i18n import N_
 from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of, shape_values
 from calc.models import ARCHITECTURES, PRESETS, ModelShape
-from calc.outputs import Citation, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import Citation, Fact, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM
 from calc.step_inputs import (
     ATTENTION,
@@ -175,16 +175,6 @@ GROUPS = (
     Group(N_("Training setup"), (PRECISION, SEQUENCE_LENGTH, MICRO_BATCH, ATTENTION, RECOMPUTATION)),
     Group(N_("Model shape"), (CONFIG, *SHAPE)),
 )
-# The defaults' run, LoRA and QLoRA, whose parts the prose quotes.
-_DEFAULTS = {field.name: field.default for group in GROUPS for field in group.inputs}
-_RUNS = {method: run({**_DEFAULTS, "method": method}, shape_of(_DEFAULTS)) for method in ("lora", "qlora")}
-# The same run as a micro-batch after the first of an accumulation cycle, as the VRAM page counts it when its target
-# batch needs accumulation: the gradients of the earlier micro-batches are alive from the forward pass on.
-_ACCUMULATING = step_peak(
-    shape_of(_DEFAULTS),
-    replace(step_setting(_DEFAULTS, shape_of(_DEFAULTS), adamw_recipe(_DEFAULTS["precision"])), accumulating=True),
-    int(_DEFAULTS["micro_batch"]),
-)
 
 RUN_MEMORY = Figure(
     "run_memory",
@@ -192,6 +182,37 @@ RUN_MEMORY = Figure(
     N_("the training step's peak: the base, the adapter's training state, the activations and the loss"),
     missing=N_("Not modelled"),
 )
+
+
+def facts() -> dict[str, Fact]:
+    """What the page's prose quotes, the parts of the run it opens on among them."""
+    # The defaults' run, LoRA and QLoRA.
+    defaults = CALCULATOR.defaults()
+    shape = shape_of(defaults)
+    runs = {method: run({**defaults, "method": method}, shape) for method in ("lora", "qlora")}
+    # The same run as a micro-batch after the first of an accumulation cycle, as the VRAM page counts it when its target
+    # batch needs accumulation: the gradients of the earlier micro-batches are alive from the forward pass on.
+    setting = step_setting(defaults, shape, adamw_recipe(defaults["precision"]))
+    accumulating = step_peak(shape, replace(setting, accumulating=True), int(defaults["micro_batch"]))
+    return {
+        "lora_source": Citation("Hu et al., 2021, §4.1", "https://arxiv.org/abs/2106.09685"),
+        "qlora_source": Citation("Dettmers et al., 2023, §3", "https://arxiv.org/abs/2305.14314"),
+        "qlora_config": (
+            'BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", '
+            "bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)"
+        ),
+        # transformers' names, which no language changes.
+        "architectures": Names(tuple(ARCHITECTURES), style="or"),
+        "training_bytes": Quantity(ADAPTER_TRAINING_BYTES_PER_PARAMETER),
+        "nf4_bytes": Quantity(NF4_BYTES_PER_WEIGHT, places=3),
+        **{f"run_{part}": gigabytes(runs["lora"].parts[part], 2) for part in ("weights", "activations", "loss")},
+        "qlora_weights": gigabytes(runs["qlora"].parts["weights"], 2),
+        "accumulated_gradients": gigabytes(accumulating.parts["gradients"], 2),
+        "vram_target": Quantity(TARGET_BATCH.default),
+        # The architectures whose activations, and so whose runs, calc.formulas.step models: transformers' names.
+        "step_architectures": Names(tuple(FAMILIES)),
+    }
+
 
 CALCULATOR = Calculator(
     name="lora",
@@ -226,22 +247,5 @@ CALCULATOR = Calculator(
         "run": {},
         "qlora": {"method": "qlora"},
     },
-    facts={
-        "lora_source": Citation("Hu et al., 2021, §4.1", "https://arxiv.org/abs/2106.09685"),
-        "qlora_source": Citation("Dettmers et al., 2023, §3", "https://arxiv.org/abs/2305.14314"),
-        "qlora_config": (
-            'BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", '
-            "bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)"
-        ),
-        # transformers' names, which no language changes.
-        "architectures": Names(tuple(ARCHITECTURES), style="or"),
-        "training_bytes": Quantity(ADAPTER_TRAINING_BYTES_PER_PARAMETER),
-        "nf4_bytes": Quantity(NF4_BYTES_PER_WEIGHT, places=3),
-        **{f"run_{part}": gigabytes(_RUNS["lora"].parts[part], 2) for part in ("weights", "activations", "loss")},
-        "qlora_weights": gigabytes(_RUNS["qlora"].parts["weights"], 2),
-        "accumulated_gradients": gigabytes(_ACCUMULATING.parts["gradients"], 2),
-        "vram_target": Quantity(TARGET_BATCH.default),
-        # The architectures whose activations, and so whose runs, calc.formulas.step models: transformers' names.
-        "step_architectures": Names(tuple(FAMILIES)),
-    },
+    facts=facts,
 )

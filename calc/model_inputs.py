@@ -67,7 +67,9 @@ class MoreExpertsPerTokenThanExperts(InputProblem):
 @dataclass
 class ExpertWidthIsIntermediateSize(InputProblem):
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext("Mixtral's experts are as wide as its intermediate size: enter the same value.")
+        return translations.gettext(
+            "This architecture's experts are as wide as its intermediate size: enter the same value."
+        )
 
 
 # The model choice's groups, by family and size; a family's name is no catalog string, it reads the same everywhere.
@@ -339,10 +341,7 @@ def typed_shape(values: Mapping[str, object]) -> ModelShape:
                 raise MixtureNeedsValue(field=name)
         if experts["experts_per_token"] > experts["experts"]:
             raise MoreExpertsPerTokenThanExperts(field="experts_per_token")
-        if (
-            ARCHITECTURES[model_type].expert_width == "intermediate_size"
-            and experts["expert_intermediate_size"] != intermediate
-        ):
+        if ARCHITECTURES[model_type].experts_as_wide_as_mlp and experts["expert_intermediate_size"] != intermediate:
             raise ExpertWidthIsIntermediateSize(field="expert_intermediate_size")
     return architecture_shape(
         model_type,

@@ -16,7 +16,7 @@ where it publishes one (``tests/test_models.py``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -93,10 +93,16 @@ class Architecture:
     for as many as the attention heads. ``tie_word_embeddings``: the
     config class's default. ``experts``: the config's key for the number of
     experts, ``None`` for a dense model; ``expert_width``: its key for an
-    expert's width. ``sizes``: the class's defaults for the sizes, by
-    config key, which a multimodal config's ``text_config`` may rely on.
-    ``activations``: what changes the saved tensors, for the architectures
-    the activation and step estimates model; ``None`` for the others.
+    expert's width, ``intermediate_size`` where the experts are as wide as a
+    dense MLP (Mixtral). ``expert_defaults``: the class's defaults for the
+    mixture's keys that are not among the sizes (the number of experts,
+    ``num_experts_per_tok``, an expert's own width). ``sizes``: the class's
+    defaults for the sizes, by config key, which a multimodal config's
+    ``text_config`` may rely on. ``supported``: config keys the counts
+    describe at one value only, the class's default, as config.json writes
+    it; a config that sets another is refused. ``activations``: what changes
+    the saved tensors, for the architectures the activation and step
+    estimates model; ``None`` for the others.
     """
 
     norms_per_layer: int
@@ -112,6 +118,13 @@ class Architecture:
     qk_norm: bool = False
     experts: str | None = None
     expert_width: str | None = None
+    expert_defaults: Mapping[str, int] = field(default_factory=dict)
+    supported: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def experts_as_wide_as_mlp(self) -> bool:
+        """Whether an expert is ``intermediate_size`` wide, as a dense MLP, rather than as a key of its own says."""
+        return self.expert_width == "intermediate_size"
 
 
 def _sizes(layers: int, hidden: int, heads: int, intermediate: int, vocabulary: int) -> dict[str, int]:
@@ -246,7 +259,8 @@ ARCHITECTURES: dict[str, Architecture] = {
         tie_word_embeddings=False,
         fused_projections=True,
     ),
-    # MixtralConfig: num_key_value_heads 8; MixtralExperts are num_local_experts experts of intermediate_size.
+    # MixtralConfig: num_key_value_heads 8, num_local_experts 8, num_experts_per_tok 2; MixtralExperts are
+    # num_local_experts experts of intermediate_size.
     # Llama's habits, and MixtralTopKRouter's: softmax in float32, the top-k weights divided by their sum in place
     # and left in float32 (router_top_value /= router_top_value.sum(...)).
     "mixtral": Architecture(
@@ -265,13 +279,17 @@ ARCHITECTURES: dict[str, Architecture] = {
         kv_heads=8,
         experts="num_local_experts",
         expert_width="intermediate_size",
+        expert_defaults={"num_local_experts": 8, "num_experts_per_tok": 2},
     ),
-    # Qwen3MoeConfig: num_key_value_heads 4; Qwen3MoeAttention's q_norm and k_norm; Qwen3MoeExperts are
-    # num_experts experts of moe_intermediate_size. No head_dim in the class: getattr(config, "head_dim",
-    # hidden_size // num_attention_heads) in Qwen3MoeAttention. Llama's habits, and Qwen3MoeTopKRouter's: the top-k
-    # weights cast to the model's dtype (router_top_value.to(router_logits.dtype)), divided by their sum first when
-    # norm_topk_prob is true, as every released Qwen3-MoE's config.json has it (the class's default is false: the
-    # division's two small tensors, 4·(1 + k) bytes a token and layer, are then counted and not kept).
+    # Qwen3MoeConfig: num_key_value_heads 4, num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768;
+    # Qwen3MoeAttention's q_norm and k_norm; Qwen3MoeExperts are num_experts experts of moe_intermediate_size, in every
+    # layer but those of mlp_only_layers (default []) and those off the decoder_sparse_step (default 1), whose MLP is
+    # dense (Qwen3MoeDecoderLayer): the counts have no dense layer, hence supported. No head_dim in the class:
+    # getattr(config, "head_dim", hidden_size // num_attention_heads) in Qwen3MoeAttention. Llama's habits, and
+    # Qwen3MoeTopKRouter's: the top-k weights cast to the model's dtype (router_top_value.to(router_logits.dtype)),
+    # divided by their sum first when norm_topk_prob is true, as every released Qwen3-MoE's config.json has it (the
+    # class's default is false: the division's two small tensors, 4·(1 + k) bytes a token and layer, are then counted
+    # and not kept).
     "qwen3_moe": Architecture(
         activations=ActivationHabits(
             norm_output_in_float32=False,
@@ -290,6 +308,8 @@ ARCHITECTURES: dict[str, Architecture] = {
         qk_norm=True,
         experts="num_experts",
         expert_width="moe_intermediate_size",
+        expert_defaults={"num_experts": 128, "num_experts_per_tok": 8, "moe_intermediate_size": 768},
+        supported={"decoder_sparse_step": "1", "mlp_only_layers": "[]"},
     ),
 }
 
@@ -316,7 +336,8 @@ def architecture_shape(
 
     ``attention_bias`` and ``mlp_bias`` are the config's switches, for the
     architectures that have them. A dense architecture has no experts; a
-    mixture of experts has at least one, and Mixtral's are ``intermediate_size`` wide.
+    mixture of experts has at least one, and where the architecture says so
+    (:attr:`Architecture.experts_as_wide_as_mlp`) they are ``intermediate_size`` wide.
 
     >>> shape = architecture_shape("qwen2", layers=24, hidden_size=896, attention_heads=14, kv_heads=2,
     ...     head_dim=64, intermediate_size=4864, vocab_size=151936, tie_word_embeddings=True)
@@ -332,7 +353,7 @@ def architecture_shape(
         raise ValueError(f"{model_type} has no experts")
     if architecture.experts is not None and not 1 <= experts_per_token <= experts:
         raise ValueError(f"{experts_per_token} experts per token of {experts}")
-    if architecture.expert_width == "intermediate_size" and expert_intermediate_size != intermediate_size:
+    if architecture.experts_as_wide_as_mlp and expert_intermediate_size != intermediate_size:
         raise ValueError(f"{model_type}'s experts are intermediate_size wide")
     return ModelShape(
         model_type=model_type,

@@ -79,6 +79,11 @@ class Names:
         return format_names(self.names, locale, style=self.style)
 
 
+# What a page's prose quotes (Calculator.facts): a quantity or names, written for the locale; a source, linked; or
+# literal text that no language changes.
+Fact = Quantity | Citation | Names | str
+
+
 @dataclass(frozen=True)
 class Phrase:
     """A message id whose ``%(name)s`` placeholders are quantities, or phrases of their own, for a table's cell."""

@@ -23,7 +23,7 @@ from calc.formatting import GIGABYTE
 from calc.formulas.batch import plans, reachable
 from calc.i18n import N_
 from calc.inputs import Count, Input, address_number
-from calc.outputs import Figure, Phrase, Quantity, Table, Text
+from calc.outputs import Fact, Figure, Phrase, Quantity, Table, Text
 from calc.problems import InputProblem, quantity
 from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
@@ -114,6 +114,11 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
     }
 
 
+def facts() -> dict[str, Fact]:
+    """What the page's prose quotes."""
+    return {"gpus_per_node": Quantity(GPUS_PER_NODE), "example_gpu": gpus.GPUS_BY_ID["a100-40gb"].name}
+
+
 CALCULATOR = Calculator(
     name="plan",
     groups=(
@@ -148,5 +153,5 @@ CALCULATOR = Calculator(
         "a100": {"memory_budget": Decimal("25.21")},
         "uneven": {"target_batch": Decimal(250), "gpus": Decimal(8)},
     },
-    facts={"gpus_per_node": Quantity(GPUS_PER_NODE), "example_gpu": gpus.GPUS_BY_ID["a100-40gb"].name},
+    facts=facts,
 )

@@ -26,7 +26,7 @@ from calc.i18n import N_
 from calc.inputs import Amount, Choice, Input, Option, address_number
 from calc.model_inputs import CONFIG, DEFAULT_MODEL, SHAPE_FIELDS, TYPED_SHAPE, model_choice, shape_inputs, shape_of
 from calc.models import PRESETS, ModelShape
-from calc.outputs import Bar, Citation, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import Bar, Citation, Fact, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem
 from calc.step_inputs import (
@@ -438,6 +438,37 @@ def summarize(outputs: Mapping[str, str], results: Mapping[str, object], transla
 # The recipe of the ZeRO paper's sum (§3.1), whose bytes the page's prose quotes.
 _ADAM = RECIPES["adamw-mixed"].states
 
+
+def facts() -> dict[str, Fact]:
+    """What the page's prose quotes."""
+    return {
+        "adam_weights": Quantity(_ADAM.weights, places=0),
+        "adam_gradients": Quantity(_ADAM.gradients, places=0),
+        "adam_optimizer": Quantity(_ADAM.optimizer, places=0),
+        "adam_total": Quantity(_ADAM.total, places=0),
+        "adam_ratio": Quantity(_ADAM.optimizer / _ADAM.weights, places=0),
+        "fp32": Quantity(RECIPES["adam-fp32"].states.weights, places=0),
+        "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
+        "one": Quantity(1),
+        # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default).
+        "transformers_auto_dtype": "5.0",
+        "gigabyte": Quantity(GB),
+        # nvidia-smi's figure for a process that only initialised CUDA (https://github.com/pytorch/pytorch/issues/34323).
+        "cuda_context": Quantity(781, MEBIBYTE),
+        "overhead": Quantity(OVERHEAD.default, GIGABYTE),
+        "h100_nominal": Quantity(80, GIGABYTE),
+        "h100_mib": Quantity(gpus.GPUS_BY_ID["h100-80gb"].mib, MEBIBYTE),
+        "h100_gib": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].mib, 1024), GIBIBYTE, places=2),
+        "h100_gb": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].bytes, GB), GIGABYTE, places=2),
+        "default_gpu": gpus.GPUS_BY_ID[GPU.default].name,
+        "default_gpu_gb": Quantity(Fraction(gpus.GPUS_BY_ID[GPU.default].bytes, GB), GIGABYTE, places=2),
+        # transformers' model_type names, which no language changes.
+        "modelled_architectures": Names(tuple(FAMILIES)),
+        # The model field's option the Limitations name, as the field shows it (a message id).
+        "count_option": COUNT_OPTION.label,
+    }
+
+
 CALCULATOR = Calculator(
     name="vram",
     groups=(
@@ -499,30 +530,5 @@ CALCULATOR = Calculator(
             for stage in STAGES
         },
     },
-    facts={
-        "adam_weights": Quantity(_ADAM.weights, places=0),
-        "adam_gradients": Quantity(_ADAM.gradients, places=0),
-        "adam_optimizer": Quantity(_ADAM.optimizer, places=0),
-        "adam_total": Quantity(_ADAM.total, places=0),
-        "adam_ratio": Quantity(_ADAM.optimizer / _ADAM.weights, places=0),
-        "fp32": Quantity(RECIPES["adam-fp32"].states.weights, places=0),
-        "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
-        "one": Quantity(1),
-        # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default).
-        "transformers_auto_dtype": "5.0",
-        "gigabyte": Quantity(GB),
-        # nvidia-smi's figure for a process that only initialised CUDA (https://github.com/pytorch/pytorch/issues/34323).
-        "cuda_context": Quantity(781, MEBIBYTE),
-        "overhead": Quantity(OVERHEAD.default, GIGABYTE),
-        "h100_nominal": Quantity(80, GIGABYTE),
-        "h100_mib": Quantity(gpus.GPUS_BY_ID["h100-80gb"].mib, MEBIBYTE),
-        "h100_gib": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].mib, 1024), GIBIBYTE, places=2),
-        "h100_gb": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].bytes, GB), GIGABYTE, places=2),
-        "default_gpu": gpus.GPUS_BY_ID[GPU.default].name,
-        "default_gpu_gb": Quantity(Fraction(gpus.GPUS_BY_ID[GPU.default].bytes, GB), GIGABYTE, places=2),
-        # transformers' model_type names, which no language changes.
-        "modelled_architectures": Names(tuple(FAMILIES)),
-        # The model field's option the Limitations name, as the field shows it (a message id).
-        "count_option": COUNT_OPTION.label,
-    },
+    facts=facts,
 )

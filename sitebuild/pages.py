@@ -23,7 +23,7 @@ from calc.calculators import load
 from calc.evaluation import default_texts, evaluate
 from calc.formatting import format_names, format_number, format_quantity, unit_symbol
 from calc.inputs import Amount, Count, Value
-from calc.outputs import Citation, Names, Quantity
+from calc.outputs import Citation, Fact, Names, Quantity
 from calc.problems import InputProblem
 from sitebuild.config import ASSETS, CATALOG, CONTENT_SECURITY_POLICY, LOCALES, PAGES
 from sitebuild.validation import validation_facts
@@ -158,7 +158,7 @@ def relative(path: str, target: str) -> str:
     return "../" * path.count("/") + target or "./"
 
 
-def _fact(fact: Quantity | Citation | Names | str, locale: Locale) -> str | Markup:
+def _fact(fact: Fact, locale: Locale) -> str | Markup:
     """A fact as prose quotes it: a quantity or a list of names for the locale, a citation as its link, text as it
     is."""
     if isinstance(fact, Names):
@@ -213,7 +213,7 @@ class Prose:
                 raise PageWithoutResults(f"{failed}: it cannot be computed exactly ({inexact!r})") from inexact
         return {
             "examples": examples,
-            "facts": {key: _fact(fact, locale) for key, fact in calculator.facts.items()},
+            "facts": {key: _fact(fact, locale) for key, fact in calculator.facts().items()},
             "validation": self.validation,
             "math": math_symbol,
         }

@@ -22,7 +22,7 @@ def _tiny(model_type: str):
     architecture = ARCHITECTURES[model_type]
     experts = {}
     if architecture.experts:
-        width = 64 if architecture.expert_width == "intermediate_size" else 32  # Mixtral's are intermediate_size wide
+        width = 64 if architecture.experts_as_wide_as_mlp else 32
         experts = {"experts": 4, "experts_per_token": 2, "expert_intermediate_size": width}
     return architecture_shape(
         model_type,
@@ -43,6 +43,17 @@ def test_every_architecture_states_every_fact_with_no_default():
     activations = {field.name: field for field in dataclasses.fields(Architecture)}["activations"]
     assert activations.default is dataclasses.MISSING
     assert all(field.default is dataclasses.MISSING for field in dataclasses.fields(ActivationHabits))
+
+
+@pytest.mark.parametrize("model_type", ARCHITECTURES)
+def test_a_mixture_has_a_default_for_each_of_its_keys_and_a_dense_model_none(model_type):
+    # What a config.json may leave out: a mixture's keys that are no dense size each have the class's default.
+    architecture = ARCHITECTURES[model_type]
+    if architecture.experts is None:
+        assert (architecture.expert_width, architecture.expert_defaults) == (None, {})
+        return
+    keys = {architecture.experts, "num_experts_per_tok", architecture.expert_width} - set(architecture.sizes)
+    assert set(architecture.expert_defaults) == keys
 
 
 def test_the_activation_estimate_models_exactly_the_measured_architectures():

@@ -232,6 +232,10 @@ def test_keys_left_out_take_the_config_class_defaults():
     # MixtralConfig: eight experts, two a token.
     mixtral = {key: v for key, v in MIXTRAL_8X7B.items() if key not in ("num_local_experts", "num_experts_per_tok")}
     assert read_config(json.dumps(mixtral)).shape == read_config(json.dumps(MIXTRAL_8X7B)).shape
+    # Qwen3MoeConfig: 128 experts of 768, eight a token, in every layer (mlp_only_layers null is transformers' []).
+    left_out = ("num_experts", "num_experts_per_tok", "moe_intermediate_size", "decoder_sparse_step")
+    qwen3_moe = {key: v for key, v in QWEN3_30B_A3B.items() if key not in left_out} | {"mlp_only_layers": None}
+    assert read_config(json.dumps(qwen3_moe)).shape == read_config(json.dumps(QWEN3_30B_A3B)).shape
     # Qwen3Config's head_dim is 128 whatever the width.
     qwen3 = {**QWEN2_5_0_5B, "model_type": "qwen3"}
     assert read_config(json.dumps(qwen3)).shape.head_dim == 128
@@ -341,6 +345,16 @@ def test_a_text_config_relies_on_its_class_for_what_it_leaves_out():
             json.dumps({**QWEN3_30B_A3B, "mlp_only_layers": [0, 1]}),
             "config_unsupported",
             {"key": "mlp_only_layers", "value": "[0, 1]"},
+        ),
+        (
+            json.dumps({**QWEN3_30B_A3B, "decoder_sparse_step": 2}),
+            "config_unsupported",
+            {"key": "decoder_sparse_step", "value": "2"},
+        ),
+        (
+            json.dumps({**QWEN3_30B_A3B, "decoder_sparse_step": True}),
+            "config_unsupported",
+            {"key": "decoder_sparse_step", "value": "true"},
         ),
         (
             json.dumps({**MIXTRAL_8X7B, "num_experts_per_tok": 9}),

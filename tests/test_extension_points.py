@@ -49,6 +49,29 @@ def test_a_pages_worker_imports_no_other_calculator(name):
     assert not {f"calc.{other}" for other in NAMES if other != name} & set(imported)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_a_pages_worker_computes_no_step_for_its_prose(name):
+    """What the prose quotes is the build's to compute (Calculator.facts, a function): importing a page, as its worker
+    does, runs no training step."""
+    runs = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import calc.formulas.step as step; runs = []; peak = step.step_peak;"
+            "step.step_peak = lambda *args, **kwargs: runs.append(args) or peak(*args, **kwargs);"
+            f"from calc.calculators import load; calculator = load({name!r}); print(len(runs));"
+            "calculator.facts(); print(len(runs))",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert runs[0] == "0"
+    if name == "lora":
+        assert int(runs[1]) > 0  # the probe does see the steps the prose quotes, once they are asked for
+
+
 @pytest.mark.parametrize("locale", LOCALES)
 def test_every_problem_words_itself_in_every_locale(localedir, locale):
     translations = load_translations(localedir, locale)

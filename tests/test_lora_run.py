@@ -301,6 +301,6 @@ def test_the_gradients_the_prose_names_are_what_the_vram_page_adds_to_the_same_r
     values = {**vram.CALCULATOR.defaults(), **vram.settle(vram.CALCULATOR.defaults(), None)}
     accumulating = Fraction(vram.CALCULATOR.results(values)["total_memory"].value) - Fraction(values["overhead"])
     single = Fraction(CALCULATOR.results(CALCULATOR.defaults())["run_memory"].value)
-    gradients = CALCULATOR.facts["accumulated_gradients"]
-    assert accumulating - single == gradients.value > 0
-    assert vram.CALCULATOR.defaults()["target_batch"] == CALCULATOR.facts["vram_target"].value > 1
+    facts = CALCULATOR.facts()
+    assert accumulating - single == facts["accumulated_gradients"].value > 0
+    assert vram.CALCULATOR.defaults()["target_batch"] == facts["vram_target"].value > 1

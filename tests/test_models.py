@@ -9,9 +9,12 @@ from babel import Locale
 
 from calc.evaluation import default_texts, evaluate
 from calc.formulas.parameters import active_parameters, base_parameters, target_modules
+from calc.i18n import load_translations
 from calc.lora import CALCULATOR
 from calc.model_inputs import MODEL, PRESET_GROUPS, SHAPE_FIELDS, shape_values, typed_shape
 from calc.models import ARCHITECTURES, PRESETS
+from sitebuild.config import LOCALES
+from tests.expectations import expected
 
 EN = Locale.parse("en")
 
@@ -172,6 +175,17 @@ def test_a_custom_qwen2_counts_its_biases():
 def test_the_experts_fields_must_fit_the_architecture(texts, field, message):
     view = lora(**{"model": "custom", **texts})
     assert view.errors[field] == message
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_experts_as_wide_as_the_mlp_must_be_typed_so(localedir, locale):
+    # Mixtral's experts are its intermediate_size wide: the words hold for any architecture whose experts are.
+    parsed, translations = Locale.parse(locale), load_translations(localedir, locale)
+    texts = {**default_texts(CALCULATOR, parsed), "model": "mistralai/Mixtral-8x7B-v0.1"}
+    mixtral = {**texts, **evaluate(CALCULATOR, texts, parsed, translations, changed="model").texts}
+    typed = {**mixtral, "model": "custom", "expert_intermediate_size": "1024"}
+    view = evaluate(CALCULATOR, typed, parsed, translations, changed="expert_intermediate_size")
+    assert view.errors["expert_intermediate_size"] == expected(locale).expert_width
 
 
 def test_more_experts_per_token_than_experts():

@@ -134,14 +134,12 @@ def transformers_config(shape: ModelShape) -> transformers.PretrainedConfig:
     if architecture.experts:
         kwargs[architecture.experts] = shape.experts
         kwargs["num_experts_per_tok"] = shape.experts_per_token
-        if (
-            architecture.expert_width == "intermediate_size"
-            and shape.expert_intermediate_size != shape.intermediate_size
-        ):
+        if architecture.experts_as_wide_as_mlp and shape.expert_intermediate_size != shape.intermediate_size:
             raise ValueError(f"{shape.model_type}'s experts are intermediate_size wide")
         kwargs[architecture.expert_width] = shape.expert_intermediate_size
+    # The one value of each such key that the counts describe (Qwen3-MoE: experts in every layer).
+    kwargs |= {key: json.loads(value) for key, value in architecture.supported.items()}
     if shape.model_type == "qwen3_moe":
-        kwargs |= {"decoder_sparse_step": 1, "mlp_only_layers": []}  # experts in every layer
         # The top-k weights renormalized, as every released Qwen3-MoE's config.json sets it (Qwen3MoeConfig: False);
         # calc.formulas.activations counts the division's saved tensors.
         kwargs["norm_topk_prob"] = True

@@ -47,6 +47,9 @@ class Expectations:
     # The VRAM page's words beside its activation memory for a model whose step it does not model; {modelled}: the
     # modelled architectures, listed as the language lists names.
     not_modelled: str
+    # The words beside a typed shape's expert width where the architecture's experts are as wide as its intermediate
+    # size (Mixtral) and the two differ.
+    expert_width: str
 
     def figures(self, **texts: str) -> tuple[str, str]:
         """The effective batch and the memory shown for ``texts`` (over the defaults), as ``results`` gives them."""

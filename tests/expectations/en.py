@@ -91,4 +91,5 @@ EXPECTED = Expectations(
     not_modelled=(
         "The step's peak is modelled for the architectures {modelled}: for this one, enter the activation memory."
     ),
+    expert_width="This architecture's experts are as wide as its intermediate size: enter the same value.",
 )

@@ -111,4 +111,7 @@ EXPECTED = Expectations(
         "El pico del paso está modelado para las arquitecturas {modelled}: para esta, introduce la memoria de "
         "activaciones."
     ),
+    expert_width=(
+        "Los expertos de esta arquitectura tienen la anchura de su dimensión intermedia: introduce el mismo valor."
+    ),
 )

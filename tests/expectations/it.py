@@ -103,4 +103,8 @@ EXPECTED = Expectations(
         "Il picco del passo è modellato per le architetture {modelled}: per questa, inserisci la memoria delle "
         "attivazioni."
     ),
+    expert_width=(
+        "In questo tipo di modello la larghezza degli esperti coincide con la dimensione intermedia: inserisci lo "
+        "stesso valore."
+    ),
 )
