@@ -6,7 +6,7 @@ EXPECTED = Expectations(
     title="Calculadora de memoria para la acumulación de gradientes",
     example=(
         "el tamaño de lote efectivo sube a 256"
-        ", mientras que la memoria máxima de activaciones por GPU se mantiene en 7,45 GB"
+        ", mientras que el pico de memoria de activaciones por GPU se mantiene en 7,45 GB"
     ),
     formulas=("E = b ⋅ a ⋅ g", "M = b ⋅ A", "E = 1 ⋅ 64 ⋅ 1 = 64", "M = 1 ⋅ 7,45 = 7,45\u00a0GB"),
     ready="Los resultados se actualizan mientras escribes.",
@@ -75,10 +75,10 @@ EXPECTED = Expectations(
         ("activation_per_sample", "0." + "5" * 5000, "Usa como máximo 6 decimales."),
     ),
     announcements=(
-        ({}, "Tamaño de lote efectivo: 64. Memoria máxima de activaciones por GPU: 7,45\u00a0GB."),
+        ({}, "Tamaño de lote efectivo: 64. Pico de memoria de activaciones por GPU: 7,45\u00a0GB."),
         (
             {"micro_batch": "128"},
-            "Tamaño de lote efectivo: 8192. Memoria máxima de activaciones por GPU: 953,6\u00a0GB.",
+            "Tamaño de lote efectivo: 8192. Pico de memoria de activaciones por GPU: 953,6\u00a0GB.",
         ),
         ({"gpus": "0"}, "GPU en paralelismo de datos. El valor mínimo es 1."),
         (
