@@ -189,8 +189,8 @@ CALCULATOR = Calculator(
                 (
                     N_("Activation memory per GPU"),
                     (
-                        Series(N_("With accumulation")),
-                        Series(N_("Without accumulation, the same batch at once")),
+                        Series(N_("With accumulation"), unit=GIGABYTE),
+                        Series(N_("Without accumulation, the same batch at once"), unit=GIGABYTE),
                         Series(N_("Budget"), limit=True),
                     ),
                 ),

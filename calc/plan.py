@@ -23,7 +23,7 @@ from calc.formatting import GIGABYTE
 from calc.formulas.batch import plans, reachable
 from calc.i18n import N_
 from calc.inputs import Count, Input, address_number
-from calc.outputs import Figure, Phrase, Quantity, Table, Text
+from calc.outputs import Column, Figure, Phrase, Quantity, Table, Text
 from calc.problems import InputProblem, quantity
 from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
@@ -136,7 +136,7 @@ CALCULATOR = Calculator(
         Table(
             "plans",
             N_("Every plan within the budget"),
-            (N_("Micro-batch size"), N_("Accumulation steps"), N_("Peak activation memory per GPU")),
+            (N_("Micro-batch size"), N_("Accumulation steps"), Column(N_("Peak activation memory per GPU"), GIGABYTE)),
         ),
         *SNIPPETS,
     ),

@@ -69,6 +69,18 @@ def test_the_live_results_keep_number_and_unit_together(localedir, locale, name)
         assert not split.findall(shown.announcement or ""), shown.announcement
 
 
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_accumulation_and_plan_tables_name_their_unit_in_the_heading_not_in_each_cell(site, locale):
+    unit = unit_symbol(GIGABYTE, Locale.parse(locale))
+    html = pages(site, locale)
+    for name, output in (("accumulation", "tradeoff"), ("plan", "plans")):
+        table = re.search(rf'<table\b[^>]*data-output="{output}".*?</table>', html[name], flags=re.S)[0]
+        head, body = table.split("</thead>")
+        assert f"({unit})</th>" in head, (name, head)
+        cells = unescape(re.sub(r"<[^>]+>", " ", body))
+        assert re.search(r"\d", cells) and unit not in cells, (name, cells)
+
+
 class _Citations(HTMLParser):
     """Each 'et al.' and 'arXiv:' in the visible text, and whether it sits inside a link."""
 
