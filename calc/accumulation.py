@@ -24,7 +24,7 @@ from calc.formatting import GIGABYTE
 from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import N_
 from calc.inputs import Count, address_number
-from calc.outputs import Chart, Figure, Phrase, Plot, Quantity, Series, Text
+from calc.outputs import Chart, Citation, Figure, Phrase, Plot, Quantity, Series, Text
 from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
 # Bounds well past any real training run (the largest clusters have about
@@ -205,5 +205,21 @@ CALCULATOR = Calculator(
     # The page's worked example: the defaults, then the same run on 4 GPUs.
     examples={"single_gpu": {}, "four_gpus": {"gpus": Decimal(4)}},
     # The Transformers release whose Trainer passes the cycle's token count to the loss (PR #34191).
-    facts={"gpus_per_node": Quantity(GPUS_PER_NODE), "token_count_version": "4.46"},
+    facts={
+        "gpus_per_node": Quantity(GPUS_PER_NODE),
+        "token_count_version": "4.46",
+        # param_dtype: "the dtype for forward and backward computation".
+        "fsdp_mixed_precision": Citation(
+            "PyTorch: MixedPrecision", "https://pytorch.org/docs/stable/fsdp.html#torch.distributed.fsdp.MixedPrecision"
+        ),
+        # grad_accum_dtype: "the data type in which to do gradient accumulation"; None matches the model's.
+        "deepspeed_data_types": Citation(
+            "DeepSpeed: data_types", "https://www.deepspeed.ai/docs/config-json/#data-type-options"
+        ),
+        # get_data_types: grad_accum_dtype is the model's dtype (bf16 with bf16 on) unless the configuration sets it.
+        "deepspeed_get_data_types": Citation(
+            "deepspeed/runtime/engine.py (get_data_types)",
+            "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/engine.py#L1444-L1455",
+        ),
+    },
 )

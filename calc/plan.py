@@ -23,7 +23,7 @@ from calc.formatting import GIGABYTE
 from calc.formulas.batch import plans, reachable
 from calc.i18n import N_
 from calc.inputs import Count, Input, address_number
-from calc.outputs import Column, Figure, Phrase, Quantity, Table, Text
+from calc.outputs import Citation, Column, Figure, Phrase, Quantity, Table, Text
 from calc.problems import InputProblem, quantity
 from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
@@ -148,5 +148,19 @@ CALCULATOR = Calculator(
         "a100": {"memory_budget": Decimal("25.21")},
         "uneven": {"target_batch": Decimal(250), "gpus": Decimal(8)},
     },
-    facts={"gpus_per_node": Quantity(GPUS_PER_NODE), "example_gpu": gpus.GPUS_BY_ID["a100-40gb"].name},
+    facts={
+        "gpus_per_node": Quantity(GPUS_PER_NODE),
+        "example_gpu": gpus.GPUS_BY_ID["a100-40gb"].name,
+        # data_parallel_size = world_size // (tensor × pipeline × context-parallel sizes), at Megatron Core 0.19.0.
+        "megatron_data_parallel": Citation(
+            "megatron/training/arguments.py",
+            "https://github.com/NVIDIA/Megatron-LM/blob/core_v0.19.0/megatron/training/arguments.py#L440-L446",
+        ),
+        # The world size _batch_assertion multiplies by: the data-parallel size from an mpu or a device mesh, the
+        # processes over sequence_parallel_size, or else every process (DeepSpeed 0.19.5).
+        "deepspeed_world_size": Citation(
+            "deepspeed/runtime/config.py",
+            "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/config.py#L697-L715",
+        ),
+    },
 )

@@ -57,6 +57,7 @@ EXPECTED = Expectations(
         ("activation_per_sample", "1,000,000", "Il valore massimo è 10.000\u00a0GB."),
         ("activation_per_sample", "1.500", "Intendevi 1500 o 1,5? Scrivi quello giusto così come appare qui."),
         ("activation_per_sample", "10.000", "Intendevi 10000 o 10? Scrivi quello giusto così come appare qui."),
+        ("activation_per_sample", "1,125", "Intendevi 1,1250 o 1125? Scrivi quello giusto così come appare qui."),
         ("activation_per_sample", "0,5 MB", "Scrivi solo il numero, espresso in GB."),
         ("activation_per_sample", "0", "Inserisci un valore maggiore di 0\u00a0GB."),
         ("activation_per_sample", "-0,5", "Inserisci un valore maggiore di 0\u00a0GB."),
@@ -103,4 +104,5 @@ EXPECTED = Expectations(
         "Il picco del passo è modellato per le architetture {modelled}: per questa, inserisci la memoria delle "
         "attivazioni."
     ),
+    parallel_degrees="parallelismo tensoriale, di pipeline o di contesto",
 )
