@@ -111,10 +111,10 @@ EXPECTED = Expectations(
         ("12345.678901", "12.345,678901", "12.345,678901 GB"),
     ),
     gigabyte="GB",
+    parallel_degrees="Con paralelismo de tensores, de pipeline o de contexto",
     drops_samples=r"descart\w* muestras|sin avisar",
     not_modelled=(
         "El pico del paso está modelado para las arquitecturas {modelled}: para esta, introduce la memoria de "
         "activaciones."
     ),
-    parallel_degrees="Con paralelismo de tensores, de pipeline o de contexto",
 )

@@ -54,10 +54,10 @@ EXPECTED = Expectations(
         ("activation_per_sample", "x", "Inserisci un numero, per esempio 7,45."),
         ("activation_per_sample", "0.5", "I decimali si separano con la virgola: scrivi 0,5."),
         ("activation_per_sample", "1,250.5", "I decimali si separano con la virgola: scrivi 1250,5."),
+        ("activation_per_sample", "1,125", "Intendevi 1,1250 o 1125? Scrivi quello giusto così come appare qui."),
         ("activation_per_sample", "1,000,000", "Il valore massimo è 10.000\u00a0GB."),
         ("activation_per_sample", "1.500", "Intendevi 1500 o 1,5? Scrivi quello giusto così come appare qui."),
         ("activation_per_sample", "10.000", "Intendevi 10000 o 10? Scrivi quello giusto così come appare qui."),
-        ("activation_per_sample", "1,125", "Intendevi 1,1250 o 1125? Scrivi quello giusto così come appare qui."),
         ("activation_per_sample", "0,5 MB", "Scrivi solo il numero, espresso in GB."),
         ("activation_per_sample", "0", "Inserisci un valore maggiore di 0\u00a0GB."),
         ("activation_per_sample", "-0,5", "Inserisci un valore maggiore di 0\u00a0GB."),
@@ -99,10 +99,10 @@ EXPECTED = Expectations(
         ("12345.678901", "12.345,678901", "12.345,678901 GB"),
     ),
     gigabyte="GB",
+    parallel_degrees="parallelismo tensoriale, di pipeline o di contesto",
     drops_samples=r"scart\w* campioni|senza alcun avviso",
     not_modelled=(
         "Il picco del passo è modellato per le architetture {modelled}: per questa, inserisci la memoria delle "
         "attivazioni."
     ),
-    parallel_degrees="parallelismo tensoriale, di pipeline o di contesto",
 )
