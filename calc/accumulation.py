@@ -24,7 +24,7 @@ from calc.formatting import GIGABYTE
 from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import N_
 from calc.inputs import Count, address_number
-from calc.outputs import Chart, Fact, Figure, Phrase, Plot, Quantity, Series, Text
+from calc.outputs import Chart, Citation, Fact, Figure, Phrase, Plot, Quantity, Series, Text
 from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
 # Bounds well past any real training run (the largest clusters have about
@@ -173,7 +173,23 @@ def links(values: Mapping[str, Decimal | None], results: Mapping[str, object]) -
 def facts() -> dict[str, Fact]:
     """What the page's prose quotes."""
     # The Transformers release whose Trainer passes the cycle's token count to the loss (PR #34191).
-    return {"gpus_per_node": Quantity(GPUS_PER_NODE), "token_count_version": "4.46"}
+    return {
+        "gpus_per_node": Quantity(GPUS_PER_NODE),
+        "token_count_version": "4.46",
+        # param_dtype: "the dtype for forward and backward computation".
+        "fsdp_mixed_precision": Citation(
+            "PyTorch: MixedPrecision", "https://pytorch.org/docs/stable/fsdp.html#torch.distributed.fsdp.MixedPrecision"
+        ),
+        # grad_accum_dtype: "the data type in which to do gradient accumulation"; None matches the model's.
+        "deepspeed_data_types": Citation(
+            "DeepSpeed: data_types", "https://www.deepspeed.ai/docs/config-json/#data-type-options"
+        ),
+        # get_data_types: grad_accum_dtype is the model's dtype (bf16 with bf16 on) unless the configuration sets it.
+        "deepspeed_get_data_types": Citation(
+            "deepspeed/runtime/engine.py (get_data_types)",
+            "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/engine.py#L1444-L1455",
+        ),
+    }
 
 
 CALCULATOR = Calculator(
@@ -195,8 +211,8 @@ CALCULATOR = Calculator(
                 (
                     N_("Activation memory per GPU"),
                     (
-                        Series(N_("With accumulation")),
-                        Series(N_("Without accumulation, the same batch at once")),
+                        Series(N_("With accumulation"), unit=GIGABYTE),
+                        Series(N_("Without accumulation, the same batch at once"), unit=GIGABYTE),
                         Series(N_("Budget"), limit=True),
                     ),
                 ),

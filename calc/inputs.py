@@ -27,8 +27,8 @@ from typing import ClassVar
 
 from babel import Locale
 
-from calc.formatting import format_number, format_quantity, unit_symbol
-from calc.parsing import parse_number
+from calc.formatting import format_quantity, unit_symbol
+from calc.parsing import field_text, parse_number
 from calc.problems import (
     DecimalMark,
     ForeignGrouping,
@@ -135,12 +135,12 @@ class _Number(Input, ABC):
         """Raise the input problem of a ``value`` the kind refuses (out of range, not whole…)."""
 
     def text(self, value: Decimal | None, locale: Locale) -> str:
-        """``value`` as the field shows it.
+        """``value`` as the field shows it, which the field reads back as ``value`` (:func:`~calc.parsing.field_text`).
 
         >>> Count("gpus", "", "", default=Decimal(1), maximum=Decimal(10**6)).text(Decimal(16384), Locale.parse("en"))
-        '16,384'
+        '16384'
         """
-        return "" if value is None else format_number(value, locale)
+        return "" if value is None else field_text(value, locale)
 
     def sample(self, locale: Locale) -> str:
         """A value to suggest, as the field would show it."""

@@ -5,7 +5,8 @@ A calculator's ``compute`` gives each output its result (a
 the page shows, in the page's locale. The view carries, per output:
 
 - a figure: its text;
-- a table: ``{"rows": [[cell, …], …]}``, every cell a text;
+- a table: ``{"rows": [[cell, …], …]}``, every cell a text (a column whose
+  heading names its unit holds bare numbers);
 - a bar: ``{"svg": markup}``, drawn by :mod:`calc.charts`;
 - a line chart: ``{"svg": markup, "rows": …}``, the picture and its table;
 - a sentence or a snippet of code: its text.
@@ -27,7 +28,7 @@ from typing import ClassVar
 from babel import Locale
 
 from calc.charts import Line, Panel, line_chart, nice_ticks, stacked_bar
-from calc.formatting import GIGABYTE, format_names, format_quantity, rounded
+from calc.formatting import GIGABYTE, format_names, format_quantity, rounded, unit_symbol
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,14 @@ class Quantity:
         '46.90\xa0GB'
         """
         return format_quantity(self.shown(), self.unit, locale, breakable=breakable, places=self.places)
+
+    def number(self, locale: Locale) -> str:
+        """The value alone, with all its ``places``, under a table heading that names its unit.
+
+        >>> gigabytes(14_900_000_000, 2).number(Locale.parse("es"))
+        '14,90'
+        """
+        return format_quantity(self.shown(), None, locale, places=self.places)
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,32 @@ def gigabytes(size: int | Decimal | Fraction, places: int) -> Quantity:
 # A table's cell: a quantity, a phrase, or text: a catalog message id, or a
 # name that no catalog translates (a model's, a GPU's), which gettext leaves as it is.
 Cell = Quantity | Phrase | str
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table's column whose quantities share one unit (a CLDR unit id): its heading names the unit once, and its
+    cells show the bare numbers, in the locale's notation.
+
+    >>> from gettext import NullTranslations
+    >>> Column("Memory", GIGABYTE).heading(Locale.parse("it"), NullTranslations())
+    'Memory (GB)'
+    """
+
+    label: str
+    unit: str | None = None
+
+    def heading(self, locale: Locale, translations: NullTranslations) -> str:
+        _ = translations.gettext
+        if self.unit is None:
+            return _(self.label)
+        # TRANSLATORS: a table column's heading, then the unit symbol of the numbers under it (GB).
+        return _("%(heading)s (%(unit)s)") % {"heading": _(self.label), "unit": unit_symbol(self.unit, locale)}
+
+
+def _column(column: str | Column) -> Column:
+    # A plain message id: a column of words, or of quantities that each show their own unit.
+    return column if isinstance(column, Column) else Column(column)
 
 
 @dataclass(frozen=True)
@@ -174,15 +209,25 @@ class Code(Output):
 
 @dataclass(frozen=True)
 class Table(Output):
-    """Rows under column headings (message ids); the first cell of a row is its heading."""
+    """Rows under column headings (message ids, or a :class:`Column` for a unit); the first cell of a row is its
+    heading."""
 
-    columns: tuple[str, ...] = ()
+    columns: tuple[str | Column, ...] = ()
 
     widget: ClassVar[str] = "table"
     empty: ClassVar[dict] = {"rows": []}
 
+    def headings(self, locale: Locale, translations: NullTranslations) -> list[str]:
+        return [_column(column).heading(locale, translations) for column in self.columns]
+
     def render(self, result: list[tuple[Cell, ...]], locale: Locale, translations: NullTranslations) -> dict:
-        return {"rows": [[_cell(cell, locale, translations) for cell in row] for row in result]}
+        columns = [_column(column) for column in self.columns]
+        return {
+            "rows": [
+                [_cell(cell, column.unit, locale, translations) for cell, column in zip(row, columns, strict=True)]
+                for row in result
+            ]
+        }
 
 
 @dataclass(frozen=True)
@@ -203,10 +248,15 @@ class Bar(Output):
 
 @dataclass(frozen=True)
 class Series:
-    """A line of a chart: its label (a message id); a ``limit`` is flat, dashed, and not a column of the table."""
+    """A line of a chart: its label (a message id); a ``limit`` is flat, dashed, and not a column of the table.
+
+    ``unit``: the unit of its values, which the table's heading names (its cells then show bare numbers), or ``None``
+    for cells that show their own.
+    """
 
     label: str
     limit: bool = False
+    unit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -245,8 +295,11 @@ class Chart(Output):
         return tuple(series for _, panel in self.panels for series in panel)
 
     @property
-    def columns(self) -> tuple[str, ...]:
-        return (self.x, *(series.label for series in self.series if not series.limit))
+    def columns(self) -> tuple[Column, ...]:
+        return (Column(self.x), *(Column(series.label, series.unit) for series in self.series if not series.limit))
+
+    def headings(self, locale: Locale, translations: NullTranslations) -> list[str]:
+        return [column.heading(locale, translations) for column in self.columns]
 
     def render(self, result: Plot, locale: Locale, translations: NullTranslations) -> dict:
         _ = translations.gettext
@@ -267,7 +320,7 @@ class Chart(Output):
                 else:
                     points = tuple((Fraction(x), Fraction(q.value)) for x, q in zip(result.x, shown, strict=True))
                     for row, q in zip(rows, shown, strict=True):
-                        row.append(q.text(locale, breakable=False))
+                        row.append(_cell(q, one.unit, locale, translations))
                 lines.append(Line(_(one.label), points, index, one.limit))
             top = max(y for line in lines for _, y in line.points)
             ticks = tuple((t, _tick(t, unit, locale)) for t in nice_ticks(top))
@@ -282,7 +335,12 @@ def _tick(value: Fraction, unit: str | None, locale: Locale) -> str:
     return Quantity(Decimal(value.numerator) / Decimal(value.denominator), unit).text(locale, breakable=False)
 
 
-def _cell(cell: Cell, locale: Locale, translations: NullTranslations) -> str:
+def _cell(cell: Cell, unit: str | None, locale: Locale, translations: NullTranslations) -> str:
+    """``cell`` as its column shows it: under a heading that names ``unit``, a quantity is its bare number."""
+    if isinstance(cell, Quantity) and unit is not None:
+        if cell.unit != unit:
+            raise ValueError(f"a quantity in {cell.unit} in a column headed in {unit}")
+        return cell.number(locale)
     if isinstance(cell, Quantity):
         # A narrow column may wrap, but never between a number and its unit; its numbers show the same decimals.
         return cell.text(locale, breakable=False)

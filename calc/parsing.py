@@ -23,6 +23,7 @@ from decimal import Decimal
 from babel import Locale
 from babel.numbers import get_decimal_symbol, get_group_symbol
 
+from calc.formatting import format_number
 from calc.problems import Ambiguous, DecimalMark, ForeignGrouping, NotANumber, NotWhole
 
 # Signs people type: ASCII and the Unicode minus; a plus changes nothing.
@@ -86,6 +87,29 @@ def parse_number(text: str, locale: Locale, *, whole: bool) -> Decimal | None:
     sign, body = _split_sign(stripped)
     value = _read_whole(body, notation) if whole else _read_decimal(body, notation)
     return -value if sign else value
+
+
+def field_text(value: Decimal, locale: Locale) -> str:
+    """``value`` as the page writes it into a field, or asks for it to be typed: a text that :func:`parse_number`
+    reads back as ``value``, whatever the locale.
+
+    It is never grouped: a grouped 1,500 is also the other convention's 1.5,
+    which a reader's typing is asked about. Nor can three decimals after a
+    whole part below a thousand be told from grouping (1.125, or 1125?), so
+    such a value gets a fourth decimal, a zero, which no grouping has.
+
+    >>> en, es = Locale.parse("en"), Locale.parse("es")
+    >>> field_text(Decimal(15000), es), field_text(Decimal(1500), en), field_text(Decimal("0.125"), en)
+    ('15000', '1500', '0.125')
+    >>> field_text(Decimal("1.125"), en), field_text(Decimal("1.125"), es), field_text(Decimal("1000.125"), es)
+    ('1.1250', '1,1250', '1000,125')
+    """
+    text = format_number(value, locale, grouping=False)
+    try:
+        parse_number(text, locale, whole=False)
+    except Ambiguous:
+        return text + "0"
+    return text
 
 
 def _split_sign(text: str) -> tuple[bool, str]:

@@ -23,7 +23,7 @@ from calc.formatting import GIGABYTE
 from calc.formulas.batch import plans, reachable
 from calc.i18n import N_
 from calc.inputs import Count, Input, address_number
-from calc.outputs import Fact, Figure, Phrase, Quantity, Table, Text
+from calc.outputs import Citation, Column, Fact, Figure, Phrase, Quantity, Table, Text
 from calc.problems import InputProblem, quantity
 from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
@@ -116,7 +116,21 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
 
 def facts() -> dict[str, Fact]:
     """What the page's prose quotes."""
-    return {"gpus_per_node": Quantity(GPUS_PER_NODE), "example_gpu": gpus.GPUS_BY_ID["a100-40gb"].name}
+    return {
+        "gpus_per_node": Quantity(GPUS_PER_NODE),
+        "example_gpu": gpus.GPUS_BY_ID["a100-40gb"].name,
+        # data_parallel_size = world_size // (tensor × pipeline × context-parallel sizes), at Megatron Core 0.19.0.
+        "megatron_data_parallel": Citation(
+            "megatron/training/arguments.py",
+            "https://github.com/NVIDIA/Megatron-LM/blob/core_v0.19.0/megatron/training/arguments.py#L440-L446",
+        ),
+        # The world size _batch_assertion multiplies by: the data-parallel size from an mpu or a device mesh, the
+        # processes over sequence_parallel_size, or else every process (DeepSpeed 0.19.5).
+        "deepspeed_world_size": Citation(
+            "deepspeed/runtime/config.py",
+            "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/config.py#L697-L715",
+        ),
+    }
 
 
 CALCULATOR = Calculator(
@@ -141,7 +155,7 @@ CALCULATOR = Calculator(
         Table(
             "plans",
             N_("Every plan within the budget"),
-            (N_("Micro-batch size"), N_("Accumulation steps"), N_("Peak activation memory per GPU")),
+            (N_("Micro-batch size"), N_("Accumulation steps"), Column(N_("Peak activation memory per GPU"), GIGABYTE)),
         ),
         *SNIPPETS,
     ),

@@ -47,11 +47,6 @@ class InputProblem(ValueError):
         return repr(self)
 
 
-def typed(value: Decimal, locale: Locale) -> str:
-    """A number to type back in as it reads: in the locale's notation, ungrouped."""
-    return format_number(value, locale, grouping=False)
-
-
 def quantity(value: Decimal, input: Input, locale: Locale) -> str:
     """A number in ``input``'s unit, kept on one line."""
     return format_quantity(value, input.unit, locale, breakable=False)
@@ -92,8 +87,8 @@ class DecimalMark(InputProblem):
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         _ = translations.gettext
         if get_decimal_symbol(locale) == ",":
-            return _("Use a decimal comma: %(suggestion)s.") % {"suggestion": typed(self.suggestion, locale)}
-        return _("Use a decimal point: %(suggestion)s.") % {"suggestion": typed(self.suggestion, locale)}
+            return _("Use a decimal comma: %(suggestion)s.") % {"suggestion": input.text(self.suggestion, locale)}
+        return _("Use a decimal point: %(suggestion)s.") % {"suggestion": input.text(self.suggestion, locale)}
 
 
 @dataclass
@@ -104,7 +99,7 @@ class ForeignGrouping(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("Leave out the thousands separators: %(suggestion)s.") % {
-            "suggestion": typed(self.suggestion, locale)
+            "suggestion": input.text(self.suggestion, locale)
         }
 
 
@@ -117,8 +112,8 @@ class Ambiguous(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("Did you mean %(ours)s or %(foreign)s? Type the one you mean as shown.") % {
-            "ours": typed(self.ours, locale),
-            "foreign": typed(self.foreign, locale),
+            "ours": input.text(self.ours, locale),
+            "foreign": input.text(self.foreign, locale),
         }
 
 

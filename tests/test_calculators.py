@@ -17,6 +17,7 @@ from babel import Locale
 
 from calc.formatting import format_number, format_quantity, rounded
 from calc.i18n import load_translations
+from calc.parsing import field_text
 from sitebuild.config import LOCALES, PAGES
 from tests.helpers import A_LOCALE, expect, start_over, visit, wait_until_ready
 from tests.holding import Held
@@ -32,6 +33,11 @@ def gigabytes(value: str, locale: str) -> str:
 
 def number(value: str, locale: str) -> str:
     return format_number(Decimal(value), Locale.parse(locale))
+
+
+def field(value: str, locale: str) -> str:
+    """A number as the page writes it into a field (ungrouped, read back as itself)."""
+    return field_text(Decimal(value), Locale.parse(locale))
 
 
 def shown(page) -> list[str]:
@@ -55,7 +61,7 @@ def test_the_zero_papers_table_through_the_vram_page(ready_pages, locale=A_LOCAL
 def test_a_preset_fills_the_count_and_typing_one_counts_by_it_alone(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale, "vram")
     page.select_option("[name=model]", "meta-llama/Llama-2-7b-hf")
-    expect(page.locator("[name=parameters]")).to_have_value(number("6.738415616", locale))
+    expect(page.locator("[name=parameters]")).to_have_value(field("6.738415616", locale))
     page.fill("[name=parameters]", "7")
     expect(page.locator("[name=model]")).to_have_value("count")
     # A count alone has no activations to derive: the page asks for them.
@@ -69,7 +75,7 @@ def test_a_listed_gpu_fills_its_memory_and_the_verdict_counts_the_overhead(ready
     page = start_over(ready_pages, locale, "vram")
     page.select_option("[name=gpu]", "a100-40gb")
     # nvidia-smi's 40,960 MiB, in gigabytes of a billion bytes.
-    expect(page.locator("[name=gpu_memory]")).to_have_value(number("42.94967296", locale))
+    expect(page.locator("[name=gpu_memory]")).to_have_value(field("42.94967296", locale))
     # The default run, Llama-3.1-8B with LoRA towards a target of 64: its step peaks at 24.18 GB, the earlier
     # micro-batches' adapter gradients included, and 1 GB of overhead.
     expect(page.locator("output[name=total_memory]")).to_have_text(gigabytes("25.18", locale))
@@ -387,7 +393,7 @@ def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready
     accumulation.goto(page.url.split("activations/")[0] + href.removeprefix("../"))
     wait_until_ready(accumulation)
     a = rounded(estimate, 6)
-    expect(accumulation.locator("[name=activation_per_sample]")).to_have_value(number(str(a), locale))
+    expect(accumulation.locator("[name=activation_per_sample]")).to_have_value(field(str(a), locale))
     expect(accumulation.locator("output[name=effective_batch]")).to_have_text("64")
     expect(accumulation.locator("output[name=activation_memory]")).to_have_text(gigabytes(str(a), locale))
     accumulation.close()

@@ -69,6 +69,65 @@ def test_the_live_results_keep_number_and_unit_together(localedir, locale, name)
         assert not split.findall(shown.announcement or ""), shown.announcement
 
 
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_accumulation_and_plan_tables_name_their_unit_in_the_heading_not_in_each_cell(site, locale):
+    unit = unit_symbol(GIGABYTE, Locale.parse(locale))
+    html = pages(site, locale)
+    for name, output in (("accumulation", "tradeoff"), ("plan", "plans")):
+        table = re.search(rf'<table\b[^>]*data-output="{output}".*?</table>', html[name], flags=re.S)[0]
+        head, body = table.split("</thead>")
+        assert f"({unit})</th>" in head, (name, head)
+        cells = unescape(re.sub(r"<[^>]+>", " ", body))
+        assert re.search(r"\d", cells) and unit not in cells, (name, cells)
+
+
+def paragraphs(html: str) -> list[str]:
+    return re.findall(r"<p\b[^>]*>(.*?)</p>", html, flags=re.S)
+
+
+def links(html: str) -> list[tuple[str, str]]:
+    """Each link's address and text."""
+    return [(href, unescape(text)) for href, text in re.findall(r'<a href="([^"]+)"[^>]*>(.*?)</a>', html, flags=re.S)]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_batch_pages_link_what_their_prose_names_to_the_lines_that_say_it(site, locale):
+    html = pages(site, locale)
+    # Source files are linked at a release, to the lines meant, never at a branch that moves.
+    for name in ("accumulation", "plan"):
+        for href, _ in links(html[name]):
+            if "/blob/" in href:
+                ref = href.split("/blob/")[1].split("/")[0]
+                assert ref not in ("main", "master") and "#L" in href, (name, href)
+        # The PyTorch pages named after no_sync open at no_sync.
+        for href, text in links(html[name]):
+            if text.startswith("PyTorch:") and "no_sync" in text:
+                assert href.endswith(".no_sync"), (name, href)
+    # FSDP's MixedPrecision and DeepSpeed's grad_accum_dtype, each with its source.
+    (bf16,) = [p for p in paragraphs(html["accumulation"]) if "grad_accum_dtype" in p]
+    named = [href for href, _ in links(bf16)]
+    assert [h for h in named if h.endswith("fsdp.MixedPrecision")] and [h for h in named if "config-json" in h]
+    assert [h for h in named if "DeepSpeed/blob/" in h and "engine.py" in h]
+    # The planner's parallel degrees: all three, with Megatron-LM's division and DeepSpeed's world size linked.
+    (degrees,) = [p for p in paragraphs(html["plan"]) if "sequence_parallel_size" in p]
+    assert expected(locale).parallel_degrees in unescape(re.sub(r"\s+", " ", degrees))
+    named = [href for href, _ in links(degrees)]
+    assert [h for h in named if "Megatron-LM/blob/" in h] and [h for h in named if "DeepSpeed/blob/" in h]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_batch_pages_set_code_as_code(site, locale):
+    """JSON's "auto", the padding collator and Accelerate's way to leave no_sync off, in every language."""
+    html = pages(site, locale)
+    for name in ("accumulation", "plan"):
+        prose = re.sub(r"<(script|style|code|pre)\b.*?</\1>", "", html[name], flags=re.S)
+        assert not re.search(r"[\"“”«»]auto[\"“”«»]", unescape(prose)), name
+        assert "<code>DataCollatorForLanguageModeling(tokenizer, mlm=False)</code>" in html[name]
+    assert '<code>"auto"</code>' in html["plan"]
+    accelerate = "GradientAccumulationPlugin(num_steps=…, sync_each_batch=True)</code>"
+    assert accelerate in html["accumulation"]
+
+
 class _Citations(HTMLParser):
     """Each 'et al.' and 'arXiv:' in the visible text, and whether it sits inside a link."""
 

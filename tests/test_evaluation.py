@@ -4,18 +4,22 @@ import decimal
 import json
 from dataclasses import replace
 from decimal import Decimal
+from urllib.parse import urlencode
 
 import pytest
 from babel import Locale
 
 from calc.accumulation import CALCULATOR
+from calc.batch_inputs import MEMORY_BUDGET
 from calc.browser import evaluator
 from calc.calculators import NAMES, load
-from calc.evaluation import default_texts, evaluate
+from calc.evaluation import default_texts, evaluate, restore
+from calc.formatting import format_number
 from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import load_translations
-from calc.inputs import Choice, ChoiceSet, Count, Pasted
+from calc.inputs import Amount, Choice, ChoiceSet, Count, Pasted
 from calc.outputs import Quantity
+from calc.problems import Ambiguous
 from sitebuild.config import LOCALES
 from tests.expectations import expected
 from tests.helpers import cases
@@ -229,3 +233,49 @@ def test_a_blank_shape_field_a_preset_fills_in_shows_the_results(localedir, name
     # Opened from an address with the field blank: the preset's value too.
     restored = json.loads(evaluator(name, locale, str(localedir))(json.dumps({"address": "?layers="})))
     assert restored["prompt"] is None
+
+
+def written_values(field: Count | Amount) -> list[Decimal]:
+    """Values a field may be given, from an address or a preset, that its locale would group or could misread:
+    thousands and more, up to its maximum, and for a decimal field three decimals after a whole part (1.125)."""
+    step = Decimal(1).scaleb(-field.places) if isinstance(field, Amount) else Decimal(1)
+    values = [Decimal(v) for v in (1000, 1500, 9999, 10_000, 15_000, 123_456, 1_000_000)]
+    values += [field.maximum, field.maximum - step]
+    if isinstance(field, Amount):
+        values += [Decimal(v) for v in ("1.125", "7.445", "999.125", "1000.125", "15000.5", "12345.125", "0.125")]
+    taken = []
+    for value in values:
+        try:
+            field.check(value)
+        except ValueError:
+            continue
+        taken.append(value)
+    return taken
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize("name", NAMES)
+def test_every_number_the_page_writes_into_a_field_reads_back_as_itself(locale, name):
+    """An address's value is restored into its field in the locale's notation; read back, it is that value, never a
+    question about grouping (?memory_budget=15000 once came back as 15.000 in Spanish: 15000 or 15?)."""
+    calculator, parsed = load(name), Locale.parse(locale)
+    fields = [field for field in calculator.inputs if isinstance(field, Count | Amount)]
+    assert fields
+    for field in fields:
+        values = written_values(field)
+        assert any(value >= 10_000 for value in values) or field.maximum < 10_000, field.name
+        for value in values:
+            text = restore(calculator, urlencode({field.name: field.to_address(value)}), parsed)[field.name]
+            assert field.read(text, parsed) == value, (field.name, value, text)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_reading_a_typed_text_is_asked_about_is_offered_as_a_text_that_reads_as_it(locale):
+    """Typed grouped or with three decimals, a number is still asked about; each reading offered, typed as shown,
+    is read as that reading."""
+    parsed = Locale.parse(locale)
+    for value in (Decimal(15_000), Decimal("1.125")):
+        with pytest.raises(Ambiguous) as asked:
+            MEMORY_BUDGET.read(format_number(value, parsed), parsed)
+        for reading in (asked.value.ours, asked.value.foreign):
+            assert MEMORY_BUDGET.read(MEMORY_BUDGET.text(reading, parsed), parsed) == reading

@@ -14,6 +14,7 @@ from babel import Locale
 
 from calc import accumulation, vram
 from calc.evaluation import default_texts, evaluate
+from calc.formatting import GIGABYTE, format_number, unit_symbol
 from calc.formulas.batch import divisors
 from calc.i18n import load_translations
 from calc.inputs import address_number
@@ -57,6 +58,20 @@ def test_the_plan_is_exact_fits_and_uses_the_largest_micro_batch(target, gpus, b
 def test_tokens_per_step_are_the_effective_batch_times_the_sequence():
     assert plan(256, 8, 16, 2, sequence=4096)["tokens_per_step"].value == 256 * 4096
     assert plan(256, 8, 16, 2)["tokens_per_step"] is None
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_plans_table_names_its_unit_in_the_heading_and_its_cells_hold_the_numbers(localedir, locale):
+    parsed, translations = Locale.parse(locale), load_translations(localedir, locale)
+    texts = {**default_texts(CALCULATOR, parsed), "memory_budget": "30"}
+    rows = evaluate(CALCULATOR, texts, parsed, translations).outputs["plans"]["rows"]
+    assert rows == [
+        [format_number(Decimal(b), parsed), str(64 // b), format_number(b * Decimal("7.45"), parsed)] for b in (4, 2, 1)
+    ]
+    table = next(output for output in CALCULATOR.outputs if output.name == "plans")
+    memory = table.headings(parsed, translations)[-1]
+    assert memory.startswith(translations.gettext("Peak activation memory per GPU"))
+    assert memory.endswith(f"({unit_symbol(GIGABYTE, parsed)})")
 
 
 @pytest.mark.parametrize("locale", LOCALES)

@@ -15,7 +15,7 @@ from babel import Locale
 
 from calc.accumulation import CALCULATOR
 from calc.evaluation import evaluate
-from calc.formatting import format_number, format_quantity
+from calc.formatting import GIGABYTE, format_number, format_quantity, unit_symbol
 from calc.i18n import load_translations
 from sitebuild.config import LOCALES
 from tests.helpers import expect, start_over
@@ -69,8 +69,9 @@ def test_each_row_is_the_formulas_at_its_steps(catalogs, settings):
     assert steps == sorted(set(steps)) and steps[0] == 1 and steps[-1] == 4 * a and a in steps
     for s, (_, effective, held, whole) in zip(steps, rows, strict=True):
         assert effective == figure(b * s * g)
-        assert held == gigabytes(b * per_sample)
-        assert whole == gigabytes(b * s * per_sample)
+        # In gigabytes, which the headings name: the cells hold the numbers alone.
+        assert held == figure(b * per_sample)
+        assert whole == figure(b * s * per_sample)
     if budget is not None:
         # The last step whose batch would still fit in one pass is a row, when the chart reaches it.
         fitting = int(budget // (b * per_sample))
@@ -180,7 +181,14 @@ def test_the_chart_speaks_the_pages_language(catalogs, locale):
     drawing = Drawing(output["svg"])
     assert drawing.name == catalogs[locale].gettext(CHART.label) and (locale == "en" or drawing.name != CHART.label)
     assert gigabytes("60", locale) in [label for _, label in drawing.value_ticks]
-    assert output["rows"][-1] == ["32", "128", gigabytes("2", locale), gigabytes("64", locale)]
+    assert output["rows"][-1] == ["32", "128", figure("2", locale), figure("64", locale)]
+    # The memory columns name their unit once, in the heading, as the locale writes it.
+    translated = catalogs[locale].gettext
+    headings = CHART.headings(Locale.parse(locale), catalogs[locale])
+    unit = unit_symbol(GIGABYTE, Locale.parse(locale))
+    assert headings[0] == translated("Accumulation steps") and unit not in headings[0] + headings[1]
+    assert headings[2].startswith(translated("With accumulation")) and headings[2].endswith(f"({unit})")
+    assert headings[3].endswith(f"({unit})")
 
 
 @pytest.mark.browser
@@ -192,7 +200,7 @@ def test_the_chart_follows_the_fields_as_picture_and_table(ready_pages, catalogs
     expect(chart).to_have_attribute("aria-label", name)
     page.fill("[name=accumulation_steps]", "2")
     last = page.locator("table[data-output=tradeoff] tbody tr").last.locator("th, td")
-    expect(last).to_have_text(["8", "8", gigabytes("7.45", locale), gigabytes("59.6", locale)], use_inner_text=False)
+    expect(last).to_have_text(["8", "8", figure("7.45", locale), figure("59.6", locale)], use_inner_text=False)
     # Drawn as SVG, not as text: the redrawn lines have a size on the page.
     line = chart.locator("polyline.series-3")
     expect(line).to_have_count(1)

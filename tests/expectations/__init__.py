@@ -42,6 +42,8 @@ class Expectations:
     numbers: tuple[tuple[str, str, str], ...]
     # The gigabyte's symbol, as CLDR writes it for the locale (French would write "Go").
     gigabyte: str
+    # The planner's three model-parallel degrees, by which the GPUs are divided first, as its prose names them.
+    parallel_degrees: str
     # What no page may say in this language: that DeepSpeed drops samples (it asserts the product and stops).
     drops_samples: str
     # The VRAM page's words beside its activation memory for a model whose step it does not model; {modelled}: the

@@ -53,6 +53,8 @@ EXPECTED = Expectations(
         ("activation_per_sample", "1.000.000", "Enter at most 10,000\u00a0GB."),
         ("activation_per_sample", "1,500", "Did you mean 1500 or 1.5? Type the one you mean as shown."),
         ("activation_per_sample", "10,000", "Did you mean 10000 or 10? Type the one you mean as shown."),
+        # Three decimals read as grouping too: the reading offered has a fourth, which reads as one number only.
+        ("activation_per_sample", "1.125", "Did you mean 1.1250 or 1125? Type the one you mean as shown."),
         ("activation_per_sample", "0.5 MB", "Type the number only, in GB."),
         ("activation_per_sample", "0", "Enter a value greater than 0\u00a0GB."),
         ("activation_per_sample", "-0.5", "Enter a value greater than 0\u00a0GB."),
@@ -87,6 +89,7 @@ EXPECTED = Expectations(
         ("12345.678901", "12,345.678901", "12,345.678901 GB"),
     ),
     gigabyte="GB",
+    parallel_degrees="With tensor, pipeline or context parallelism",
     drops_samples=r"drop(?:s|ped)? samples|silently",
     not_modelled=(
         "The step's peak is modelled for the architectures {modelled}: for this one, enter the activation memory."

@@ -65,6 +65,11 @@ EXPECTED = Expectations(
             "10.000",
             "¿Te refieres a 10000 o a 10? Escribe el que quieras tal como aparece aquí.",
         ),
+        (
+            "activation_per_sample",
+            "1,125",
+            "¿Te refieres a 1,1250 o a 1125? Escribe el que quieras tal como aparece aquí.",
+        ),
         ("activation_per_sample", "0,5 MB", "Escribe solo el número, en GB."),
         ("activation_per_sample", "0", "Introduce un valor mayor que 0\u00a0GB."),
         ("activation_per_sample", "-0,5", "Introduce un valor mayor que 0\u00a0GB."),
@@ -106,6 +111,7 @@ EXPECTED = Expectations(
         ("12345.678901", "12.345,678901", "12.345,678901 GB"),
     ),
     gigabyte="GB",
+    parallel_degrees="Con paralelismo de tensores, de pipeline o de contexto",
     drops_samples=r"descart\w* muestras|sin avisar",
     not_modelled=(
         "El pico del paso está modelado para las arquitecturas {modelled}: para esta, introduce la memoria de "

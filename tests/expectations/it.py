@@ -54,6 +54,11 @@ EXPECTED = Expectations(
         ("activation_per_sample", "x", "Inserisci un numero, per esempio 7,45."),
         ("activation_per_sample", "0.5", "I decimali si separano con la virgola: scrivi 0,5."),
         ("activation_per_sample", "1,250.5", "I decimali si separano con la virgola: scrivi 1250,5."),
+        (
+            "activation_per_sample",
+            "1,125",
+            "Intendevi 1,1250 o 1125? Riscrivilo esattamente in una di queste due forme.",
+        ),
         ("activation_per_sample", "1,000,000", "Il valore massimo è 10.000\u00a0GB."),
         ("activation_per_sample", "1.500", "Intendevi 1500 o 1,5? Riscrivilo esattamente in una di queste due forme."),
         ("activation_per_sample", "10.000", "Intendevi 10000 o 10? Riscrivilo esattamente in una di queste due forme."),
@@ -98,6 +103,7 @@ EXPECTED = Expectations(
         ("12345.678901", "12.345,678901", "12.345,678901 GB"),
     ),
     gigabyte="GB",
+    parallel_degrees="parallelismo tensoriale, di pipeline o di contesto",
     drops_samples=r"scart\w* campioni|senza alcun avviso",
     not_modelled=(
         "Il picco del passo è modellato per le architetture {modelled}: per questa, inserisci la memoria delle "
