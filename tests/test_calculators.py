@@ -15,7 +15,7 @@ from decimal import Decimal
 import pytest
 from babel import Locale
 
-from calc.formatting import format_number, format_quantity, rounded
+from calc.formatting import format_number, format_quantity, rounded, rounded_up
 from calc.i18n import load_translations
 from sitebuild.config import LOCALES, PAGES
 from tests.helpers import A_LOCALE, expect, start_over, visit, wait_until_ready
@@ -361,7 +361,7 @@ def test_a_snippet_is_copied_as_it_reads(browser, base_url):
 
 def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready_pages, locale=A_LOCALE):
     """Llama-3.1-8B, LoRA r = 16 on all seven projections, 4096 tokens, bf16, fused attention, full recomputation:
-    the step's per-sample part, then E and M on the accumulation page."""
+    the activation memory per sample at the step's peak, then E and M on the accumulation page, in the same digits."""
     from calc.formulas.step import Setting, largest_per_sample, moments, saved_breakdown
     from calc.models import PRESETS
 
@@ -372,23 +372,24 @@ def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready
     def per_sample(setting: Setting):
         return largest_per_sample(moments(shape, setting)).per_sample_total
 
-    def in_gb(size) -> str:
-        return format_quantity(rounded(size / 10**9, 3), "digital-gigabyte", Locale.parse(locale))
+    def in_gb(size, rounding=rounded) -> str:
+        return format_quantity(rounding(size / 10**9, 2), "digital-gigabyte", Locale.parse(locale), places=2)
 
     page = start_over(ready_pages, locale, "activations")
     expect(page.locator("output[name=activation_per_sample]")).to_have_text(
         in_gb(sum(saved_breakdown(shape, lora).values()))
     )
     page.select_option("[name=method]", "full")
-    expect(page.locator("output[name=step_per_sample]")).to_have_text(in_gb(per_sample(full)))
+    # Rounded up, as shown and as carried.
+    expect(page.locator("output[name=step_per_sample]")).to_have_text(in_gb(per_sample(full), rounded_up))
     page.select_option("[name=method]", "lora")
     estimate = per_sample(lora) / 10**9
-    expect(page.locator("output[name=step_per_sample]")).to_have_text(in_gb(per_sample(lora)))
+    expect(page.locator("output[name=step_per_sample]")).to_have_text(in_gb(per_sample(lora), rounded_up))
     href = page.locator("a[data-role=use-estimate]").get_attribute("href")
     accumulation = page.context.new_page()
     accumulation.goto(page.url.split("activations/")[0] + href.removeprefix("../"))
     wait_until_ready(accumulation)
-    a = rounded(estimate, 6)
+    a = rounded_up(estimate, 2)
     expect(accumulation.locator("[name=activation_per_sample]")).to_have_value(number(str(a), locale))
     expect(accumulation.locator("output[name=effective_batch]")).to_have_text("64")
     expect(accumulation.locator("output[name=activation_memory]")).to_have_text(gigabytes(str(a), locale))
