@@ -1,10 +1,10 @@
 """The activation estimator's page: a model and a training setup in, two figures per sample out.
 
-The bytes autograd saves per sample, by part, and the per-sample part of the
-whole training step's peak, which adds the loss's gradients, a recomputed
-layer and the gradients flowing through backward: the second decides
-out-of-memory, and is what the links carry. The arithmetic, tensor by tensor
-and with its sources, is :mod:`calc.formulas.activations` and
+The bytes autograd saves per sample, by part, and the activation memory per
+sample at the whole training step's peak, which adds the loss's gradients, a
+recomputed layer and the gradients flowing through backward: the second
+decides out-of-memory, and is what the links carry. The arithmetic, tensor by
+tensor and with its sources, is :mod:`calc.formulas.activations` and
 :mod:`calc.formulas.step`.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
 
@@ -20,10 +19,10 @@ from babel import Locale
 
 from calc.calculator import Calculator, Group
 from calc.configs import Reading
-from calc.formatting import PERCENT, rounded
+from calc.formatting import GIGABYTE, PERCENT, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.parameters import expert_shapes, target_modules
-from calc.formulas.step import largest_per_sample, moments, saved_breakdown
+from calc.formulas.step import adapts_experts, largest_per_sample, moments, saved_breakdown
 from calc.i18n import N_
 from calc.inputs import Input, address_number
 from calc.model_inputs import CONFIG, SHAPE_FIELDS, model_choice, shape_inputs, shape_of
@@ -95,23 +94,12 @@ SHAPE = tuple(
     else field
     for field in _SHAPE
 )
-# The projections the covered architectures have, each model showing its own; not the experts' 3-D weights, whose
-# adapter (peft's target_parameters) the step does not model.
-COVERED_TARGETS = {
-    name
-    for shape in PRESETS.values()
-    if shape.model_type in FAMILIES
-    for name in target_modules(shape)
-    if name not in expert_shapes(shape)
-}
-PAGE_TARGETS = replace(
-    TARGETS,
-    description=N_(
-        "The projections that get an adapter, named as in peft's target_modules. Names the model does not have are "
-        "rejected."
-    ),
-    options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS),
-)
+# What the covered architectures can adapt, each model showing its own, a mixture's 3-D expert weights included: the
+# step does not model an adapter on those (calc.formulas.step.adapts_experts), which is refused on its field as the
+# VRAM and LoRA pages refuse it. Choosing a model brings the targets the step models.
+COVERED_TARGETS = {name for shape in PRESETS.values() if shape.model_type in FAMILIES for name in target_modules(shape)}
+EXPERTS = {name for shape in PRESETS.values() for name in expert_shapes(shape)}
+PAGE_TARGETS = replace(TARGETS, options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS))
 # This page computes in the model's own dtype: autocast over an fp32 model is not modelled here (its Limitations).
 PAGE_PRECISION = replace(
     PRECISION,
@@ -143,26 +131,38 @@ NO_SDPA = Phrase(
 )
 
 
+@dataclass
+class ExpertsNotModelled(InputProblem):
+    """An adapter on a mixture's expert weights, whose step the page does not model."""
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext("An adapter on the experts' weights is not modelled: choose other target modules.")
+
+
 # The shape in step with the model, and the target modules with the model's own names.
-settle = with_targets(settle_shape, COVERED_TARGETS)
+settle = with_targets(settle_shape, COVERED_TARGETS - EXPERTS)
 
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     shape = shape_of(values)
     # The per-sample part of the step does not depend on the optimizer: any recipe computing in the precision will do.
     setting = step_setting(values, shape, adamw_recipe(values["precision"]))
+    if adapts_experts(shape, setting):
+        raise ExpertsNotModelled(field="target_modules")
     parts = saved_breakdown(shape, setting)
     total = sum(parts.values(), Fraction(0))
     # The moment with the largest per-sample part, and that part: what each more sample adds to the step's peak.
     moment = largest_per_sample(moments(shape, setting))
 
     return {
-        "activation_per_sample": gigabytes(total, 3),
-        "step_per_sample": gigabytes(moment.per_sample_total, 3),
-        "step_moment": moment_phrase(N_("The step's per-sample part is largest %(moment)s."), moment.name),
-        "breakdown_bar": [(LABELS[part], gigabytes(size, 3)) for part, size in parts.items()],
+        "activation_per_sample": gigabytes(total, 2),
+        # Rounded up to the hundredths the pages show and the links carry, as the VRAM page rounds its own: a plan
+        # made from it never fits more samples than the unrounded figure would.
+        "step_per_sample": Quantity(rounded_up(moment.per_sample_total / 10**9, 2), GIGABYTE, places=2),
+        "step_moment": moment_phrase(N_("The activation memory per sample is largest %(moment)s."), moment.name),
+        "breakdown_bar": [(LABELS[part], gigabytes(size, 2)) for part, size in parts.items()],
         "breakdown": [
-            (LABELS[part], gigabytes(size, 3), Quantity(100 * size / total, PERCENT, places=1))
+            (LABELS[part], gigabytes(size, 2), Quantity(100 * size / total, PERCENT, places=1))
             for part, size in parts.items()
         ],
         "attention_note": NO_SDPA
@@ -174,20 +174,20 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
 def summarize(outputs: Mapping[str, str], results: Mapping[str, object], translations: NullTranslations) -> str:
     """The result as one sentence, for the page's live region.
 
-    >>> summarize({"activation_per_sample": "3.242 GB", "step_per_sample": "7.445 GB"}, {}, NullTranslations())
-    "Saved for the backward pass per sample: 3.242 GB. Per-sample part of the step's peak: 7.445 GB."
+    >>> summarize({"activation_per_sample": "3.24 GB", "step_per_sample": "7.45 GB"}, {}, NullTranslations())
+    "Saved for the backward pass, per sample: 3.24 GB. Activation memory per sample, at the step's peak: 7.45 GB."
     """
     return translations.gettext(
-        "Saved for the backward pass per sample: %(saved)s. Per-sample part of the step's peak: %(step)s."
+        "Saved for the backward pass, per sample: %(saved)s. Activation memory per sample, at the step's peak: "
+        "%(step)s."
     ) % {"saved": outputs["activation_per_sample"], "step": outputs["step_per_sample"]}
 
 
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
-    """The accumulation page and the planner get the step's per-sample part, which decides out-of-memory, to the six
-    decimals their field takes; the planner also the sequence length, for its tokens per step."""
-    # A tiny model can round to nothing, which no page takes as a measurement: the smallest step instead.
-    estimate = max(rounded(results["step_per_sample"].value, 6), Decimal("0.000001"))
-    carried = {"activation_per_sample": address_number(estimate)}
+    """The accumulation page and the planner get the activation memory per sample at the step's peak, which decides
+    out-of-memory, as this page shows it (never 0: it is rounded up); the planner also the sequence length, for its
+    tokens per step."""
+    carried = {"activation_per_sample": address_number(results["step_per_sample"].value)}
     return {"accumulation": carried, "plan": carried | {"sequence_length": address_number(values["sequence_length"])}}
 
 
@@ -195,6 +195,22 @@ def facts() -> dict[str, Fact]:
     """What the page's prose quotes."""
     return {
         "korthikanti": Citation("Korthikanti et al. (2022, §4–5)", "https://arxiv.org/abs/2205.05198"),
+        # Megatron Core's recompute_granularity, which the --recompute-granularity flag sets: "selective" recomputes
+        # the submodules of --recompute-modules, "core_attn" unless told otherwise.
+        "megatron_selective": Citation(
+            "--recompute-granularity selective",
+            "https://github.com/NVIDIA/Megatron-LM/blob/core_v0.19.0/megatron/core/transformer/transformer_config.py#L518",
+        ),
+        # "Self-attention Recomputation": activations_checkpoint_granularity=selective.
+        "nemo_selective": Citation(
+            "NeMo",
+            "https://docs.nvidia.com/nemo-framework/user-guide/24.07/nemotoolkit/features/optimizations/"
+            "activation_recomputation.html",
+        ),
+        # ActivationCheckpoint: mode "selective", with selective_ac_option an integer (every n-th layer) or "op".
+        "torchtitan_selective": Citation(
+            "torchtitan", "https://github.com/pytorch/torchtitan/blob/v0.2.2/torchtitan/config/job_config.py#L651"
+        ),
         "covered": COVERED,
     }
 
@@ -210,10 +226,10 @@ CALCULATOR = Calculator(
     outputs=(
         Figure(
             "step_per_sample",
-            N_("Per-sample part of the step's peak"),
+            N_("Activation memory per sample, at the step's peak"),
             N_(
-                "what each additional sample adds to the step's peak; this is the figure that decides whether a "
-                "micro-batch fits"
+                "what each additional sample adds to the step's peak, rounded up; this is the figure that decides "
+                "whether a micro-batch fits"
             ),
         ),
         Figure(

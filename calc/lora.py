@@ -87,6 +87,18 @@ def run(values: Mapping[str, object], shape: ModelShape) -> Peak | Phrase:
 settle = with_targets(settle_shape)
 
 
+def preparation(shape: ModelShape) -> Decimal:
+    """What peft's prepare_model_for_kbit_training adds to a QLoRA base's weights (its 16-bit parts cast to fp32),
+    which the run's total, counting the base as loaded, leaves out."""
+    return base_bytes_qlora_prepared(shape) - base_bytes_qlora(shape)
+
+
+QLORA_BASE = N_(
+    "The total counts the base as it is loaded. After peft's prepare_model_for_kbit_training its weights take "
+    "%(extra)s more, and the activations can grow too."
+)
+
+
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     # A preset's own shape: it knows what the form does not (Gemma-2's head_dim, tied embeddings, biases).
     shape = shape_of(values)
@@ -103,6 +115,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "run_memory": gigabytes(peak.total, 2) if modelled else None,
         "peak_moment": moment_phrase(N_("The peak comes %(moment)s."), peak.moment) if modelled else peak,
         "run_breakdown": part_rows(peak.parts) if modelled else [],
+        "qlora_base": Phrase(QLORA_BASE, {"extra": gigabytes(preparation(shape), 2)})
+        if modelled and values["method"] == "qlora"
+        else None,
         "trainable_parameters": Quantity(trainable),
         "share": Quantity(Fraction(100 * trainable, base), PERCENT, places=3),
         "base_parameters": Quantity(base),
@@ -149,7 +164,8 @@ def summarize(outputs: Mapping[str, str], results: Mapping[str, object], transla
 
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """The VRAM page gets the run: the model (its repo id, or its typed shape), the adapter and the step's settings,
-    one GPU, and the recipe the run's total is computed with."""
+    one GPU, and the recipe the run's total is computed with; not a target batch, which is the reader's to set there
+    (the prose says what its default's accumulation adds)."""
     model = {"model": values["model"]}
     if values["model"] == CUSTOM:
         model |= {
@@ -160,11 +176,9 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
             **model,
             **{field.name: field.to_address(values[field.name]) for field in RUN},
             "optimizer": adamw_recipe(values["precision"]),
-            # The total is one GPU's, without ZeRO, for a step of one micro-batch, without the earlier micro-batches'
-            # gradients that accumulation keeps: the VRAM page then counts the same run, and takes a target from there.
+            # The total is one GPU's, without ZeRO.
             "zero_stage": "0",
             "gpus": "1",
-            "target_batch": MICRO_BATCH.to_address(values["micro_batch"]),
         }
     }
 
@@ -205,8 +219,27 @@ def facts() -> dict[str, Fact]:
         "architectures": Names(tuple(ARCHITECTURES), style="or"),
         "training_bytes": Quantity(ADAPTER_TRAINING_BYTES_PER_PARAMETER),
         "nf4_bytes": Quantity(NF4_BYTES_PER_WEIGHT, places=3),
-        **{f"run_{part}": gigabytes(runs["lora"].parts[part], 2) for part in ("weights", "activations", "loss")},
+        **{
+            f"run_{part}": gigabytes(runs["lora"].parts[part], 2)
+            for part in ("weights", "optimizer_state", "activations", "loss")
+        },
         "qlora_weights": gigabytes(runs["qlora"].parts["weights"], 2),
+        # What peft's preparation adds to the run's QLoRA base, which the total leaves out.
+        "qlora_preparation": gigabytes(preparation(shape), 2),
+        "prepare_source": Citation(
+            "prepare_model_for_kbit_training",
+            "https://github.com/huggingface/peft/blob/v0.20.0/src/peft/utils/other.py#L151",
+        ),
+        # transformers' BitsAndBytesConfig: bnb_4bit_quant_type="fp4", bnb_4bit_use_double_quant=False.
+        "bnb_defaults": Citation(
+            "BitsAndBytesConfig",
+            "https://github.com/huggingface/transformers/blob/000e2231167497a632d7661a78f13e27b5d67a5d/"
+            "src/transformers/utils/quantization_config.py",
+        ),
+        # transformers v5's fused experts are no nn.Linear: 4-bit loading leaves them as they are.
+        "fused_experts_issue": Citation(
+            "bitsandbytes#1849", "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1849"
+        ),
         "accumulated_gradients": gigabytes(accumulating.parts["gradients"], 2),
         "vram_target": Quantity(TARGET_BATCH.default),
         # The architectures whose activations, and so whose runs, calc.formulas.step models: transformers' names.
@@ -228,6 +261,7 @@ CALCULATOR = Calculator(
             N_("in a mixture of experts, only the experts a token is routed to count"),
         ),
         Text("peak_moment", N_("When the peak comes")),
+        Text("qlora_base", N_("QLoRA's base")),
         Table("run_breakdown", N_("The run's peak on one GPU, by part"), (N_("Part"), N_("Memory"))),
         Table("sizes", N_("Sizes"), (N_("Item"), N_("Size"))),
     ),

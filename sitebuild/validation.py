@@ -17,7 +17,7 @@ from gettext import NullTranslations
 from babel import Locale
 from babel.numbers import get_minus_sign_symbol, get_plus_sign_symbol
 
-from calc.formatting import format_names, format_number, format_quantity, rounded
+from calc.formatting import format_names, format_number, format_quantity, rounded, rounded_up
 from calc.formulas.model_states import RECIPES
 from calc.formulas.parameters import TARGET_MODULES
 from calc.i18n import N_
@@ -78,34 +78,40 @@ class _Words:
             "count": self.number(count)
         }
 
-    def percent(self, error: float | Decimal) -> str:
-        return format_quantity(
-            rounded(abs(Fraction(Decimal(str(error)))) * 100, 2), "concentr-percent", self.locale, breakable=False
-        )
+    def percent(self, share: Fraction, *, up: bool = False) -> str:
+        """``share`` (0.01 is 1%) in hundredths of a percent: rounded half up, as a measured point's value reads, or
+        rounded up, ``up``, as a bound reads, so that "at most 4.41%" stays true of 4.4021%."""
+        places = 2
+        percent = (rounded_up if up else rounded)(abs(share) * 100, places)
+        return format_quantity(percent, "concentr-percent", self.locale, breakable=False, places=places)
 
-    def difference(self, error: float) -> str:
+    def difference(self, error: Fraction) -> str:
         # A table cell, signed as the prose counts them (- under the measurement, + over); a difference that rounds
-        # to nothing but is not nothing says so, rather than "0%", unsigned: "less than" speaks of its size.
-        smallest = Decimal("0.0001")
-        if error and abs(Decimal(str(error))) < smallest / 2:
+        # to nothing but is not nothing says so, rather than "0%", unsigned: "less than" speaks of its size; none at
+        # all is exact, and reads "0%".
+        smallest = Fraction(1, 10**4)
+        if not error:
+            return format_quantity(Decimal(0), "concentr-percent", self.locale, breakable=False)
+        if abs(error) < smallest / 2:
             return self.translated(N_("<\u00a0%(least)s")) % {"least": self.percent(smallest)}
-        sign = _minus(self.locale) if error < 0 else get_plus_sign_symbol(self.locale) if error > 0 else ""
+        sign = _minus(self.locale) if error < 0 else get_plus_sign_symbol(self.locale)
         return sign + self.percent(error)
 
     def names(self, names: Iterable[str]) -> str:
         """Names, or numbers already written, joined as the locale joins a list."""
         return format_names(names, self.locale)
 
-    def sides(self, errors: list[float]) -> dict[str, object]:
-        # On which side of the measurement the model falls, and how far at most: what a "fits" verdict leans on.
+    def sides(self, errors: list[Fraction]) -> dict[str, object]:
+        # On which side of the measurement the model falls, and how far at most: what a "fits" verdict leans on. Each
+        # bound rounded up, true of every point as written.
         below, above = [-e for e in errors if e < 0], [e for e in errors if e > 0]
         return {
             "below": len(below),
             "above": len(above),
             "below_count": self.number(len(below)),
             "above_count": self.number(len(above)),
-            "below_worst": self.percent(max(below, default=0)),
-            "above_worst": self.percent(max(above, default=0)),
+            "below_worst": self.percent(max(below, default=Fraction(0)), up=True),
+            "above_worst": self.percent(max(above, default=Fraction(0)), up=True),
         }
 
     def recipe(self, recipe: str) -> str:
@@ -151,7 +157,10 @@ def activation_facts(words: _Words) -> dict[str, object]:
         "accumulation_tokens": words.number(activations["accumulation"]["sequence_length"]),
         "torch": activations["versions"]["torch"],
         "activation_points": words.number(len(points)),
-        "activation_worst": words.percent(max(abs(point["relative_error"]) for point in points)),
+        # Per sample is a slope: the saved bytes' peak at the larger batch less that at the smaller, over their
+        # difference (tools/measure_activations.py), so what a batch holds whatever its size is left out.
+        "activation_batches": _slope_batches(words, activations["batches"]),
+        "activation_worst": words.percent(max(abs(_activation_error(point)) for point in points), up=True),
         # Every point to the byte: only then may the page say the estimate matches them all.
         "activation_exact": all(
             point["estimated_bytes_per_sample"] == point["measured_bytes_per_sample"] for point in points
@@ -170,34 +179,65 @@ def activation_facts(words: _Words) -> dict[str, object]:
                 ),
                 "measured": words.number(point["measured_bytes_per_sample"]),
                 "estimated": words.number(point["estimated_bytes_per_sample"]),
-                "error": words.difference(point["relative_error"]),
+                "error": words.difference(_activation_error(point)),
             }
             for point in points
         ],
     }
 
 
+def _activation_error(point: dict) -> Fraction:
+    """How far a point's estimate per sample is from the measurement, as a share of it: from the bytes, exactly."""
+    measured = point["measured_bytes_per_sample"]
+    return Fraction(point["estimated_bytes_per_sample"] - measured, measured)
+
+
+def step_error(point: dict) -> Fraction:
+    """How far a step's estimated peak is from the measured one, as a share of it: from the bytes, exactly (the
+    file's relative_error is rounded to six places, which a bound rounded up from it could miss)."""
+    measured = point["measured_peak_bytes"]
+    return Fraction(point["estimated_peak_bytes"] - measured, measured)
+
+
+def _slope_batches(words: _Words, batches: list[int]) -> dict[str, str]:
+    """The two batch sizes whose difference gives a measurement per sample, and that difference."""
+    small, large = batches
+    return {"small": words.number(small), "large": words.number(large), "difference": words.number(large - small)}
+
+
+def _adapters(words: _Words, steps: list[dict], models: dict[str, dict]) -> str:
+    """The adapters measured, each with the architectures it was measured on (Phi-3 has qkv_proj for q_proj and
+    v_proj, and the mixtures took the attention's alone): the most measured first, as peft's target_modules
+    names them. Semicolons part them, whose lists have commas of their own."""
+    architectures: dict[tuple[str, ...], set[str]] = {}
+    for point in steps:
+        targets = tuple(name for name in TARGET_MODULES if name in point["lora_targets"])
+        architectures.setdefault(targets, set()).add(models[point["model"]]["model_type"])
+    return "; ".join(
+        words.translated(N_("%(targets)s in %(architectures)s"))
+        % {"targets": words.names(targets), "architectures": words.names(sorted(types))}
+        for targets, types in sorted(architectures.items(), key=lambda item: (-len(item[1]), item[0]))
+    )
+
+
 def step_facts(words: _Words) -> dict[str, object]:
     """The whole training steps measured (``steps.json``): every point, and those with a LoRA adapter."""
     whole_steps = _read("steps.json")
+    models = whole_steps["models"]
     adapted_steps = [point for point in whole_steps["points"] if point["method"] == "lora"]
     if not adapted_steps:
         raise ValueError("validation/steps.json has no LoRA step, which the LoRA page quotes: run make validate")
+    dense = [step_error(point) for point in adapted_steps if not models[point["model"]]["experts"]]
     return {
-        # The whole training steps measured with a LoRA adapter.
+        # The whole training steps measured with a LoRA adapter: on which side of the measurement and how far, and how
+        # far short at most in the dense models (docs/validation.md: the mixtures' shortfalls are the larger).
         "lora_step_points": words.number(len(adapted_steps)),
-        "lora_step_worst": words.percent(max(abs(point["relative_error"]) for point in adapted_steps)),
+        "lora_step_sides": words.sides([step_error(point) for point in adapted_steps]),
+        "lora_step_dense_shortfall": words.percent(max((-e for e in dense if e < 0), default=Fraction(0)), up=True),
         "lora_step_rank": words.number(whole_steps["lora"]["rank"]),
-        # Each model's adapter on those of these names it has (Phi-3 has qkv_proj for q_proj and v_proj), as peft's
-        # target_modules takes them.
-        "lora_step_targets": words.names(
-            name for name in TARGET_MODULES if any(name in point["lora_targets"] for point in adapted_steps)
-        ),
-        "lora_step_architectures": words.names(
-            sorted({whole_steps["models"][point["model"]]["model_type"] for point in adapted_steps})
-        ),
+        "lora_step_adapters": _adapters(words, adapted_steps, models),
         "step_points": words.number(len(whole_steps["points"])),
-        "step_sides": words.sides([point["relative_error"] for point in whole_steps["points"]]),
+        "step_sides": words.sides([step_error(point) for point in whole_steps["points"]]),
         # The recipes measured, in the order the measurements take them; each holds a comma ("“AdamW, mixed
         # precision”, precision bf16"), so semicolons part them where a locale's list would run them together.
         "step_recipes": "; ".join(
@@ -227,7 +267,7 @@ def step_facts(words: _Words) -> dict[str, object]:
                 ),
                 "measured": words.number(point["measured_peak_bytes"]),
                 "estimated": words.number(point["estimated_peak_bytes"]),
-                "error": words.difference(point["relative_error"]),
+                "error": words.difference(step_error(point)),
             }
             for point in whole_steps["points"]
         ],

@@ -8,6 +8,7 @@ file.
 
 import dataclasses
 import json
+import re
 from fractions import Fraction
 from gettext import NullTranslations
 from pathlib import Path
@@ -15,9 +16,10 @@ from pathlib import Path
 import pytest
 from babel import Locale
 
-from calc.activations import CALCULATOR, PAGE_TARGETS, SHAPE
-from calc.evaluation import default_texts, evaluate
-from calc.formatting import format_names, rounded
+from calc.accumulation import CALCULATOR as ACCUMULATION
+from calc.activations import CALCULATOR, SHAPE
+from calc.evaluation import default_texts, evaluate, restore
+from calc.formatting import GIGABYTE, format_names, rounded_up
 from calc.formulas.activations import (
     ATTENTIONS,
     FAMILIES,
@@ -35,7 +37,8 @@ from calc.formulas.step import Setting, largest_per_sample, moments, saved_break
 from calc.i18n import load_translations
 from calc.model_inputs import shape_values
 from calc.models import PRESETS, ModelShape
-from calc.outputs import Names, gigabytes
+from calc.outputs import Names, Quantity, gigabytes
+from calc.problems import InputProblem
 from calc.step_outputs import MOMENT_WORDS, PART_LABELS
 from tests.test_configs import GEMMA_2_2B, PHI_3_MINI, QWEN2_5_0_5B, QWEN3_30B_A3B
 
@@ -322,7 +325,13 @@ def page_view(translations=None, locale: str = "en", changed: str | None = None,
 
 
 def gigabytes_text(size: Fraction) -> str:
-    return gigabytes(size, 3).text(Locale.parse("en"), breakable=False)
+    """A size as the page shows it: two decimals, rounded half up."""
+    return gigabytes(size, 2).text(Locale.parse("en"), breakable=False)
+
+
+def per_sample_text(size: Fraction) -> str:
+    """The activation memory per sample as the page shows and carries it: two decimals, rounded up."""
+    return Quantity(rounded_up(size / 10**9, 2), GIGABYTE, places=2).text(Locale.parse("en"), breakable=False)
 
 
 def parse(text: str) -> Fraction:
@@ -363,17 +372,24 @@ def test_the_page_opens_on_the_site_scenario():
 def test_the_step_figure_is_the_per_sample_part_of_the_step(texts, recipe, change):
     setting = step_setting(recipe, **change)
     outputs = page_view(**texts).outputs
-    assert outputs["step_per_sample"] == gigabytes_text(largest_per_sample(moments(DEFAULT, setting)).per_sample_total)
+    step = largest_per_sample(moments(DEFAULT, setting)).per_sample_total
+    assert outputs["step_per_sample"] == per_sample_text(step)
+    # Rounded up, never down: what it shows is at least what a sample adds, and by less than a hundredth of a GB.
+    shown = parse(outputs["step_per_sample"]) * 10**9
+    assert step <= shown < step + Fraction(10**9, 100)
     assert outputs["activation_per_sample"] == gigabytes_text(sum(saved_breakdown(DEFAULT, setting).values()))
     where = MOMENT_WORDS[largest_per_sample(moments(DEFAULT, setting)).name]
-    assert outputs["step_moment"] == f"The step's per-sample part is largest {where}."
+    assert outputs["step_moment"] == f"The activation memory per sample is largest {where}."
 
 
 def test_the_page_says_when_the_step_peaks():
-    assert page_view().outputs["step_moment"].startswith("The step's per-sample part is largest as the backward pass")
+    opening = page_view().outputs["step_moment"]
+    assert opening.startswith("The activation memory per sample is largest as the backward pass")
     # At 16,384 tokens eager attention's s² scores outweigh the loss: the last layer's backward holds the most.
     long = page_view(method="full", sequence_length="16384", attention="eager").outputs["step_moment"]
-    assert long == "The step's per-sample part is largest in the last layer's backward pass, at its attention core."
+    assert long == (
+        "The activation memory per sample is largest in the last layer's backward pass, at its attention core."
+    )
 
 
 def test_every_moment_and_part_of_the_step_is_worded():
@@ -417,13 +433,37 @@ def test_qlora_in_fp32_is_refused_on_the_method():
     assert view.outputs["step_per_sample"] == ""
 
 
-def test_the_links_carry_the_step_figure():
+def test_the_links_carry_the_step_figure_as_the_page_shows_it():
     view = page_view()
-    step = rounded(largest_per_sample(moments(DEFAULT, step_setting())).per_sample_total / 10**9, 6)
+    step = rounded_up(largest_per_sample(moments(DEFAULT, step_setting())).per_sample_total / 10**9, 2)
     expected = f"activation_per_sample={step}"
     assert view.links == {"accumulation": expected, "plan": f"{expected}&sequence_length=4096"}
     assert page_view(sequence_length="8192").links["plan"].endswith("&sequence_length=8192")
     assert parse(view.outputs["activation_per_sample"]) < step
+
+
+@pytest.mark.parametrize("texts", [{}, {"sequence_length": "8192", "recomputation": "selective"}])
+def test_the_accumulation_page_opened_at_the_link_reads_the_same_digits(texts):
+    """Its field and its results, the batch taken at once included: 7.45 GB and 476.8 GB, not 7.444939 GB and
+    476.476096 GB."""
+    view, en = page_view(**texts), Locale.parse("en")
+    opened = evaluate(
+        ACCUMULATION, restore(ACCUMULATION, view.links["accumulation"], en), en, NullTranslations(), restoring=True
+    )
+    assert opened.prompt is None, opened.errors
+    assert f"{opened.texts['activation_per_sample']}\xa0GB" == view.outputs["step_per_sample"]
+    assert opened.outputs["activation_memory"] == view.outputs["step_per_sample"]
+    assert not re.search(r"\.\d{3}", opened.outputs["tradeoff_note"]), opened.outputs["tradeoff_note"]
+
+
+def test_a_figure_too_small_to_show_is_carried_as_the_smallest_shown():
+    """Rounded up, a tiny model's figure reads 0.01 GB, never 0, which no page takes as a measurement."""
+    view = page_view(
+        model="custom", layers="1", hidden_size="64", attention_heads="1", kv_heads="1", head_dim="64",
+        intermediate_size="64", vocab_size="64", sequence_length="16", changed="layers",
+    )  # fmt: skip
+    assert view.outputs["step_per_sample"] == "0.01\xa0GB"
+    assert view.links["accumulation"] == "activation_per_sample=0.01"
 
 
 @pytest.mark.parametrize(("config", "preset"), [(QWEN2_5_0_5B, "Qwen/Qwen2.5-0.5B"), (GEMMA_2_2B, "google/gemma-2-2b")])
@@ -459,12 +499,33 @@ def test_a_config_of_another_architecture_is_refused_naming_it(localedir, locale
 def test_a_mixture_of_experts_is_estimated_with_an_adapter_on_its_attention_only():
     view = page_view(model="mistralai/Mixtral-8x7B-v0.1", changed="model")
     assert not any(view.errors.values())
-    # The experts' 3-D weights are not offered: the targets the model brings are its attention projections.
+    # Choosing it brings the targets the step models, its attention projections; its experts are offered beside them.
     targets = frozenset({"q_proj", "k_proj", "v_proj", "o_proj"})
-    assert not {"experts.gate_up_proj", "experts.down_proj"} & {option.value for option in PAGE_TARGETS.options}
+    assert set(view.texts["target_modules"]) == targets
+    assert {"experts.gate_up_proj", "experts.down_proj"} <= set(view.offered["target_modules"])
     setting = step_setting("adamw-mixed", lora_targets=tuple(sorted(targets)))
     saved = sum(saved_breakdown(PRESETS["mistralai/Mixtral-8x7B-v0.1"], setting).values())
     assert view.outputs["activation_per_sample"] == gigabytes_text(saved)
+
+
+@pytest.mark.parametrize("model", ["mistralai/Mixtral-8x7B-v0.1", "Qwen/Qwen3-30B-A3B"])
+@pytest.mark.parametrize("expert", ["experts.gate_up_proj", "experts.down_proj"])
+def test_an_adapter_on_a_mixture_s_experts_is_refused_as_the_vram_and_lora_pages_refuse_it(model, expert):
+    """calc.formulas.step.adapts_experts decides on all three pages; here, as on the VRAM page, on the field."""
+    from calc import lora, vram
+
+    chosen = {"model": model, "method": "lora", "target_modules": frozenset({"q_proj", expert})}
+    settled = page_view(model=model, changed="model").texts  # the texts the choice changed
+    view = page_view(**{"model": model, **settled, "target_modules": ["q_proj", expert]}, changed="target_modules")
+    assert view.errors["target_modules"] == (
+        "An adapter on the experts' weights is not modelled: choose other target modules."
+    )
+    assert view.outputs["step_per_sample"] == "" and view.links == {}
+    # The same setting on the other two pages: refused on the VRAM page's field, said in the LoRA page's results.
+    with pytest.raises(InputProblem) as refused:
+        vram.CALCULATOR.results({**vram.CALCULATOR.defaults(), **chosen})
+    assert refused.value.field == "target_modules"
+    assert lora.CALCULATOR.results({**lora.CALCULATOR.defaults(), **chosen})["peak_moment"] is lora.EXPERTS_NOT_MODELLED
 
 
 def test_a_pasted_qwen3_moe_config_is_estimated_as_its_preset():
