@@ -373,3 +373,35 @@ def test_where_not_one_sample_fits_the_announcement_says_so_in_one_sentence(loca
     assert view.announcement.startswith("Training memory per GPU: ")
     assert "Largest micro-batch that fits" not in view.announcement and ".." not in view.announcement
     assert view.announcement.endswith(view.outputs["largest_micro_batch"])
+
+
+# Each refusal of QLoRA or LoRA on this page, the way out its words give, and the fields that way out sets.
+WAYS_OUT = [
+    (
+        {"method": "qlora", "optimizer": "adam-fp32", "precision": "bf16"},
+        "QLoRA under autocast is not modelled: choose a recipe in 16\u00a0bits.",
+        [{"optimizer": "adamw-mixed"}],
+    ),
+    (
+        {"method": "qlora", "optimizer": "adam-fp32", "precision": "fp32"},
+        "QLoRA computes in 16\u00a0bits: choose a recipe in 16\u00a0bits and the precision bf16 or fp16.",
+        [{"optimizer": "adamw-mixed", "precision": "bf16"}, {"optimizer": "adamw-mixed", "precision": "fp16"}],
+    ),
+    (
+        {"method": "lora", "optimizer": "adam-fp32", "precision": "bf16"},
+        "An adapter over fp32 weights under autocast is not modelled: choose a recipe in 16 bits, or the precision "
+        "fp32.",
+        [{"optimizer": "adamw-mixed"}, {"precision": "fp32"}],
+    ),
+]
+
+
+@pytest.mark.parametrize(("refused", "words", "ways"), WAYS_OUT)
+def test_a_refusal_advises_only_what_the_page_then_accepts(localedir, refused, words, ways):
+    """No circle: following the words of a refusal never leads to another refusal."""
+    texts = {**default_texts(CALCULATOR, EN), **refused}
+    view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed="method")
+    assert view.errors["method"] == words
+    for way in ways:
+        after = evaluate(CALCULATOR, {**texts, **way}, EN, load_translations(localedir, "en"), changed="method")
+        assert not any(after.errors.values()), (way, after.errors)
