@@ -511,6 +511,10 @@ CALCULATOR = Calculator(
         "adam_total": Quantity(RECIPES["adamw-mixed"].total, places=0),
         "adam_ratio": Quantity(RECIPES["adamw-mixed"].optimizer / RECIPES["adamw-mixed"].weights, places=0),
         "fp32": Quantity(RECIPES["adam-fp32"].weights, places=0),
+        # What FSDP's fp32 gradient shards take beyond this recipe's 16-bit gradients, a parameter.
+        "fsdp_gradient_extra": Quantity(RECIPES["adam-fp32"].gradients - RECIPES["adamw-mixed"].gradients, places=0),
+        # The recipe the page opens with, as the field shows it (a message id).
+        "default_recipe": next(option.label for option in OPTIMIZER.options if option.value == OPTIMIZER.default),
         "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
         "one": Quantity(1),
         # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default).
