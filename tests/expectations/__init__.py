@@ -47,6 +47,9 @@ class Expectations:
     # The VRAM page's words beside its activation memory for a model whose step it does not model; {modelled}: the
     # modelled architectures, listed as the language lists names.
     not_modelled: str
+    # The VRAM page's largest micro-batch where not one sample of the default run fits an A10G: the ways out left,
+    # listed as the language lists them.
+    not_one_sample: str
 
     def figures(self, **texts: str) -> tuple[str, str]:
         """The effective batch and the memory shown for ``texts`` (over the defaults), as ``results`` gives them."""

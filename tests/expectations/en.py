@@ -91,4 +91,8 @@ EXPECTED = Expectations(
     not_modelled=(
         "The step's peak is modelled for the architectures {modelled}: for this one, enter the activation memory."
     ),
+    not_one_sample=(
+        "Not even one sample fits: "
+        "shorten the sequences, train QLoRA, train on several GPUs with ZeRO, or choose a GPU with more memory."
+    ),
 )

@@ -111,4 +111,8 @@ EXPECTED = Expectations(
         "El pico del paso está modelado para las arquitecturas {modelled}: para esta, introduce la memoria de "
         "activaciones."
     ),
+    not_one_sample=(
+        "No cabe ni una muestra: "
+        "acorta las secuencias, entrena con QLoRA, entrena en varias GPU con ZeRO o elige una GPU con más memoria."
+    ),
 )

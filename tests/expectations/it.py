@@ -103,4 +103,8 @@ EXPECTED = Expectations(
         "Il picco del passo è modellato per le architetture {modelled}: per questa, inserisci la memoria delle "
         "attivazioni."
     ),
+    not_one_sample=(
+        "Non entra neppure un campione: "
+        "accorcia le sequenze, addestra con QLoRA, addestra su più GPU con ZeRO o scegli una GPU con più memoria."
+    ),
 )
