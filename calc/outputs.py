@@ -95,17 +95,33 @@ Fact = Quantity | Citation | Names | str
 
 @dataclass(frozen=True)
 class Phrase:
-    """A message id whose ``%(name)s`` placeholders are quantities, or phrases of their own, for a table's cell."""
+    """A message id whose ``%(name)s`` placeholders are quantities, or phrases (or lists of them) of their own."""
 
     message: str
-    quantities: dict[str, Quantity | Phrase]
+    quantities: dict[str, Quantity | Phrase | Phrases]
 
     def text(self, locale: Locale, translations: NullTranslations) -> str:
         filled = {
-            name: q.text(locale, translations) if isinstance(q, Phrase) else q.text(locale, breakable=False)
+            name: q.text(locale, translations) if isinstance(q, Phrase | Phrases) else q.text(locale, breakable=False)
             for name, q in self.quantities.items()
         }
         return translations.gettext(self.message) % filled
+
+
+@dataclass(frozen=True)
+class Phrases:
+    """Message ids, each translated, joined as the language joins a list ("or" with ``style="or"``): a sentence's
+    options, built from those that apply rather than written out for each combination.
+
+    >>> Phrases(("shorten the sequences", "train QLoRA"), style="or").text(Locale.parse("en"), NullTranslations())
+    'shorten the sequences or train QLoRA'
+    """
+
+    messages: tuple[str, ...]
+    style: str = "standard"
+
+    def text(self, locale: Locale, translations: NullTranslations) -> str:
+        return format_names([translations.gettext(message) for message in self.messages], locale, style=self.style)
 
 
 def gigabytes(size: int | Decimal | Fraction, places: int) -> Quantity:

@@ -151,9 +151,22 @@ class RecipeComputesIn(InputProblem):
         }
 
 
+# calc.formulas.step's refusals, worded on the method's field with only the ways out that the page offers and the
+# step accepts: each holds the ``method`` chosen, and whether the page has a recipe field (``recipe_field``; the
+# others assume AdamW, adamw_recipe).
+
+
 @dataclass
 class AdapterUnderAutocast(InputProblem):
+    """An fp32 recipe computing in 16 bits (autocast) under an adapter: only a page with a recipe field gets here."""
+
+    method: str
+    recipe_field: bool
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        if self.method == "qlora":
+            # The precision fp32 is no way out: QLoRA refuses it too.
+            return translations.gettext("QLoRA under autocast is not modelled: choose a recipe in 16\u00a0bits.")
         return translations.gettext(
             "An adapter over fp32 weights under autocast is not modelled: choose a recipe in 16 bits, or the "
             "precision fp32."
@@ -162,11 +175,20 @@ class AdapterUnderAutocast(InputProblem):
 
 @dataclass
 class QuantizedBaseIn16Bits(InputProblem):
+    """QLoRA computing in fp32. On a page with a recipe field that recipe keeps fp32 weights, which compute in 16 bits
+    only under autocast, refused with an adapter: the recipe must change too."""
+
+    method: str
+    recipe_field: bool
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext("QLoRA computes in 16 bits: choose a recipe in 16 bits and bf16 or fp16.")
+        if self.recipe_field:
+            return translations.gettext(
+                "QLoRA computes in 16\u00a0bits: choose a recipe in 16\u00a0bits and the precision bf16 or fp16."
+            )
+        return translations.gettext("QLoRA computes in 16\u00a0bits: choose the precision bf16 or fp16.")
 
 
-# calc.formulas.step's refusals, each worded on the method's field.
 REFUSED = {"adapter_autocast": AdapterUnderAutocast, "qlora_precision": QuantizedBaseIn16Bits}
 
 
@@ -182,10 +204,11 @@ def checked_targets(values: Mapping[str, object], shape: ModelShape) -> frozense
     return values["target_modules"]
 
 
-def step_recipe(optimizer: str, precision: str, method: str) -> str:
-    """The step recipe (:data:`calc.formulas.step.STEP_RECIPES`) of a training recipe computing in ``precision``.
+def step_recipe(optimizer: str, precision: str, method: str, *, recipe_field: bool) -> str:
+    """The step recipe (:data:`calc.formulas.step.STEP_RECIPES`) of a recipe computing in ``precision``; a refusal
+    words its ways out by whether the page has a recipe field.
 
-    >>> step_recipe("adam-fp32", "bf16", "full")
+    >>> step_recipe("adam-fp32", "bf16", "full", recipe_field=True)
     'autocast-bf16'
     """
     precisions = RECIPES[optimizer].computes_in
@@ -193,7 +216,7 @@ def step_recipe(optimizer: str, precision: str, method: str) -> str:
         raise RecipeComputesIn(tuple(precisions), field="precision")
     recipe = precisions[precision]
     if rule := refusal(recipe, method):
-        raise REFUSED[rule](field="method")
+        raise REFUSED[rule](method, recipe_field, field="method")
     return recipe
 
 
@@ -205,6 +228,10 @@ def adamw_recipe(precision: str) -> str:
     ('adamw-mixed', 'adam-fp32')
     """
     return "adam-fp32" if precision == "fp32" else "adamw-mixed"
+
+
+# The name of the training recipe's field, on the pages that have one (calc.vram.OPTIMIZER).
+RECIPE_FIELD = "optimizer"
 
 
 def step_setting(
@@ -220,7 +247,8 @@ def step_setting(
         else {}
     )
     return Setting(
-        step_recipe(optimizer, values["precision"], method),
+        # The VRAM page's recipe field; the pages without one pass adamw_recipe's choice.
+        step_recipe(optimizer, values["precision"], method, recipe_field=RECIPE_FIELD in values),
         int(values["sequence_length"]),
         attention=values["attention"],
         recomputation=values["recomputation"],

@@ -14,11 +14,8 @@ PART_LABELS = {
     "weight_copies": N_("Autocast's 16-bit copies of the weights"),
     "activations": N_("Activations saved for the backward pass"),
     "recomputation": N_("Recomputed activations"),
-    # The loss's fp32 log-probabilities are kept for its backward, so they sit in "activations" (calc.formulas.step).
-    "loss": N_(
-        "Loss: the logits, their fp32 copy and the fp32 gradients of the loss (its log-probabilities count as "
-        "activations)"
-    ),
+    # What the loss holds as the backward pass starts, the moment it peaks at but under autocast (LOSS_LABELS).
+    "loss": N_("Loss: the fp32 gradients of the log-probabilities and of the logits"),
     "backward_temporaries": N_("Gradients flowing through the backward pass"),
     "optimizer_temporaries": N_("Optimizer step's temporaries"),
 }
@@ -36,6 +33,21 @@ MOMENT_WORDS = {
     "embeddings": N_("as the backward pass ends, once every gradient exists"),
     "optimizer": N_("in the optimizer's step"),
 }
+
+
+# The loss part holds tensors at two moments only (calc.formulas.step.moments), each its own: as the loss is
+# computed, the logits, their float32 copy and, under autocast (the only recipes whose step peaks there,
+# tests/test_vram.py), the decoder's float32 output; as the backward pass starts, the two float32 gradients. The
+# float32 log-probabilities are kept for the loss's backward, so they sit in "activations".
+LOSS_LABELS = {
+    "forward": N_("Loss: the logits, their fp32 copy and the decoder's output"),
+    "loss": PART_LABELS["loss"],
+}
+
+
+def labels_at(moment: str, labels: dict[str, str] = PART_LABELS) -> dict[str, str]:
+    """``labels`` with the loss's as it is at ``moment`` (where the loss part holds nothing, either will do)."""
+    return {**labels, "loss": LOSS_LABELS.get(moment, labels["loss"])}
 
 
 def moment_phrase(sentence: str, moment: str) -> Phrase:

@@ -17,16 +17,36 @@ from babel import Locale
 from calc import gpus
 from calc.batch_inputs import GPUS, TARGET_BATCH
 from calc.calculator import Calculator, Group
-from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, format_names
+from calc.configs import ConfigProblem, Reading
+from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import TARGET_MODULES, base_parameters, expert_shapes
-from calc.formulas.step import STEP_RECIPES, Moment, Peak, adapts_experts, limit_of, model_states, moments, peak_of
+from calc.formulas.step import (
+    STEP_RECIPES,
+    Moment,
+    Peak,
+    adapts_experts,
+    largest_per_sample,
+    limit_of,
+    model_states,
+    moments,
+    peak_of,
+)
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Input, Option, address_number
-from calc.model_inputs import CONFIG, DEFAULT_MODEL, SHAPE_FIELDS, TYPED_SHAPE, model_choice, shape_inputs, shape_of
+from calc.model_inputs import (
+    CONFIG,
+    DEFAULT_MODEL,
+    SHAPE_FIELDS,
+    TYPED_SHAPE,
+    ConfigUnreadable,
+    model_choice,
+    shape_inputs,
+    shape_of,
+)
 from calc.models import PRESETS, ModelShape
-from calc.outputs import Bar, Citation, Fact, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import Bar, Citation, Fact, Figure, Names, Phrase, Phrases, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem
 from calc.step_inputs import (
@@ -41,7 +61,7 @@ from calc.step_inputs import (
     step_setting,
     with_targets,
 )
-from calc.step_outputs import PART_LABELS, moment_phrase, part_rows
+from calc.step_outputs import PART_LABELS, labels_at, moment_phrase, part_rows
 
 GB = 10**9
 
@@ -84,6 +104,37 @@ class ModelChoice(Choice):
 
 
 MODEL = model_choice(_DESCRIPTION, _CUSTOM, kind=ModelChoice, also=(COUNT_OPTION,))
+
+
+@dataclass
+class OtherModelType(InputProblem):
+    """A config.json of a model type the pages do not read, ``model_type`` (``known``: those they read): their words,
+    and this page's way out, the count."""
+
+    known: tuple[str, ...]
+    model_type: str
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        unread = ConfigUnreadable(
+            ConfigProblem("config_unknown_model_type", known=self.known, model_type=self.model_type)
+        )
+        way_out = translations.gettext("For another model, choose “%(count_option)s”.") % {
+            "count_option": translations.gettext(COUNT_OPTION.label)
+        }
+        return f"{unread.message(input, locale, translations)} {way_out}"
+
+
+def _reading(text: str) -> Reading:
+    """The pasted config.json, as every page reads it; a model type none reads is refused with this page's way out."""
+    try:
+        return CONFIG.parse(text)
+    except ConfigUnreadable as unread:
+        if unread.problem.code == "config_unknown_model_type":
+            raise OtherModelType(unread.problem.details["known"], unread.problem.details["model_type"]) from None
+        raise
+
+
+PAGE_CONFIG = replace(CONFIG, parse=_reading)
 PARAMETERS = Amount(
     "parameters",
     N_("Parameters, in billions"),
@@ -258,29 +309,89 @@ def settle(values: Mapping[str, object], changed: str | None) -> dict[str, objec
     }
 
 
-# How a verdict is worded: in the table of cards, and as the sentence about the reader's own.
-CELL = (N_("Fits, with %(spare)s to spare"), N_("Short by %(missing)s"))
-SENTENCE = (N_("Your GPU holds it, with %(spare)s to spare."), N_("Your GPU is short by %(missing)s."))
+# How a verdict is worded: in the table of cards, and as the sentence about the reader's own; a fit is tight with less
+# to spare than the estimate may fall short by.
+CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to spare"), N_("Short by %(missing)s"))
+SENTENCE = (
+    N_("Your GPU holds it, with %(spare)s to spare."),
+    N_("Your GPU holds it, with %(spare)s to spare: a tight fit, within the estimate's measured error."),
+    N_("Your GPU is short by %(missing)s."),
+)
+
+# The most the step's estimate fell short of PyTorch's measured peak, as a share of that peak, in
+# validation/steps.json (4.4021%, a mixture's LoRA step), rounded up to a tenth of a percent so that no measured
+# shortfall exceeds it (tests/test_vram.py holds it to the data).
+SHORTFALL = Fraction(45, 1000)
 
 
-def verdict(capacity: Fraction, total: Fraction, words: tuple[str, str] = CELL) -> Phrase:
-    """Whether ``total`` bytes fit in ``capacity`` (total ≤ capacity), and by how much."""
-    fits, short = words
+def shortfall(estimate: Fraction) -> Fraction:
+    """What the true peak may exceed ``estimate`` by, were the estimate as far below as the worst measured: a peak
+    ``P`` estimated ``SHORTFALL·P`` low is ``P = estimate / (1 − SHORTFALL)``."""
+    return estimate * SHORTFALL / (1 - SHORTFALL)
+
+
+def verdict(capacity: Fraction, total: Fraction, words: tuple[str, str, str] = CELL, tight: Fraction = 0) -> Phrase:
+    """Whether ``total`` bytes fit in ``capacity`` (total ≤ capacity), and by how much; a fit with less than ``tight``
+    to spare is tight."""
+    fits, tight_fit, short = words
     if total <= capacity:
-        return Phrase(fits, {"spare": gigabytes(capacity - total, 2)})
+        return Phrase(fits if capacity - total >= tight else tight_fit, {"spare": gigabytes(capacity - total, 2)})
     return Phrase(short, {"missing": gigabytes(total - capacity, 2)})
 
 
 # The count mode's parts and the typed activations': the model states, the activations typed, the overhead.
 LABELS = {**PART_LABELS, "activations": N_("Activations"), "overhead": N_("Overhead")}
+# Why there is no largest micro-batch without the step's model: in the count mode; with a model, whose activations
+# are typed; with a model whose step is not modelled.
 NEEDS_MODEL = Phrase(N_("Needs the model's activations: choose a model and leave the activation memory blank."), {})
-NOT_ONE = Phrase(
-    N_(
-        "Not even one sample fits: recompute activations, shorten the sequences, train LoRA or QLoRA, or shard "
-        "with ZeRO."
-    ),
-    {},
+LEAVE_BLANK = Phrase(N_("Leave the activation memory blank to compute it from the model."), {})
+NOT_MODELLED = Phrase(N_("Not computed: the step is not modelled for this model's architecture."), {})
+# The per-sample figure where the activation memory is typed for a model (in the count mode: the output's missing).
+TYPED = Phrase(N_("not computed from a typed activation memory"), {})
+# The count mode trains every parameter, whatever the method field says.
+COUNT_IGNORES_METHOD = Phrase(
+    N_("With only a parameter count, every parameter is trained: the method chosen is not used."), {}
 )
+
+# Where not even one sample fits: the fixed part fits, or not even that.
+NOT_ONE = N_("Not even one sample fits: %(ways)s.")
+NOT_EMPTY = N_("Even without samples, the step does not fit: %(ways)s.")
+# The ways to make room, each offered only where the form has not chosen it already and it can help.
+RECOMPUTE = N_("turn on full recomputation")
+FUSE = N_("choose fused attention")
+SHORTEN = N_("shorten the sequences")
+ADAPT = {"full": N_("train LoRA or QLoRA"), "lora": N_("train QLoRA")}
+SEVERAL_GPUS = N_("train on several GPUs with ZeRO")
+HIGHER_STAGE = N_("choose a higher ZeRO stage")
+MORE_GPUS = N_("use more GPUs")
+LARGER_GPU = N_("choose a GPU with more memory")
+
+
+def ways_out(values: Mapping[str, object], samples: bool) -> Phrases:
+    """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
+    sample does not), what shrinks a sample too; otherwise what shrinks the fixed part (weights, gradients, optimizer
+    state). With one GPU ZeRO shares nothing; with several, a higher stage shares more, and each GPU's share of what
+    is shared shrinks with their number."""
+    ways = []
+    if samples:
+        if values["recomputation"] != "full":
+            ways.append(RECOMPUTE)
+        if values["attention"] == "eager":
+            ways.append(FUSE)
+        if int(values["sequence_length"]) > 1:
+            ways.append(SHORTEN)
+    if values["method"] in ADAPT:
+        ways.append(ADAPT[values["method"]])
+    stage, gpus = int(values["zero_stage"]), int(values["gpus"])
+    if gpus == 1:
+        ways.append(SEVERAL_GPUS)
+    else:
+        if stage < 3:
+            ways.append(HIGHER_STAGE)
+        if stage > 0:
+            ways.append(MORE_GPUS)
+    ways.append(LARGER_GPU)
+    return Phrases(tuple(ways), style="or")
 
 
 def accumulates(values: Mapping[str, object], micro_batch: int) -> bool:
@@ -288,9 +399,10 @@ def accumulates(values: Mapping[str, object], micro_batch: int) -> bool:
     return int(values["target_batch"]) > int(values["gpus"]) * micro_batch
 
 
-def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, Moment, int]:
-    """The step's peak at the form's micro-batch, then the moment that limits the micro-batch within ``free`` bytes
-    and the largest micro-batch that fits: the page with a model and no activation memory typed."""
+def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, Fraction, Moment, int, Moment]:
+    """The step's peak at the form's micro-batch and the gradients of earlier micro-batches it holds; the moment that
+    limits the micro-batch within ``free`` bytes and the largest micro-batch that fits; the moment with the largest
+    per-sample part. The page with a model and no activation memory typed."""
     shape = shape_of(values)
     setting = step_setting(
         values, shape, values["optimizer"], zero_stage=int(values["zero_stage"]), gpus=int(values["gpus"])
@@ -306,12 +418,15 @@ def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, 
         return moments(shape, replace(setting, accumulating=accumulating))
 
     micro_batch = int(values["micro_batch"])
+    single = step_moments(False)
     step = peak_of(step_moments(accumulates(values, micro_batch)), micro_batch)
-    binding, count = limit_of(step_moments(False), free)
+    # The earlier micro-batches' gradients: what the peak's moment holds beyond that moment's in a single step.
+    earlier = step.parts["gradients"] - next(m for m in single if m.name == step.moment).fixed["gradients"]
+    binding, count = limit_of(single, free)
     if accumulates(values, count):
         # Even the largest micro-batch reaches the target only by accumulating: count the earlier gradients.
         binding, count = limit_of(step_moments(True), free)
-    return step, binding, count
+    return step, earlier, binding, count, largest_per_sample(single)
 
 
 def _typed_parts(values: Mapping[str, object]) -> dict[str, Fraction]:
@@ -339,50 +454,77 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     capacity = Fraction(values["gpu_memory"]) * GB
     overhead = Fraction(values["overhead"]) * GB
     free = capacity - overhead
+    # The gradients of earlier micro-batches at the peak, and a fit within the estimate's measured error: the step's.
+    earlier = tight = Fraction(0)
     if values["model"] != COUNT and values["activation_memory"] is None:
-        step, binding, count = _modelled_step(values, free)
+        step, earlier, binding, count, most = _modelled_step(values, free)
         parts = dict(step.parts)
+        labels = labels_at(step.moment, LABELS)
         left = free - binding.fixed_total
-        largest = Quantity(count) if count else NOT_ONE
-        moment = moment_phrase(
+        tight = shortfall(step.total)
+        # The per-sample part of the moment that limits the micro-batch, or, where even the fixed part does not fit
+        # and so no moment does, of the moment that adds the most per sample (which limits it on a GPU with room).
+        per_sample = _hundredths_up((binding if left > 0 else most).per_sample_total / GB)
+        if count:
+            largest = Quantity(count)
+        else:
+            largest = Phrase(NOT_ONE if left > 0 else NOT_EMPTY, {"ways": ways_out(values, samples=left > 0)})
+        moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)
+        if earlier:
             # The LoRA page shows the same run's single step: say why this peak holds more.
-            N_("The peak comes %(moment)s. It includes the gradients that earlier micro-batches leave behind.")
-            if accumulates(values, int(values["micro_batch"]))
-            else N_("The peak comes %(moment)s."),
-            step.moment,
+            moment = Phrase(
+                N_(
+                    "The peak comes %(moment)s. It includes %(earlier)s of gradients that earlier micro-batches leave "
+                    "behind."
+                ),
+                {**moment.quantities, "earlier": gigabytes(earlier, 2)},
+            )
+        shown_per_sample = (
+            Quantity(per_sample, GIGABYTE)
+            if left > 0
+            else Phrase(
+                N_("%(size)s, at the moment that adds the most per sample"), {"size": Quantity(per_sample, GIGABYTE)}
+            )
         )
     else:
-        step = None
+        count = None
         parts = _typed_parts(values)
+        labels = LABELS
         left = free - (sum(parts.values()) - parts["activations"])
-        largest, moment = NEEDS_MODEL, None
+        per_sample, moment = None, None
+        if values["model"] == COUNT:
+            largest, shown_per_sample = NEEDS_MODEL, None
+        else:
+            largest = LEAVE_BLANK if shape_of(values).model_type in FAMILIES else NOT_MODELLED
+            shown_per_sample = TYPED
     parts["overhead"] = overhead
     total = sum(parts.values())
 
     # What the planner is handed, in the two decimals the pages show: the budget rounded down, so that it never
     # promises a byte your GPU lacks, the memory per sample rounded up.
-    budget = per_sample = None
-    if left > 0:
-        budget = _hundredths_down(left / GB)
-    if step is not None and count:
-        # Where not even one sample fits, no per-sample figure is a limit: none is shown, and none is handed on.
-        per_sample = -_hundredths_down(-binding.per_sample_total / GB)
-        if budget is not None:
-            # Rounding may lose the last sample's few bytes of slack: give the plan exactly what that many need.
-            budget = max(budget, per_sample * count)
-    rows = part_rows(parts, LABELS)
+    budget = _hundredths_down(left / GB) if left > 0 else None
+    if budget is not None and count:
+        # Rounding may lose the last sample's few bytes of slack: give the plan exactly what that many need.
+        budget = max(budget, per_sample * count)
+    rows = part_rows(parts, labels)
     return {
         "total_memory": gigabytes(total, 2),
-        "your_gpu": verdict(capacity, total, SENTENCE),
+        "your_gpu": verdict(capacity, total, SENTENCE, tight),
         "largest_micro_batch": largest,
         "peak_moment": moment,
+        "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
         "activation_budget": Quantity(budget, GIGABYTE) if budget is not None else None,
-        # The per-sample part of the moment that limits the micro-batch: what the planner multiplies by b.
-        "per_sample": None if per_sample is None else Quantity(per_sample, GIGABYTE),
+        "per_sample": shown_per_sample,
+        # What the planner multiplies by b, the figure shown (None where the page does not know it).
+        "carried_per_sample": per_sample,
+        # For the worked example: what the peak holds of the earlier micro-batches' gradients.
+        "earlier_gradients": gigabytes(earlier, 2),
         "breakdown_bar": rows,
         "breakdown": [*rows, (N_("Total"), gigabytes(total, 2))],
-        "fits": [(gpu.name, gigabytes(gpu.bytes, 2), verdict(Fraction(gpu.bytes), total)) for gpu in gpus.GPUS],
+        "fits": [
+            (gpu.name, gigabytes(gpu.bytes, 2), verdict(Fraction(gpu.bytes), total, CELL, tight)) for gpu in gpus.GPUS
+        ],
     }
 
 
@@ -394,24 +536,29 @@ def _hundredths_down(value: Fraction) -> Decimal:
     return Decimal(floor(value * 100)).scaleb(-2)
 
 
-def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
-    """The planner gets the target batch, the GPUs, and what your GPU leaves for the micro-batch.
+def _hundredths_up(value: Fraction) -> Decimal:
+    """Gigabytes rounded up to two decimals: a sample never needs more than the figure says."""
+    return -_hundredths_down(-value)
 
-    With a model, it also gets the per-sample memory of the moment that limits the micro-batch, rounded up to two
-    decimals, and a budget the largest micro-batch that fits just fits, so that the plan's micro-batch is this page's.
+
+def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
+    """The planner gets the target batch, the GPUs, what your GPU leaves for the micro-batch and, with a model, the
+    activation memory per sample that this page shows, rounded up to two decimals; with a budget the largest
+    micro-batch that fits just fits, so that the plan's micro-batch is this page's.
+
+    What this page does not know goes blank, so that the planner asks for it rather than plan with its own default:
+    the budget where not even the fixed part fits, the memory per sample without the model.
     """
-    plan = {
-        "target_batch": address_number(values["target_batch"]),
-        "gpus": address_number(values["gpus"]),
-        "sequence_length": address_number(values["sequence_length"]),
+    budget, per_sample = results["activation_budget"], results["carried_per_sample"]
+    return {
+        "plan": {
+            "target_batch": address_number(values["target_batch"]),
+            "gpus": address_number(values["gpus"]),
+            "sequence_length": address_number(values["sequence_length"]),
+            "activation_per_sample": "" if per_sample is None else address_number(per_sample),
+            "memory_budget": "" if budget is None else address_number(budget.value),
+        }
     }
-    budget = results["activation_budget"]
-    if budget is None:
-        return {"plan": plan}
-    if (per_sample := results["per_sample"]) is not None:
-        plan["activation_per_sample"] = address_number(per_sample.value)
-    plan["memory_budget"] = address_number(budget.value)
-    return {"plan": plan}
 
 
 def summarize(outputs: Mapping[str, str], results: Mapping[str, object], translations: NullTranslations) -> str:
@@ -419,9 +566,9 @@ def summarize(outputs: Mapping[str, str], results: Mapping[str, object], transla
 
     >>> summarize({"total_memory": "32.1 GB", "largest_micro_batch": "3"}, {}, NullTranslations())
     'Training memory per GPU: 32.1 GB. Largest micro-batch that fits: 3.'
-    >>> summarize({"total_memory": "32.1 GB", "largest_micro_batch": "Not even one sample fits."},
-    ...           {"largest_micro_batch": NOT_ONE}, NullTranslations())
-    'Training memory per GPU: 32.1 GB. Not even one sample fits.'
+    >>> summarize({"total_memory": "32.1 GB", "largest_micro_batch": "Leave the activation memory blank."},
+    ...           {"largest_micro_batch": LEAVE_BLANK}, NullTranslations())
+    'Training memory per GPU: 32.1 GB. Leave the activation memory blank.'
     """
     total = outputs["total_memory"]
     if isinstance(results.get("largest_micro_batch"), Phrase):
@@ -448,6 +595,11 @@ def facts() -> dict[str, Fact]:
         "adam_total": Quantity(_ADAM.total, places=0),
         "adam_ratio": Quantity(_ADAM.optimizer / _ADAM.weights, places=0),
         "fp32": Quantity(RECIPES["adam-fp32"].states.weights, places=0),
+        # What FSDP's fp32 gradient shards take beyond this recipe's 16-bit gradients, a parameter.
+        "fsdp_gradient_extra": Quantity(RECIPES["adam-fp32"].states.gradients - _ADAM.gradients, places=0),
+        # The recipe the page opens with, as the field shows it (a message id).
+        "default_recipe": next(option.label for option in OPTIMIZER.options if option.value == OPTIMIZER.default),
+        "shortfall": Quantity(SHORTFALL * 100, PERCENT, places=1),
         "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
         "one": Quantity(1),
         # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default).
@@ -472,7 +624,7 @@ def facts() -> dict[str, Fact]:
 CALCULATOR = Calculator(
     name="vram",
     groups=(
-        Group(N_("Model"), (MODEL, CONFIG, PARAMETERS)),
+        Group(N_("Model"), (MODEL, PAGE_CONFIG, PARAMETERS)),
         Group(N_("Method"), (METHOD, RANK, TARGETS)),
         Group(N_("Training"), (OPTIMIZER, PRECISION, ZERO_STAGE, GPUS)),
         Group(N_("Training step"), (SEQUENCE_LENGTH, MICRO_BATCH, ATTENTION, RECOMPUTATION, ACTIVATION_MEMORY)),
@@ -489,6 +641,7 @@ CALCULATOR = Calculator(
             N_("in samples, per GPU and per forward and backward pass"),
         ),
         Text("peak_moment", N_("When the peak comes")),
+        Text("method_note", N_("Method")),
         Figure(
             "activation_budget",
             N_("Left for the micro-batch on your GPU"),
@@ -497,8 +650,8 @@ CALCULATOR = Calculator(
         ),
         Figure(
             "per_sample",
-            N_("Memory per sample at the limiting moment"),
-            N_("what each additional sample adds at the moment that limits the micro-batch"),
+            N_("Activation memory per sample, at the moment that limits the micro-batch"),
+            N_("what each additional sample adds to the memory at that moment"),
             missing=N_("not known without the model"),
         ),
         Bar("breakdown_bar", N_("Where the memory goes")),

@@ -67,14 +67,18 @@ def autonym(locale: str) -> str:
 
 
 def math_symbol(symbol: str) -> Markup:
-    """A formula's symbol set inline in prose, as MathML: ``N_w`` is N with a subscript w.
+    """A formula's symbol set inline in prose, as MathML: ``k_w`` is k with a subscript w. A subscript of several
+    letters is a word (``n_kv``), upright, not a product of italic variables.
 
-    >>> print(math_symbol("N_w"), math_symbol("g"))
-    <math><msub><mi>N</mi><mi>w</mi></msub></math> <math><mi>g</mi></math>
+    >>> print(math_symbol("k_w"), math_symbol("g"))
+    <math><msub><mi>k</mi><mi>w</mi></msub></math> <math><mi>g</mi></math>
+    >>> print(math_symbol("n_kv"))
+    <math><msub><mi>n</mi><mtext>kv</mtext></msub></math>
     """
     base, _, subscript = symbol.partition("_")
     if subscript:
-        return Markup("<math><msub><mi>{}</mi><mi>{}</mi></msub></math>").format(base, subscript)
+        kind = "mi" if len(subscript) == 1 else "mtext"
+        return Markup("<math><msub><mi>{}</mi><{}>{}</{}></msub></math>").format(base, kind, subscript, kind)
     return Markup("<math><mi>{}</mi></math>").format(symbol)
 
 

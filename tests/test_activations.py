@@ -429,7 +429,7 @@ def test_lora_without_recomputation_keeps_peft_s_float32_copies():
 
 def test_qlora_in_fp32_is_refused_on_the_method():
     view = page_view(method="qlora", precision="fp32")
-    assert view.errors["method"] == "QLoRA computes in 16 bits: choose a recipe in 16 bits and bf16 or fp16."
+    assert view.errors["method"] == "QLoRA computes in 16\u00a0bits: choose the precision bf16 or fp16."
     assert view.outputs["step_per_sample"] == ""
 
 

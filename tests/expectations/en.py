@@ -95,4 +95,8 @@ EXPECTED = Expectations(
         "The step's peak is modelled for the architectures {modelled}: for this one, enter the activation memory."
     ),
     expert_width="This architecture's experts are as wide as its intermediate size: enter the same value.",
+    not_one_sample=(
+        "Not even one sample fits: "
+        "shorten the sequences, train QLoRA, train on several GPUs with ZeRO, or choose a GPU with more memory."
+    ),
 )

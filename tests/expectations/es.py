@@ -120,4 +120,8 @@ EXPECTED = Expectations(
     expert_width=(
         "Los expertos de esta arquitectura tienen la anchura de su dimensión intermedia: introduce el mismo valor."
     ),
+    not_one_sample=(
+        "No cabe ni una muestra: "
+        "acorta las secuencias, entrena con QLoRA, entrena en varias GPU con ZeRO o elige una GPU con más memoria."
+    ),
 )

@@ -113,4 +113,8 @@ EXPECTED = Expectations(
         "In questo tipo di modello la larghezza degli esperti coincide con la dimensione intermedia: inserisci lo "
         "stesso valore."
     ),
+    not_one_sample=(
+        "Non entra neppure un campione: "
+        "accorcia le sequenze, addestra con QLoRA, addestra su più GPU con ZeRO o scegli una GPU con più memoria."
+    ),
 )
