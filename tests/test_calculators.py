@@ -27,8 +27,9 @@ pytestmark = pytest.mark.browser
 MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
-def gigabytes(value: str, locale: str) -> str:
-    return format_quantity(Decimal(value), "digital-gigabyte", Locale.parse(locale))
+def gigabytes(value: str, locale: str, places: int | None = 2) -> str:
+    """A figure as a page shows it: rounded ones with all their decimals (120.00 GB), exact ones as they are."""
+    return format_quantity(Decimal(value), "digital-gigabyte", Locale.parse(locale), places=places)
 
 
 def number(value: str, locale: str) -> str:
@@ -275,7 +276,7 @@ def test_a_bug_keeps_the_readers_address_to_report_it_with(context, base_url):
 def test_the_accumulation_page_carries_its_memory_to_the_vram_page(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale)
     page.fill("[name=micro_batch]", "2")
-    expect(page.locator("output[name=activation_memory]")).to_have_text(gigabytes("14.9", locale))
+    expect(page.locator("output[name=activation_memory]")).to_have_text(gigabytes("14.9", locale, None))
     expect(page.locator("a[data-link=vram]")).to_have_attribute("href", "vram/?activation_memory=14.9")
 
 
@@ -398,7 +399,7 @@ def test_from_a_model_to_the_effective_batch_without_knowing_anything_else(ready
     a = rounded_up(estimate, 2)
     expect(accumulation.locator("[name=activation_per_sample]")).to_have_value(field(str(a), locale))
     expect(accumulation.locator("output[name=effective_batch]")).to_have_text("64")
-    expect(accumulation.locator("output[name=activation_memory]")).to_have_text(gigabytes(str(a), locale))
+    expect(accumulation.locator("output[name=activation_memory]")).to_have_text(gigabytes(str(a), locale, None))
     accumulation.close()
 
 

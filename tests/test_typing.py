@@ -104,7 +104,7 @@ def test_fields_typed_after_choosing_a_recipe_keep_their_text(vram, localedir):
     expect_results_of_the_form(vram, localedir)
     # 5B in fp32, 16 bytes each, no ZeRO on each of 4 GPUs: 80 GB, 3 GB of activations, no overhead.
     expect(vram.locator("output[name=total_memory]")).to_have_text(
-        format_quantity(Decimal("83"), "digital-gigabyte", Locale.parse(LOCALE))
+        format_quantity(Decimal("83"), "digital-gigabyte", Locale.parse(LOCALE), places=2)
     )
 
 
