@@ -18,7 +18,7 @@ from calc import gpus
 from calc.batch_inputs import GPUS, TARGET_BATCH
 from calc.calculator import Calculator, Group
 from calc.configs import ConfigProblem, Reading
-from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names
+from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import TARGET_MODULES, base_parameters, expert_shapes
@@ -464,7 +464,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         tight = shortfall(step.total)
         # The per-sample part of the moment that limits the micro-batch, or, where even the fixed part does not fit
         # and so no moment does, of the moment that adds the most per sample (which limits it on a GPU with room).
-        per_sample = _hundredths_up((binding if left > 0 else most).per_sample_total / GB)
+        # Rounded up: a sample never needs more than the figure says.
+        per_sample = rounded_up((binding if left > 0 else most).per_sample_total / GB, 2)
         if count:
             largest = Quantity(count)
         else:
@@ -534,11 +535,6 @@ def _hundredths_down(value: Fraction) -> Decimal:
     (Three decimals would read as a thousands separator, and the field would ask which was meant.)
     """
     return Decimal(floor(value * 100)).scaleb(-2)
-
-
-def _hundredths_up(value: Fraction) -> Decimal:
-    """Gigabytes rounded up to two decimals: a sample never needs more than the figure says."""
-    return -_hundredths_down(-value)
 
 
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
