@@ -31,20 +31,19 @@ def test_each_calculator_has_its_page_and_its_words(name):
     assert list(PAGES.values()).count(PAGES[name]) == 1
 
 
+def printed_by(code: str) -> list[str]:
+    """The words ``code`` prints in a new interpreter, which has imported nothing yet, as a page's worker starts."""
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_a_pages_worker_imports_no_other_calculator(name):
-    imported = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            f"import sys; from calc.calculators import load; load({name!r});"
-            "print(' '.join(m for m in sys.modules if m.startswith('calc.')))",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
+    imported = printed_by(
+        f"import sys; from calc.calculators import load; load({name!r});"
+        "print(' '.join(m for m in sys.modules if m.startswith('calc.')))"
+    )
     assert f"calc.{name}" in imported
     assert not {f"calc.{other}" for other in NAMES if other != name} & set(imported)
 
@@ -53,20 +52,12 @@ def test_a_pages_worker_imports_no_other_calculator(name):
 def test_a_pages_worker_computes_no_step_for_its_prose(name):
     """What the prose quotes is the build's to compute (Calculator.facts, a function): importing a page, as its worker
     does, runs no training step."""
-    runs = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import calc.formulas.step as step; runs = []; peak = step.step_peak;"
-            "step.step_peak = lambda *args, **kwargs: runs.append(args) or peak(*args, **kwargs);"
-            f"from calc.calculators import load; calculator = load({name!r}); print(len(runs));"
-            "calculator.facts(); print(len(runs))",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
+    runs = printed_by(
+        "import calc.formulas.step as step; runs = []; peak = step.step_peak;"
+        "step.step_peak = lambda *args, **kwargs: runs.append(args) or peak(*args, **kwargs);"
+        f"from calc.calculators import load; calculator = load({name!r}); print(len(runs));"
+        "calculator.facts(); print(len(runs))"
+    )
     assert runs[0] == "0"
     if name == "lora":
         assert int(runs[1]) > 0  # the probe does see the steps the prose quotes, once they are asked for
