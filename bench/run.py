@@ -41,9 +41,11 @@ from tests.browser import launch_profile  # noqa: E402
 from tools.serve import AsGitHubPages, copy_beside, serving  # noqa: E402
 
 EDITS = 60
-# The field whose edits are timed, where the page's first text field is not the one a reader edits most: the VRAM
-# page's first is the parameter count, which turns the step's model off.
-EDITED = {"vram": "sequence_length", "activations": "sequence_length"}
+# The field whose edits are timed, and the step between the values typed there (step × 2, × 3, … × 51), where the
+# page's first text field is not the one a reader edits most: the VRAM page's first is the parameter count, which
+# turns the step's model off. Sequence lengths go in steps of 256 tokens: a few tokens more or less change no figure
+# at the two decimals the pages show.
+EDITED = {"vram": ("sequence_length", 256), "activations": ("sequence_length", 256)}
 # A modest broadband link, as Chromium's DevTools emulate it (per request, on the page and its workers).
 LINK = {"offline": False, "latency": 40, "downloadThroughput": 20e6 / 8, "uploadThroughput": 20e6 / 8}
 LINK_NAME = "20 Mbit/s, 40 ms"
@@ -187,9 +189,9 @@ SERVICE_WORKER_ACTIVE = """async () => {
 
 # From the input event to the new result in the DOM, and whether it got
 # there before the next frame was drawn (so that frame shows it).
-EDIT_LATENCY = """async ([count, name]) => {
-  // The field named, or else the page's first text field: on every calculator, 2 to
-  // 51 is valid there and changes something in the results (a figure, or a note naming it).
+EDIT_LATENCY = """async ([count, name, step]) => {
+  // The field named, or else the page's first text field: on every calculator, step × 2
+  // to step × 51 is valid there and each changes something in the results (a figure, or a note naming it).
   const input = document.querySelector(name ? `input[name="${name}"]` : "input[type=text]");
   const results = document.querySelector(".results");
   const edits = [];
@@ -206,7 +208,7 @@ EDIT_LATENCY = """async ([count, name]) => {
     });
     const nextFrame = new Promise((resolve) => requestAnimationFrame(() => resolve(inDom !== null)));
     const start = performance.now();
-    input.value = String(2 + (i % 50));
+    input.value = String(step * (2 + (i % 50)));
     input.dispatchEvent(new Event("input", { bubbles: true }));
     await changed;
     edits.push([inDom - start, await nextFrame]);
@@ -275,7 +277,7 @@ def requests_figures(log: list[Sent], ready_epoch_ms: float) -> dict:
     }
 
 
-def measure_ours(playwright, url: str, field: str | None) -> dict:
+def measure_ours(playwright, url: str, edited: tuple[str | None, int]) -> dict:
     profile = tempfile.TemporaryDirectory()
     context = launch_profile(playwright, Path(profile.name))
     context.add_init_script(OBSERVERS)
@@ -292,7 +294,7 @@ def measure_ours(playwright, url: str, field: str | None) -> dict:
     figures = {**page.evaluate(LOAD_FIGURES), "phases": page.evaluate(PHASES)}
     ready_epoch = figures["origin"] + figures["ready"]
     service_worker = [s.at * 1000 - ready_epoch for s in log if s.path.startswith("/sw.js")]
-    edits = page.evaluate(EDIT_LATENCY, [EDITS, field])
+    edits = page.evaluate(EDIT_LATENCY, [EDITS, *edited])
     page.close()
     latencies = sorted(latency for latency, _ in edits)
 
@@ -382,7 +384,7 @@ def ratio_row(measure: str, ours: float, bare: float, target: float) -> Row:
     return Row(measure, f"{ours:.0f} ms ({ours / bare:.2f} × bare)", f"≤ {target} × bare", ours / bare <= target)
 
 
-def measure(playwright, base: str, url: str, runs: int, field: str | None) -> list[Row]:
+def measure(playwright, base: str, url: str, runs: int, edited: tuple[str | None, int]) -> list[Row]:
     """The table's rows for the page at ``url``."""
     bare_url = f"{base}bench/bare.html"
     ours, bare, ours_link, bare_link = [], [], [], []
@@ -390,7 +392,7 @@ def measure(playwright, base: str, url: str, runs: int, field: str | None) -> li
         # Each visit gets a new profile on disk, as a first-time visitor
         # has; the order alternates so neither page always goes first.
         steps = [
-            lambda: ours.append(measure_ours(playwright, url, field)),
+            lambda: ours.append(measure_ours(playwright, url, edited)),
             lambda: bare.append(measure_bare(playwright, bare_url)),
             lambda: ours_link.append(measure_ours_over_link(playwright, url)),
             lambda: bare_link.append(measure_bare_over_link(playwright, bare_url)),
@@ -496,7 +498,7 @@ def measure(playwright, base: str, url: str, runs: int, field: str | None) -> li
 
 
 def measure_again_where_missed(
-    playwright, base: str, url: str, runs: int, field: str | None, rows: list[Row]
+    playwright, base: str, url: str, runs: int, edited: tuple[str | None, int], rows: list[Row]
 ) -> list[str]:
     """Measure the page again if a figure missed its target; those figures take the second run's value.
 
@@ -505,7 +507,7 @@ def measure_again_where_missed(
     missed = {row.measure for row in rows if row.holds is False}
     if not missed:
         return []
-    again = {row.measure: row for row in measure(playwright, base, url, runs, field)}
+    again = {row.measure: row for row in measure(playwright, base, url, runs, edited)}
     held = []
     for i, row in enumerate(rows):
         if row.measure in missed:
@@ -565,9 +567,9 @@ def main() -> None:
             rows, second = {}, {}
             for page in pages:
                 url = f"{base}{args.locale}/{PAGES[page]}"
-                field = EDITED.get(page)
-                rows[page] = measure(playwright, base, url, args.runs, field)
-                second[page] = measure_again_where_missed(playwright, base, url, args.runs, field, rows[page])
+                edited = EDITED.get(page, (None, 1))
+                rows[page] = measure(playwright, base, url, args.runs, edited)
+                second[page] = measure_again_where_missed(playwright, base, url, args.runs, edited, rows[page])
 
     core = sum((PYODIDE_PACKAGE / name).stat().st_size for name in CORE_FILES)
     held = [f"{page}: {name.strip()}" for page, names in second.items() for name in names]
