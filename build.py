@@ -12,6 +12,7 @@ write brotli and gzip copies of the big files beside them, for hosts that serve 
 from __future__ import annotations
 
 import argparse
+import gzip
 import os
 import shutil
 import sys
@@ -73,7 +74,8 @@ def write_pages(out: Path, localedir: Path, base_url: str) -> None:
         folder = out / locale
         folder.mkdir(exist_ok=True)
         # The worker reads the same compiled catalog the pages were made with.
-        shutil.copy2(localedir / locale / "LC_MESSAGES" / "messages.mo", folder / CATALOG)
+        compiled = (localedir / locale / "LC_MESSAGES" / "messages.mo").read_bytes()
+        (folder / CATALOG).write_bytes(gzip.compress(compiled, compresslevel=9, mtime=0))
         for name, path in PAGES.items():
             page = folder / path / "index.html"
             page.parent.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,9 @@ LOCALES = ("en", "es", "it")
 # Site layout, relative to the output folder.
 ASSETS = "assets"
 RUNTIME = "pyodide"
-CATALOG = "messages.mo"
+# Each locale's compiled catalog, gzipped by the build as the snapshot is: hosts send a .mo file as it is, and
+# gzipped it is a third of the size; the worker inflates it (web/calc-worker.js).
+CATALOG = "messages.mo.gzip"
 
 # The pages' Content-Security-Policy, as a <meta> so it holds on any static
 # host: everything from the site's own origin, nothing inline, no eval.

@@ -12,6 +12,7 @@
 // files once Python was started]}.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const [site, requests, snapshot] = process.argv.slice(2);
@@ -38,7 +39,7 @@ const views = asked.map(({ calculator, locale, request }) => {
   if (!evaluators.has(key)) {
     const folder = `/catalogs/${locale}/LC_MESSAGES`;
     pyodide.FS.mkdirTree(folder);
-    pyodide.FS.writeFile(`${folder}/messages.mo`, readFileSync(join(site, locale, "messages.mo")));
+    pyodide.FS.writeFile(`${folder}/messages.mo`, gunzipSync(readFileSync(join(site, locale, "messages.mo.gzip"))));
     evaluators.set(key, browser.evaluator(calculator, locale, "/catalogs"));
   }
   return JSON.parse(evaluators.get(key)(JSON.stringify(request)));

@@ -22,7 +22,7 @@ from calc.calculators import load
 from calc.formulas.model_states import RECIPES
 from calc.plan import SampleExceedsBudget
 from sitebuild import validation
-from sitebuild.config import LOCALES, PAGES, ROOT
+from sitebuild.config import CATALOG, LOCALES, PAGES, ROOT
 from sitebuild.links import dead_links
 from sitebuild.offline import fetched_when_needed, precache_list
 from sitebuild.precompress import is_precompressed
@@ -334,7 +334,7 @@ def test_the_service_worker_caches_every_file_of_the_build_but_the_fallbacks_and
     assert {"pyodide/python_stdlib.zip", "pyodide/calc-1.0.0-py3-none-any.whl"} <= fallbacks
     assert not fallbacks & set(files)
     assert {"./", *(f"{code}/" for code in LOCALES), "pyodide/pyodide.asm.wasm", "assets/app.js"} <= set(files)
-    assert {f"{code}/messages.mo" for code in LOCALES} <= set(files)
+    assert {f"{code}/{CATALOG}" for code in LOCALES} <= set(files)
     served -= fallbacks
     # The build's brotli and gzip copies are for hosts that serve them: the service worker caches the files.
     copies = {path for path in served if is_precompressed(path)}

@@ -53,7 +53,7 @@ def expect_defaults_with_notice(page, locale):
         ("**/pyodide.asm.mjs", "/pyodide/pyodide.asm.mjs", True),
         ("**/calc-worker.js", "the worker could not be loaded", False),
         ("**/wheel-data-*.zip", ".zip: HTTP 404", False),
-        ("**/messages.mo", "/messages.mo: HTTP 404", False),
+        ("**/messages.mo.gzip", "/messages.mo.gzip: HTTP 404", False),
         ("**/pyodide-lock.json", "/pyodide/pyodide-lock.json: HTTP 404", False),
     ),
 )

@@ -29,7 +29,7 @@ TYPES = {
     ".js": "text/javascript",
     ".json": "application/json",
     ".whl": "application/zip",
-    ".mo": "application/octet-stream",
+    ".gzip": "application/gzip",
     ".bin": "application/octet-stream",
     ".zip": "application/zip",
 }

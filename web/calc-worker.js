@@ -48,8 +48,11 @@ async function timed(name, step) {
 }
 
 async function start({ calculator, locale, catalog }) {
-  // Fetched while Pyodide starts.
-  const catalogBytes = fetchOk(catalog).then(async (response) => new Uint8Array(await response.arrayBuffer()));
+  // Fetched while Pyodide starts; the build stores it gzipped (CATALOG in sitebuild/config.py).
+  const catalogBytes = fetchOk(catalog).then(async (response) => {
+    const inflated = new Response(response.body.pipeThrough(new DecompressionStream("gzip")));
+    return new Uint8Array(await inflated.arrayBuffer());
+  });
   const pyodide = await startPython({ snapshot: SNAPSHOT, fallBack: true, timed });
   const folder = `${LOCALEDIR}/${locale}/LC_MESSAGES`;
   pyodide.FS.mkdirTree(folder);
