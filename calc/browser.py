@@ -17,19 +17,20 @@ from collections.abc import Callable
 from babel import Locale
 
 from calc.calculators import load
-from calc.evaluation import default_texts, evaluate, restore, unavailable
+from calc.evaluation import evaluate, restore, unavailable
 from calc.i18n import load_translations
 
 
 def evaluator(calculator: str, locale: str, localedir: str) -> Callable[[str], str]:
-    """A function from a JSON request to the JSON of the view."""
+    """A function from a JSON request to the JSON of the view.
+
+    It evaluates nothing yet: the page's first request, or the worker's warm-up once the page is ready, reads the
+    locale's data and runs the code cold.
+    """
     chosen = load(calculator)
     parsed_locale = Locale.parse(locale)
     translations = load_translations(localedir, locale)
     names = [i.name for i in chosen.inputs]
-    # Once now, so that the locale's data is loaded before the page says
-    # it is ready, not on the reader's first edit.
-    evaluate(chosen, default_texts(chosen, parsed_locale), parsed_locale, translations)
 
     def evaluate_json(request: str) -> str:
         try:

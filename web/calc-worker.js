@@ -29,7 +29,8 @@ const LOCALEDIR = "/catalogs";
 // edits ran twice as slow. So once ready it evaluates the page's defaults
 // this many times (20 sufficed under Node), each in a task of its own, until
 // the reader's first request: from then on their own edits warm it up, and a
-// warm-up would only hold them back.
+// warm-up would only hold them back. The first also reads the locale's data
+// from Babel's files: work the page need not wait for to say it is ready.
 const WARM_UP_EVALUATIONS = 30;
 let asked = false;
 
