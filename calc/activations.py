@@ -27,7 +27,7 @@ from calc.i18n import N_
 from calc.inputs import Input, address_number
 from calc.model_inputs import CONFIG, SHAPE_FIELDS, model_choice, shape_inputs, shape_of
 from calc.models import PRESETS
-from calc.outputs import Bar, Citation, Fact, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import Bar, Citation, Column, Fact, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
 from calc.problems import InputProblem
 from calc.step_inputs import (
     ATTENTION,
@@ -242,7 +242,7 @@ CALCULATOR = Calculator(
         Table(
             "breakdown",
             N_("Saved for the backward pass per sample, by component"),
-            (N_("Part"), N_("Per sample"), N_("Share")),
+            (N_("Part"), Column(N_("Per sample"), GIGABYTE), Column(N_("Share"), PERCENT)),
         ),
         Text("attention_note", N_("Attention kernel")),
     ),

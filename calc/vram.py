@@ -46,7 +46,7 @@ from calc.model_inputs import (
     shape_of,
 )
 from calc.models import PRESETS, ModelShape
-from calc.outputs import Bar, Citation, Fact, Figure, Names, Phrase, Phrases, Quantity, Table, Text, gigabytes
+from calc.outputs import Bar, Citation, Column, Fact, Figure, Names, Phrase, Phrases, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem
 from calc.step_inputs import (
@@ -651,11 +651,13 @@ CALCULATOR = Calculator(
             missing=N_("not known without the model"),
         ),
         Bar("breakdown_bar", N_("Where the memory goes")),
-        Table("breakdown", N_("Memory per GPU at the step's peak, by part"), (N_("Part"), N_("Per GPU"))),
+        Table(
+            "breakdown", N_("Memory per GPU at the step's peak, by part"), (N_("Part"), Column(N_("Per GPU"), GIGABYTE))
+        ),
         Table(
             "fits",
             N_("Common GPUs, with the memory nvidia-smi reports, in the same gigabytes as the total"),
-            (N_("GPU"), N_("Memory"), N_("Verdict")),
+            (N_("GPU"), Column(N_("Memory"), GIGABYTE), N_("Verdict")),
         ),
     ),
     compute=compute,
