@@ -133,6 +133,19 @@ def gigabytes(size: int | Decimal | Fraction, places: int) -> Quantity:
     return Quantity(Fraction(size) / 10**9, GIGABYTE, places=places)
 
 
+def exact_gigabytes(size: Decimal, per: Decimal) -> Quantity:
+    """``size`` GB, a whole multiple of ``per`` (b·A: samples times the memory of one, or a typed figure itself), shown
+    exactly, with as many decimals as ``per`` has and at least two, so that figures set side by side in a column or a
+    sentence read alike (14.90 GB beside 7.45 GB, not 14.9 GB) and none is rounded.
+
+    >>> exact_gigabytes(Decimal(2) * Decimal("7.45"), Decimal("7.45")).text(Locale.parse("en"), breakable=False)
+    '14.90\xa0GB'
+    >>> exact_gigabytes(Decimal(2) * Decimal("7.125"), Decimal("7.125")).number(Locale.parse("en"))
+    '14.250'
+    """
+    return Quantity(size, GIGABYTE, places=max(2, -per.normalize().as_tuple().exponent))
+
+
 # A table's cell: a quantity, a phrase, or text: a catalog message id, or a
 # name that no catalog translates (a model's, a GPU's), which gettext leaves as it is.
 Cell = Quantity | Phrase | str

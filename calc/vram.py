@@ -10,7 +10,6 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
-from math import floor
 
 from babel import Locale
 
@@ -18,7 +17,7 @@ from calc import gpus
 from calc.batch_inputs import GPUS, TARGET_BATCH
 from calc.calculator import Calculator, Group
 from calc.configs import ConfigProblem, Reading
-from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded_up
+from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import TARGET_MODULES, base_parameters, expert_shapes
@@ -67,12 +66,14 @@ GB = 10**9
 
 
 def gpu_memory(gpu: gpus.GPU) -> Decimal:
-    """A card's memory in GB, exactly: MiB × 2^20 bytes has at most nine decimals in units of 10^9.
+    """A card's memory in GB as the page writes it into the field and the table and computes with it: its nvidia-smi
+    total, rounded down to hundredths, what a reader would type (MiB × 2^20 bytes has up to nine decimals in GB, and a
+    field showing 25.757220864 is no figure anyone types); down, so that no verdict counts on a byte the card lacks.
 
-    >>> gpu_memory(gpus.GPUS_BY_ID["rtx-4090"])
-    Decimal('25.757220864')
+    >>> gpu_memory(gpus.GPUS_BY_ID["rtx-4090"]), gpus.GPUS_BY_ID["rtx-4090"].bytes
+    (Decimal('25.75'), 25757220864)
     """
-    return Decimal(gpu.bytes).scaleb(-9)
+    return rounded_down(Fraction(gpu.bytes, GB), 2)
 
 
 def billions(shape: ModelShape) -> Decimal:
@@ -202,11 +203,11 @@ GPU_MEMORY = Amount(
     N_("GPU memory"),
     N_(
         "The memory of one GPU, in gigabytes of a billion bytes. For a listed card, this is its nvidia-smi total, "
-        "converted."
+        "converted and rounded down to hundredths."
     ),
     default=gpu_memory(gpus.GPUS_BY_ID[GPU.default]),
     maximum=Decimal(100_000),
-    # A billionth of a gigabyte: a single byte, so that any card's MiB total is exact.
+    # A billionth of a gigabyte: a single byte, so that a card's MiB total typed exactly (or an older address's) reads.
     places=9,
     unit=GIGABYTE,
 )
@@ -332,11 +333,14 @@ def shortfall(estimate: Fraction) -> Fraction:
 
 def verdict(capacity: Fraction, total: Fraction, words: tuple[str, str, str] = CELL, tight: Fraction = 0) -> Phrase:
     """Whether ``total`` bytes fit in ``capacity`` (total ≤ capacity), and by how much; a fit with less than ``tight``
-    to spare is tight."""
+    to spare is tight. The margin is the difference of the two figures as the page shows them, in hundredths of a GB,
+    so that it reads as their subtraction (two cards shown with 24.15 GB are short by the same amount); a capacity
+    typed with more decimals may round onto the total, a margin of 0.00 GB."""
     fits, tight_fit, short = words
+    margin = abs(rounded(capacity / GB, 2) - rounded(total / GB, 2))
     if total <= capacity:
-        return Phrase(fits if capacity - total >= tight else tight_fit, {"spare": gigabytes(capacity - total, 2)})
-    return Phrase(short, {"missing": gigabytes(total - capacity, 2)})
+        return Phrase(fits if capacity - total >= tight else tight_fit, {"spare": Quantity(margin, GIGABYTE, 2)})
+    return Phrase(short, {"missing": Quantity(margin, GIGABYTE, 2)})
 
 
 # The count mode's parts and the typed activations': the model states, the activations typed, the overhead.
@@ -503,7 +507,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
 
     # What the planner is handed, in the two decimals the pages show: the budget rounded down, so that it never
     # promises a byte your GPU lacks, the memory per sample rounded up.
-    budget = _hundredths_down(left / GB) if left > 0 else None
+    budget = rounded_down(left / GB, 2) if left > 0 else None
     if budget is not None and count:
         # Rounding may lose the last sample's few bytes of slack: give the plan exactly what that many need.
         budget = max(budget, per_sample * count)
@@ -524,17 +528,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "breakdown_bar": rows,
         "breakdown": [*rows, (N_("Total"), gigabytes(total, 2))],
         "fits": [
-            (gpu.name, gigabytes(gpu.bytes, 2), verdict(Fraction(gpu.bytes), total, CELL, tight)) for gpu in gpus.GPUS
+            (
+                gpu.name,
+                Quantity(gpu_memory(gpu), GIGABYTE, places=2),
+                verdict(Fraction(gpu_memory(gpu)) * GB, total, CELL, tight),
+            )
+            for gpu in gpus.GPUS
         ],
     }
-
-
-def _hundredths_down(value: Fraction) -> Decimal:
-    """Gigabytes rounded down to two decimals, as the pages show them: never a byte your GPU lacks.
-
-    (Three decimals would read as a thousands separator, and the field would ask which was meant.)
-    """
-    return Decimal(floor(value * 100)).scaleb(-2)
 
 
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
@@ -609,7 +610,7 @@ def facts() -> dict[str, Fact]:
         "h100_gib": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].mib, 1024), GIBIBYTE, places=2),
         "h100_gb": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].bytes, GB), GIGABYTE, places=2),
         "default_gpu": gpus.GPUS_BY_ID[GPU.default].name,
-        "default_gpu_gb": Quantity(Fraction(gpus.GPUS_BY_ID[GPU.default].bytes, GB), GIGABYTE, places=2),
+        "default_gpu_gb": Quantity(gpu_memory(gpus.GPUS_BY_ID[GPU.default]), GIGABYTE, places=2),
         # transformers' model_type names, which no language changes.
         "modelled_architectures": Names(tuple(FAMILIES)),
         # The model field's option the Limitations name, as the field shows it (a message id).
@@ -656,7 +657,7 @@ CALCULATOR = Calculator(
         ),
         Table(
             "fits",
-            N_("Common GPUs, with the memory nvidia-smi reports, in the same gigabytes as the total"),
+            N_("Common GPUs, with the memory nvidia-smi reports, in the same gigabytes as the total, rounded down"),
             (N_("GPU"), Column(N_("Memory"), GIGABYTE), N_("Verdict")),
         ),
     ),

@@ -444,7 +444,7 @@ def test_the_links_carry_the_step_figure_as_the_page_shows_it():
 
 @pytest.mark.parametrize("texts", [{}, {"sequence_length": "8192", "recomputation": "selective"}])
 def test_the_accumulation_page_opened_at_the_link_reads_the_same_digits(texts):
-    """Its field and its results, the batch taken at once included: 7.45 GB and 476.8 GB, not 7.444939 GB and
+    """Its field and its results, the batch taken at once included: 7.45 GB and 476.80 GB, not 7.444939 GB and
     476.476096 GB."""
     view, en = page_view(**texts), Locale.parse("en")
     opened = evaluate(

@@ -30,6 +30,7 @@ from calc.formulas.step import (
 )
 from calc.gpus import GPUS, GPUS_BY_ID, MIB
 from calc.i18n import load_translations
+from calc.inputs import address_number
 from calc.models import PRESETS
 from calc.outputs import Phrases, Quantity, gigabytes
 from calc.plan import SampleExceedsBudget
@@ -218,10 +219,30 @@ COUNTED = {**DEFAULTS, "model": COUNT, "activation_memory": Decimal(2), "zero_st
 
 def test_a_listed_gpu_fills_its_memory_and_typing_one_makes_it_custom():
     values = {**DEFAULTS, "gpu": "rtx-4090", "gpu_memory": Decimal(80)}
-    assert settle(values, "gpu") == {"gpu_memory": Decimal("25.757220864")}
-    assert settle({**values, "gpu_memory": Decimal("25.757220864")}, "gpu_memory") == {}
+    assert settle(values, "gpu") == {"gpu_memory": Decimal("25.75")}
+    assert settle({**values, "gpu_memory": Decimal("25.75")}, "gpu_memory") == {}
     assert settle(values, "gpu_memory") == {"gpu": "custom"}
-    assert all(Fraction(gpu_memory(gpu)) * GB == gpu.bytes for gpu in GPUS)
+    # What a reader would type, not the nine decimals of MiB in GB (25.757220864): the nvidia-smi total rounded down
+    # to hundredths, never a byte the card lacks.
+    for gpu in GPUS:
+        assert gpu_memory(gpu).as_tuple().exponent == -2
+        assert 0 <= gpu.bytes - Fraction(gpu_memory(gpu)) * GB < GB // 100
+
+
+def test_the_table_of_cards_shows_the_memory_the_field_takes_and_margins_that_subtract():
+    """Each card's row shows the capacity its field would hold and that the verdict counts with; the margin is that
+    figure less the total shown, so two cards shown with the same memory (the A10G's and the L4's 24.15 GB, before
+    they were rounded down) are never short by different amounts."""
+    for values in (DEFAULTS, {**DEFAULTS, "model": "meta-llama/Llama-3.1-70B", "method": "full"}, COUNTED):
+        values = {**values, **settle(values, "model")}
+        results = CALCULATOR.results(values)
+        total = results["total_memory"].shown()
+        for gpu, (name, memory, said) in zip(GPUS, results["fits"], strict=True):
+            assert name == gpu.name and memory == Quantity(gpu_memory(gpu), "digital-gigabyte", 2)
+            ((_, margin),) = said.quantities.items()
+            assert margin.shown() == abs(memory.shown() - total), (name, said)
+            yours = CALCULATOR.results({**values, "gpu": gpu.id, "gpu_memory": gpu_memory(gpu)})["your_gpu"]
+            assert yours.quantities == said.quantities
 
 
 def test_the_default_run_is_the_step_s_peak_and_the_overhead():
@@ -355,7 +376,7 @@ def test_the_overhead_adds_to_the_total_and_to_every_verdict():
     with_overhead = CALCULATOR.results({**values, "overhead": Decimal("1.5")})
     assert with_overhead["total_memory"].value - without["total_memory"].value == Decimal("1.5")
     total = Fraction(with_overhead["total_memory"].value) * GB
-    assert [row[2] for row in with_overhead["fits"]] == [verdict(Fraction(gpu.bytes), total) for gpu in GPUS]
+    assert [row[2] for row in with_overhead["fits"]] == [verdict(Fraction(gpu_memory(gpu)) * GB, total) for gpu in GPUS]
     # 40 GB against 30.11 GB of model state, 2 GB of activations and 1.5 GB of overhead: 6.39 GB to spare.
     assert rounded(with_overhead["your_gpu"].quantities["spare"].value, 2) == Decimal("6.39")
 
@@ -444,8 +465,8 @@ def test_where_the_fixed_part_fits_but_not_one_sample_the_limiting_moment_s_figu
     assert shown.value == rounded_up(binding.per_sample_total) > results["activation_budget"].value > 0
     plan = links(values, results)["plan"]
     assert (plan["activation_per_sample"], plan["memory_budget"]) == (
-        str(shown.value),
-        str(results["activation_budget"].value),
+        address_number(shown.value),
+        address_number(results["activation_budget"].value),
     )
     with pytest.raises(SampleExceedsBudget):
         load("plan").results(
@@ -546,15 +567,15 @@ def test_the_tight_fit_bound_is_the_largest_measured_shortfall_rounded_up():
 
 
 def test_a_fit_within_the_measured_shortfall_is_called_tight():
-    """The default run on an RTX 4090 has 0.58 GB to spare on a 24.18 GB step: less than the 1.14 GB the estimate
+    """The default run on an RTX 4090 has 0.57 GB to spare on a 24.18 GB step: less than the 1.14 GB the estimate
     would miss, were it as far below as the worst measured step. An H100 has room beyond that; the count mode adds
     up no modelled step, whose error this is."""
     results = CALCULATOR.results(DEFAULTS)
     step = Fraction(results["total_memory"].value) * GB - GB
-    spare = Fraction(GPUS_BY_ID["rtx-4090"].bytes) - step - GB
+    spare = Fraction(gpu_memory(GPUS_BY_ID["rtx-4090"])) * GB - step - GB
     assert 0 < spare < step * SHORTFALL / (1 - SHORTFALL)
     assert results["your_gpu"].text(EN, NullTranslations()) == (
-        "Your GPU holds it, with 0.58\u00a0GB to spare: a tight fit, within the estimate's measured error."
+        "Your GPU holds it, with 0.57\u00a0GB to spare: a tight fit, within the estimate's measured error."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
