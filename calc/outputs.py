@@ -88,9 +88,9 @@ class Names:
         return format_names(self.names, locale, style=self.style)
 
 
-# What a page's prose quotes (Calculator.facts): a quantity or names, written for the locale; a source, linked; or
-# literal text that no language changes.
-Fact = Quantity | Citation | Names | str
+# What a page's prose quotes (Calculator.facts): a quantity or names, written for the locale; a source, linked, or
+# several, listed as a question's sources; or literal text that no language changes.
+Fact = Quantity | Citation | tuple[Citation, ...] | Names | str
 
 
 @dataclass(frozen=True)

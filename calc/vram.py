@@ -583,6 +583,13 @@ def summarize(outputs: Mapping[str, str], results: Mapping[str, object], transla
 _ADAM = RECIPES["adamw-mixed"].states
 
 
+# "On GPUs with GDDR memory with ECC enabled the available DRAM is reduced by 6.25%": a sixteenth.
+ECC_SOURCE = Citation(
+    "CUDA C++ Best Practices Guide",
+    "https://docs.nvidia.com/cuda/cuda-c-best-practices-guide/index.html#theoretical-bandwidth-calculation",
+)
+
+
 def facts() -> dict[str, Fact]:
     """What the page's prose quotes."""
     return {
@@ -599,8 +606,34 @@ def facts() -> dict[str, Fact]:
         "shortfall": Quantity(SHORTFALL * 100, PERCENT, places=1),
         "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
         "one": Quantity(1),
-        # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default).
+        # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default): its
+        # notes' "Default dtype update" (huggingface/transformers#42805).
         "transformers_auto_dtype": "5.0",
+        "auto_dtype_source": Citation(
+            "transformers v5.0.0", "https://github.com/huggingface/transformers/releases/tag/v5.0.0"
+        ),
+        # 16-bit weight updates that nearest rounding cancels, and the two remedies the paper studies.
+        "low_precision_source": Citation("Zamirai et al., 2020", "https://arxiv.org/abs/2010.06192"),
+        # fully_shard's reshard_after_forward: True reshards after forward (as FULL_SHARD), False keeps the
+        # unsharded parameters until the backward pass (as SHARD_GRAD_OP).
+        "fully_shard_source": Citation(
+            "PyTorch: fully_shard",
+            "https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html#torch.distributed.fsdp.fully_shard",
+        ),
+        "ecc_source": ECC_SOURCE,
+        # The FAQ's sources on a card's memory: the printout each listed card's total is read from, with its driver
+        # where the paste shows it, and ECC's share.
+        "gpu_sources": (
+            *(Citation(f"{gpu.name} ({gpu.driver})" if gpu.driver else gpu.name, gpu.printout) for gpu in gpus.GPUS),
+            ECC_SOURCE,
+        ),
+        # The same card in another printout (calc.gpus): its total differs from the one listed.
+        "a100_other_mib": Quantity(40536, MEBIBYTE),
+        "a100_other_printout": Citation(
+            "facebookresearch/vissl#422", "https://github.com/facebookresearch/vissl/issues/422"
+        ),
+        "a100_name": gpus.GPUS_BY_ID["a100-40gb"].name,
+        "a100_mib": Quantity(gpus.GPUS_BY_ID["a100-40gb"].mib, MEBIBYTE),
         "gigabyte": Quantity(GB),
         # nvidia-smi's figure for a process that only initialised CUDA (https://github.com/pytorch/pytorch/issues/34323).
         "cuda_context": Quantity(781, MEBIBYTE),

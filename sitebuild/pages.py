@@ -168,9 +168,11 @@ def relative(path: str, target: str) -> str:
     return "../" * path.count("/") + target or "./"
 
 
-def _fact(fact: Fact, locale: Locale) -> str | Markup:
-    """A fact as prose quotes it: a quantity or a list of names for the locale, a citation as its link, text as it
-    is."""
+def _fact(fact: Fact, locale: Locale) -> str | Markup | list[dict[str, str]]:
+    """A fact as prose quotes it: a quantity or a list of names for the locale, a citation as its link, several as a
+    question's sources (what ``external_links`` takes), text as it is."""
+    if isinstance(fact, tuple):
+        return [{"href": citation.href, "text": citation.text} for citation in fact]
     if isinstance(fact, Names):
         return fact.text(locale)
     if isinstance(fact, Quantity):

@@ -198,6 +198,17 @@ def test_gpu_capacities():
     assert GPUS_BY_ID["h100-80gb"].bytes == 85_520_809_984
 
 
+def test_each_card_s_total_is_linked_to_the_printout_it_is_read_from():
+    """The page names no card's memory without its source: the FAQ on a card's memory links every listed card's
+    printout, with the driver that printed it where the paste shows it, and NVIDIA's guide for ECC's sixteenth."""
+    sources = CALCULATOR.facts()["gpu_sources"]
+    assert [citation.href for citation in sources[:-1]] == [gpu.printout for gpu in GPUS]
+    for gpu, citation in zip(GPUS, sources, strict=False):
+        assert gpu.printout.startswith("https://github.com/") and citation.text.startswith(gpu.name)
+        assert (gpu.driver is None) or citation.text.endswith(f"({gpu.driver})")
+    assert sources[-1] == CALCULATOR.facts()["ecc_source"] and sources[-1].href.startswith("https://docs.nvidia.com/")
+
+
 def test_gpus_are_listed_smallest_first_with_unique_ids():
     assert [gpu.mib for gpu in GPUS] == sorted(gpu.mib for gpu in GPUS)
     assert len(GPUS_BY_ID) == len(GPUS)
