@@ -464,6 +464,11 @@ def test_a_figure_too_small_to_show_is_carried_as_the_smallest_shown():
     )  # fmt: skip
     assert view.outputs["step_per_sample"] == "0.01\xa0GB"
     assert view.links["accumulation"] == "activation_per_sample=0.01"
+    # What it saves is no 0.00 GB beside shares of 40%: less than the smallest figure shown, in the table too.
+    assert view.outputs["activation_per_sample"] == "<\xa00.01\xa0GB"
+    rows = view.outputs["breakdown"]["rows"]
+    assert rows and all(size != "0.00" or share == "0.0" for _, size, share in rows), rows
+    assert any(size == "<\xa00.01" for _, size, _ in rows)
 
 
 @pytest.mark.parametrize(("config", "preset"), [(QWEN2_5_0_5B, "Qwen/Qwen2.5-0.5B"), (GEMMA_2_2B, "google/gemma-2-2b")])
