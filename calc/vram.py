@@ -485,10 +485,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 {**moment.quantities, "earlier": gigabytes(earlier, 2)},
             )
         shown_per_sample = (
-            Quantity(per_sample, GIGABYTE)
+            Quantity(per_sample, GIGABYTE, places=2)
             if left > 0
             else Phrase(
-                N_("%(size)s, at the moment that adds the most per sample"), {"size": Quantity(per_sample, GIGABYTE)}
+                N_("%(size)s, at the moment that adds the most per sample"),
+                {"size": Quantity(per_sample, GIGABYTE, places=2)},
             )
         )
     else:
@@ -519,7 +520,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "peak_moment": moment,
         "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
-        "activation_budget": Quantity(budget, GIGABYTE) if budget is not None else None,
+        "activation_budget": Quantity(budget, GIGABYTE, places=2) if budget is not None else None,
         "per_sample": shown_per_sample,
         # What the planner multiplies by b, the figure shown (None where the page does not know it).
         "carried_per_sample": per_sample,
@@ -637,7 +638,7 @@ def facts() -> dict[str, Fact]:
         "gigabyte": Quantity(GB),
         # nvidia-smi's figure for a process that only initialised CUDA (https://github.com/pytorch/pytorch/issues/34323).
         "cuda_context": Quantity(781, MEBIBYTE),
-        "overhead": Quantity(OVERHEAD.default, GIGABYTE),
+        "overhead": Quantity(OVERHEAD.default, GIGABYTE, places=2),
         "h100_nominal": Quantity(80, GIGABYTE),
         "h100_mib": Quantity(gpus.GPUS_BY_ID["h100-80gb"].mib, MEBIBYTE),
         "h100_gib": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].mib, 1024), GIBIBYTE, places=2),

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
@@ -575,6 +576,24 @@ def test_the_tight_fit_bound_is_the_largest_measured_shortfall_rounded_up():
     )
     assert worst > 0
     assert SHORTFALL == Fraction(math.ceil(worst * 1000), 1000)
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [{}, {"gpu": "a10g"}, {"model": "meta-llama/Llama-3.1-70B", "method": "full"}, {"model": COUNT, "parameters": "7.5",
+     "activation_memory": "2", "zero_stage": "3", "gpus": "64"}],
+)  # fmt: skip
+def test_every_gigabyte_figure_the_page_shows_has_two_decimals(texts):
+    """One format for a gigabyte figure, wherever it is: 6.40 GB left for the micro-batch, not 6.4 GB beside 7.45 GB,
+    and the overhead the FAQ quotes as the breakdown shows it."""
+    raw = {**default_texts(CALCULATOR, EN), **texts}
+    view = evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=next(iter(texts), None))
+    shown = [text for text in view.outputs.values() if isinstance(text, str)]
+    shown += [cell for output in view.outputs.values() if isinstance(output, dict) for row in output.get("rows", [])
+              for cell in row]  # fmt: skip
+    figures = [figure for text in shown for figure in re.findall(r"([\d.,]+)\xa0GB", text)]
+    assert figures and all(re.fullmatch(r"[\d,]+\.\d\d", figure) for figure in figures), figures
+    assert CALCULATOR.facts()["overhead"].text(EN, breakable=False) == "1.00\xa0GB"
 
 
 def test_a_fit_within_the_measured_shortfall_is_called_tight():
