@@ -77,12 +77,14 @@ def gpu_memory(gpu: gpus.GPU) -> Decimal:
 
 
 def billions(shape: ModelShape) -> Decimal:
-    """A model's parameter count, in billions as the page's field holds it, exactly.
+    """A model's parameter count, in billions as the page's field holds it: to hundredths, what a reader would type
+    (8.03, not 8.030261248). A preset's step counts its shape's own parameters; the field's figure is read only in the
+    count mode, where it is the reader's.
 
     >>> billions(PRESETS["meta-llama/Llama-3.1-8B"])
-    Decimal('8.030261248')
+    Decimal('8.03')
     """
-    return Decimal(base_parameters(shape)).scaleb(-9)
+    return rounded(Fraction(base_parameters(shape), 10**9), 2)
 
 
 # The model choice's value for a parameter count alone: no shape, so the activations are typed.
@@ -140,13 +142,13 @@ PARAMETERS = Amount(
     "parameters",
     N_("Parameters, in billions"),
     N_(
-        "The model's parameter count, in billions, filled in from its shape. If you type another number, the page "
-        "counts the model by that number alone, with every parameter trained, and adds the activation memory you "
-        "enter."
+        "The model's parameter count, in billions to two decimals, filled in from its shape. If you type another "
+        "number, the page counts the model by that number alone, with every parameter trained, and adds the "
+        "activation memory you enter."
     ),
     default=billions(PRESETS[DEFAULT_MODEL]),
     maximum=Decimal(100_000),
-    # A billionth of a billion: a single parameter.
+    # A billionth of a billion: a single parameter, for a count typed exactly.
     places=9,
 )
 SHAPE, settle_shape = shape_inputs(*SHAPE_FIELDS)

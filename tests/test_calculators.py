@@ -62,7 +62,8 @@ def test_the_zero_papers_table_through_the_vram_page(ready_pages, locale=A_LOCAL
 def test_a_preset_fills_the_count_and_typing_one_counts_by_it_alone(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale, "vram")
     page.select_option("[name=model]", "meta-llama/Llama-2-7b-hf")
-    expect(page.locator("[name=parameters]")).to_have_value(field("6.738415616", locale))
+    # 6,738,415,616 parameters, in billions as a reader would type them.
+    expect(page.locator("[name=parameters]")).to_have_value(field("6.74", locale))
     page.fill("[name=parameters]", "7")
     expect(page.locator("[name=model]")).to_have_value("count")
     # A count alone has no activations to derive: the page asks for them.

@@ -16,7 +16,7 @@ from calc.evaluation import default_texts, evaluate
 from calc.formatting import format_names, rounded
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, ModelStates, per_gpu
-from calc.formulas.parameters import target_modules
+from calc.formulas.parameters import base_parameters, target_modules
 from calc.formulas.step import (
     METHODS,
     REFUSALS,
@@ -239,6 +239,18 @@ def test_a_listed_gpu_fills_its_memory_and_typing_one_makes_it_custom():
     for gpu in GPUS:
         assert gpu_memory(gpu).as_tuple().exponent == -2
         assert 0 <= gpu.bytes - Fraction(gpu_memory(gpu)) * GB < GB // 100
+
+
+def test_a_preset_fills_its_count_as_a_reader_would_type_it():
+    """8.03 billion, not 8.030261248: the count is the shape's, rounded to hundredths, and the model stays the preset,
+    whose step counts its own parameters."""
+    for repo, shape in PRESETS.items():
+        values = {**DEFAULTS, "model": repo}
+        count = {**values, **settle(values, "model")}["parameters"]
+        assert count.as_tuple().exponent == -2 and abs(count - Decimal(base_parameters(shape)).scaleb(-9)) <= Decimal(
+            "0.005"
+        )
+        assert settle({**values, "parameters": count}, None).get("model", repo) == repo
 
 
 def test_the_table_of_cards_shows_the_memory_the_field_takes_and_margins_that_subtract():
