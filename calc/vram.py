@@ -87,6 +87,10 @@ def billions(shape: ModelShape) -> Decimal:
     return rounded(Fraction(base_parameters(shape), 10**9), 2)
 
 
+def _exact_billions(shape: ModelShape) -> Decimal:
+    return Decimal(base_parameters(shape)).scaleb(-9)
+
+
 # The model choice's value for a parameter count alone: no shape, so the activations are typed.
 COUNT = "count"
 # The field's words, in the order the catalogs list them.
@@ -276,9 +280,12 @@ def _settle_model(values: Mapping[str, object], changed: str | None) -> dict[str
     # A count typed, or one an address gives with a preset it does not match (?parameters=7.5), is the count mode.
     # An address that gives only the model (another page's link, ?model=Qwen/Qwen3-8B) leaves the default count,
     # which is the default preset's: that is no count of its own.
+    # An older address carries a preset's count exactly (parameters=6.738415616): that is the preset's too.
     given = values.get("parameters")
     typed_count = changed == "parameters" or (
-        changed is None and model in PRESETS and given not in (None, billions(PRESETS[model]), PARAMETERS.default)
+        changed is None
+        and model in PRESETS
+        and given not in (None, billions(PRESETS[model]), _exact_billions(PRESETS[model]), PARAMETERS.default)
     )
     if typed_count and model != COUNT:
         settled = {"model": COUNT}

@@ -251,6 +251,9 @@ def test_a_preset_fills_its_count_as_a_reader_would_type_it():
             "0.005"
         )
         assert settle({**values, "parameters": count}, None).get("model", repo) == repo
+        # An address the page wrote before, with the exact count, opens the preset too, not the count mode.
+        exact = Decimal(base_parameters(shape)).scaleb(-9)
+        assert settle({**values, "parameters": exact}, None).get("model", repo) == repo
 
 
 def test_the_table_of_cards_shows_the_memory_the_field_takes_and_margins_that_subtract():
