@@ -24,7 +24,7 @@ from calc.formatting import GIGABYTE
 from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import N_
 from calc.inputs import Count, address_number
-from calc.outputs import Chart, Citation, Fact, Figure, Phrase, Plot, Quantity, Series, Text
+from calc.outputs import Chart, Citation, Fact, Figure, Phrase, Plot, Quantity, Series, Text, exact_gigabytes
 from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
 # Bounds well past any real training run (the largest clusters have about
@@ -52,7 +52,7 @@ def compute(values: Mapping[str, Decimal | None]) -> dict[str, object]:
     per_sample, budget = values["activation_per_sample"], values["memory_budget"]
     return {
         "effective_batch": Quantity(effective_batch_size(b, a, g)),
-        "activation_memory": Quantity(peak_activation_memory(b, per_sample), GIGABYTE),
+        "activation_memory": exact_gigabytes(peak_activation_memory(b, per_sample), per_sample),
         "tradeoff_note": tradeoff_note(b, a, per_sample, budget),
         "tradeoff": tradeoff(b, a, g, per_sample, budget),
         **snippets(int(b), int(a), int(g)),
@@ -85,10 +85,10 @@ def tradeoff(micro_batch: Decimal, steps: Decimal, gpus: Decimal, per_sample: De
         values=(
             (tuple(Quantity(effective_batch_size(micro_batch, Decimal(s), gpus)) for s in x),),
             (
-                tuple(Quantity(peak_activation_memory(micro_batch, per_sample), GIGABYTE) for _ in x),
+                tuple(exact_gigabytes(peak_activation_memory(micro_batch, per_sample), per_sample) for _ in x),
                 # Without accumulation the same batch is one micro-batch of b · a samples.
-                tuple(Quantity(peak_activation_memory(micro_batch * s, per_sample), GIGABYTE) for s in x),
-                None if budget is None else Quantity(budget, GIGABYTE),
+                tuple(exact_gigabytes(peak_activation_memory(micro_batch * s, per_sample), per_sample) for s in x),
+                None if budget is None else exact_gigabytes(budget, budget),
             ),
         ),
         mark=a,
@@ -101,11 +101,11 @@ def tradeoff_note(micro_batch: Decimal, steps: Decimal, per_sample: Decimal, bud
     >>> tradeoff_note(Decimal(4), Decimal(8), Decimal("0.5"), Decimal(12)).message.startswith("Without accumulation")
     True
     """
-    held = Quantity(peak_activation_memory(micro_batch, per_sample), GIGABYTE)
-    whole = Quantity(peak_activation_memory(micro_batch * steps, per_sample), GIGABYTE)
+    held = exact_gigabytes(peak_activation_memory(micro_batch, per_sample), per_sample)
+    whole = exact_gigabytes(peak_activation_memory(micro_batch * steps, per_sample), per_sample)
     quantities = {"batch": Quantity(micro_batch * steps), "without": whole, "with": held}
     if budget is not None:
-        quantities["budget"] = Quantity(budget, GIGABYTE)
+        quantities["budget"] = exact_gigabytes(budget, budget)
     over = budget is not None and held.value > budget
     if over and micro_batch == 1:
         message = N_(

@@ -27,7 +27,20 @@ from calc.i18n import N_
 from calc.inputs import Input, address_number
 from calc.model_inputs import CONFIG, SHAPE_FIELDS, model_choice, shape_inputs, shape_of
 from calc.models import PRESETS
-from calc.outputs import Bar, Citation, Fact, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import (
+    Bar,
+    Citation,
+    Column,
+    Fact,
+    Figure,
+    Names,
+    Phrase,
+    Quantity,
+    Table,
+    Text,
+    at_least_shown,
+    gigabytes,
+)
 from calc.problems import InputProblem
 from calc.step_inputs import (
     ATTENTION,
@@ -155,14 +168,18 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     moment = largest_per_sample(moments(shape, setting))
 
     return {
-        "activation_per_sample": gigabytes(total, 2),
+        "activation_per_sample": at_least_shown(gigabytes(total, 2)),
         # Rounded up to the hundredths the pages show and the links carry, as the VRAM page rounds its own: a plan
         # made from it never fits more samples than the unrounded figure would.
         "step_per_sample": Quantity(rounded_up(moment.per_sample_total / 10**9, 2), GIGABYTE, places=2),
         "step_moment": moment_phrase(N_("The activation memory per sample is largest %(moment)s."), moment.name),
         "breakdown_bar": [(LABELS[part], gigabytes(size, 2)) for part, size in parts.items()],
         "breakdown": [
-            (LABELS[part], gigabytes(size, 2), Quantity(100 * size / total, PERCENT, places=1))
+            (
+                LABELS[part],
+                at_least_shown(gigabytes(size, 2), in_column=True),
+                at_least_shown(Quantity(100 * size / total, PERCENT, places=1), in_column=True),
+            )
             for part, size in parts.items()
         ],
         "attention_note": NO_SDPA
@@ -242,7 +259,7 @@ CALCULATOR = Calculator(
         Table(
             "breakdown",
             N_("Saved for the backward pass per sample, by component"),
-            (N_("Part"), N_("Per sample"), N_("Share")),
+            (N_("Part"), Column(N_("Per sample"), GIGABYTE), Column(N_("Share"), PERCENT)),
         ),
         Text("attention_note", N_("Attention kernel")),
     ),

@@ -47,7 +47,7 @@ MEMORY_BUDGET = Amount(
         "Memory left on each GPU for activations after the weights, gradients and optimizer state; "
         "the chart draws it as a line. Leave it blank if you have none in mind."
     ),
-    default=Decimal("8.02"),
+    default=Decimal("8.01"),
     optional=True,
     maximum=Decimal(100_000),
     places=6,

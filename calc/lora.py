@@ -15,7 +15,7 @@ from gettext import NullTranslations
 from calc import step_inputs
 from calc.batch_inputs import TARGET_BATCH
 from calc.calculator import Calculator, Group
-from calc.formatting import MEGABYTE, PERCENT
+from calc.formatting import GIGABYTE, MEGABYTE, PERCENT
 from calc.formulas.activations import FAMILIES
 from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
@@ -33,7 +33,7 @@ from calc.formulas.step import Peak, adapts_experts, step_peak
 from calc.i18n import N_
 from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of, shape_values
 from calc.models import ARCHITECTURES, PRESETS, ModelShape
-from calc.outputs import Citation, Fact, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import Citation, Column, Fact, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM
 from calc.step_inputs import (
     ATTENTION,
@@ -122,9 +122,12 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "share": Quantity(Fraction(100 * trainable, base), PERCENT, places=3),
         "base_parameters": Quantity(base),
         "active_parameters": Quantity(active_parameters(shape)),
-        "sizes": [
+        # A file of megabytes beside memories of gigabytes: two tables, each column in one unit.
+        "adapter_files": [
             (N_("Adapter file, 16-bit"), megabytes(adapter_bytes(trainable, 16))),
             (N_("Adapter file, 32-bit (peft's default)"), megabytes(adapter_bytes(trainable, 32))),
+        ],
+        "sizes": [
             (
                 N_("Training the adapter: weights, gradients and optimizer state"),
                 gigabytes(adapter_training_bytes(trainable), 2),
@@ -262,8 +265,9 @@ CALCULATOR = Calculator(
         ),
         Text("peak_moment", N_("When the peak comes")),
         Text("qlora_base", N_("QLoRA's base")),
-        Table("run_breakdown", N_("The run's peak on one GPU, by part"), (N_("Part"), N_("Memory"))),
-        Table("sizes", N_("Sizes"), (N_("Item"), N_("Size"))),
+        Table("run_breakdown", N_("The run's peak on one GPU, by part"), (N_("Part"), Column(N_("Memory"), GIGABYTE))),
+        Table("adapter_files", N_("The adapter's file on disk"), (N_("Item"), Column(N_("Size"), MEGABYTE))),
+        Table("sizes", N_("Sizes in memory"), (N_("Item"), Column(N_("Size"), GIGABYTE))),
     ),
     compute=compute,
     summarize=summarize,

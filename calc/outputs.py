@@ -29,6 +29,7 @@ from babel import Locale
 
 from calc.charts import Line, Panel, line_chart, nice_ticks, stacked_bar
 from calc.formatting import GIGABYTE, format_names, format_quantity, rounded, unit_symbol
+from calc.marker import N_
 
 
 @dataclass(frozen=True)
@@ -88,9 +89,9 @@ class Names:
         return format_names(self.names, locale, style=self.style)
 
 
-# What a page's prose quotes (Calculator.facts): a quantity or names, written for the locale; a source, linked; or
-# literal text that no language changes.
-Fact = Quantity | Citation | Names | str
+# What a page's prose quotes (Calculator.facts): a quantity or names, written for the locale; a source, linked, or
+# several, listed as a question's sources; or literal text that no language changes.
+Fact = Quantity | Citation | tuple[Citation, ...] | Names | str
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,39 @@ def gigabytes(size: int | Decimal | Fraction, places: int) -> Quantity:
     Decimal('1.88')
     """
     return Quantity(Fraction(size) / 10**9, GIGABYTE, places=places)
+
+
+def exact_gigabytes(size: Decimal, per: Decimal) -> Quantity:
+    """``size`` GB, a whole multiple of ``per`` (b·A: samples times the memory of one, or a typed figure itself), shown
+    exactly, with as many decimals as ``per`` has and at least two, so that figures set side by side in a column or a
+    sentence read alike (14.90 GB beside 7.45 GB, not 14.9 GB) and none is rounded.
+
+    >>> exact_gigabytes(Decimal(2) * Decimal("7.45"), Decimal("7.45")).text(Locale.parse("en"), breakable=False)
+    '14.90\xa0GB'
+    >>> exact_gigabytes(Decimal(2) * Decimal("7.125"), Decimal("7.125")).number(Locale.parse("en"))
+    '14.250'
+    """
+    return Quantity(size, GIGABYTE, places=max(2, -per.normalize().as_tuple().exponent))
+
+
+# A size or share too small for the places it is shown with, as less than the smallest they show.
+LESS_THAN = N_("<\u00a0%(least)s")
+
+
+def at_least_shown(quantity: Quantity, *, in_column: bool = False) -> Quantity | Phrase:
+    """``quantity``, or, where it is not zero but rounds to zero, less than the smallest figure its places show
+    ("< 0.01 GB"): a 0.00 beside a share of 39.6% reads as nothing. In a column headed in its unit, the bound is the
+    bare number.
+
+    >>> at_least_shown(gigabytes(3_000_000, 2)).text(Locale.parse("en"), NullTranslations())
+    '<\xa00.01\xa0GB'
+    >>> at_least_shown(gigabytes(0, 2)) == gigabytes(0, 2)
+    True
+    """
+    if quantity.value == 0 or quantity.shown() != 0:
+        return quantity
+    least = Quantity(Decimal(1).scaleb(-quantity.places), None if in_column else quantity.unit, quantity.places)
+    return Phrase(LESS_THAN, {"least": least})
 
 
 # A table's cell: a quantity, a phrase, or text: a catalog message id, or a

@@ -23,7 +23,7 @@ from calc.formatting import GIGABYTE
 from calc.formulas.batch import plans, reachable
 from calc.i18n import N_
 from calc.inputs import Count, Input, address_number
-from calc.outputs import Citation, Column, Fact, Figure, Phrase, Quantity, Table, Text
+from calc.outputs import Citation, Column, Fact, Figure, Phrase, Quantity, Table, Text, exact_gigabytes
 from calc.problems import InputProblem, quantity
 from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
@@ -70,7 +70,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "accumulation_steps": Quantity(steps),
         "effective_batch": Quantity(reached),
         "per_gpu": Quantity(reached // gpus),
-        "activation_memory": Quantity(micro_batch * per_sample, GIGABYTE),
+        "activation_memory": exact_gigabytes(micro_batch * per_sample, per_sample),
         "tokens_per_step": None if sequence is None else Quantity(reached * sequence),
         "adjustment": None
         if reached == target
@@ -81,7 +81,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             ),
             {"target": Quantity(target), "gpus": Quantity(gpus), "reached": Quantity(reached)},
         ),
-        "plans": [(Quantity(b), Quantity(a), Quantity(b * per_sample, GIGABYTE)) for b, a in options],
+        "plans": [(Quantity(b), Quantity(a), exact_gigabytes(b * per_sample, per_sample)) for b, a in options],
         **snippets(micro_batch, steps, gpus),
     }
 
@@ -164,7 +164,7 @@ CALCULATOR = Calculator(
     links=links,
     examples={
         # The default run on an A100 40GB, as the training memory page hands it over: three samples fit.
-        "a100": {"memory_budget": Decimal("25.21")},
+        "a100": {"memory_budget": Decimal("25.20")},
         "uneven": {"target_batch": Decimal(250), "gpus": Decimal(8)},
     },
     facts=facts,

@@ -10,7 +10,6 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
-from math import floor
 
 from babel import Locale
 
@@ -18,7 +17,7 @@ from calc import gpus
 from calc.batch_inputs import GPUS, TARGET_BATCH
 from calc.calculator import Calculator, Group
 from calc.configs import ConfigProblem, Reading
-from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded_up
+from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import TARGET_MODULES, base_parameters, expert_shapes
@@ -46,7 +45,7 @@ from calc.model_inputs import (
     shape_of,
 )
 from calc.models import PRESETS, ModelShape
-from calc.outputs import Bar, Citation, Fact, Figure, Names, Phrase, Phrases, Quantity, Table, Text, gigabytes
+from calc.outputs import Bar, Citation, Column, Fact, Figure, Names, Phrase, Phrases, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem
 from calc.step_inputs import (
@@ -67,20 +66,28 @@ GB = 10**9
 
 
 def gpu_memory(gpu: gpus.GPU) -> Decimal:
-    """A card's memory in GB, exactly: MiB × 2^20 bytes has at most nine decimals in units of 10^9.
+    """A card's memory in GB as the page writes it into the field and the table and computes with it: its nvidia-smi
+    total, rounded down to hundredths, what a reader would type (MiB × 2^20 bytes has up to nine decimals in GB, and a
+    field showing 25.757220864 is no figure anyone types); down, so that no verdict counts on a byte the card lacks.
 
-    >>> gpu_memory(gpus.GPUS_BY_ID["rtx-4090"])
-    Decimal('25.757220864')
+    >>> gpu_memory(gpus.GPUS_BY_ID["rtx-4090"]), gpus.GPUS_BY_ID["rtx-4090"].bytes
+    (Decimal('25.75'), 25757220864)
     """
-    return Decimal(gpu.bytes).scaleb(-9)
+    return rounded_down(Fraction(gpu.bytes, GB), 2)
 
 
 def billions(shape: ModelShape) -> Decimal:
-    """A model's parameter count, in billions as the page's field holds it, exactly.
+    """A model's parameter count, in billions as the page's field holds it: to hundredths, what a reader would type
+    (8.03, not 8.030261248). A preset's step counts its shape's own parameters; the field's figure is read only in the
+    count mode, where it is the reader's.
 
     >>> billions(PRESETS["meta-llama/Llama-3.1-8B"])
-    Decimal('8.030261248')
+    Decimal('8.03')
     """
+    return rounded(Fraction(base_parameters(shape), 10**9), 2)
+
+
+def _exact_billions(shape: ModelShape) -> Decimal:
     return Decimal(base_parameters(shape)).scaleb(-9)
 
 
@@ -139,13 +146,13 @@ PARAMETERS = Amount(
     "parameters",
     N_("Parameters, in billions"),
     N_(
-        "The model's parameter count, in billions, filled in from its shape. If you type another number, the page "
-        "counts the model by that number alone, with every parameter trained, and adds the activation memory you "
-        "enter."
+        "The model's parameter count, in billions to two decimals, filled in from its shape. If you type another "
+        "number, the page counts the model by that number alone, with every parameter trained, and adds the "
+        "activation memory you enter."
     ),
     default=billions(PRESETS[DEFAULT_MODEL]),
     maximum=Decimal(100_000),
-    # A billionth of a billion: a single parameter.
+    # A billionth of a billion: a single parameter, for a count typed exactly.
     places=9,
 )
 SHAPE, settle_shape = shape_inputs(*SHAPE_FIELDS)
@@ -202,11 +209,11 @@ GPU_MEMORY = Amount(
     N_("GPU memory"),
     N_(
         "The memory of one GPU, in gigabytes of a billion bytes. For a listed card, this is its nvidia-smi total, "
-        "converted."
+        "converted and rounded down to hundredths."
     ),
     default=gpu_memory(gpus.GPUS_BY_ID[GPU.default]),
     maximum=Decimal(100_000),
-    # A billionth of a gigabyte: a single byte, so that any card's MiB total is exact.
+    # A billionth of a gigabyte: a single byte, so that a card's MiB total typed exactly (or an older address's) reads.
     places=9,
     unit=GIGABYTE,
 )
@@ -273,9 +280,12 @@ def _settle_model(values: Mapping[str, object], changed: str | None) -> dict[str
     # A count typed, or one an address gives with a preset it does not match (?parameters=7.5), is the count mode.
     # An address that gives only the model (another page's link, ?model=Qwen/Qwen3-8B) leaves the default count,
     # which is the default preset's: that is no count of its own.
+    # An older address carries a preset's count exactly (parameters=6.738415616): that is the preset's too.
     given = values.get("parameters")
     typed_count = changed == "parameters" or (
-        changed is None and model in PRESETS and given not in (None, billions(PRESETS[model]), PARAMETERS.default)
+        changed is None
+        and model in PRESETS
+        and given not in (None, billions(PRESETS[model]), _exact_billions(PRESETS[model]), PARAMETERS.default)
     )
     if typed_count and model != COUNT:
         settled = {"model": COUNT}
@@ -332,11 +342,14 @@ def shortfall(estimate: Fraction) -> Fraction:
 
 def verdict(capacity: Fraction, total: Fraction, words: tuple[str, str, str] = CELL, tight: Fraction = 0) -> Phrase:
     """Whether ``total`` bytes fit in ``capacity`` (total ≤ capacity), and by how much; a fit with less than ``tight``
-    to spare is tight."""
+    to spare is tight. The margin is the difference of the two figures as the page shows them, in hundredths of a GB,
+    so that it reads as their subtraction (two cards shown with 24.15 GB are short by the same amount); a capacity
+    typed with more decimals may round onto the total, a margin of 0.00 GB."""
     fits, tight_fit, short = words
+    margin = abs(rounded(capacity / GB, 2) - rounded(total / GB, 2))
     if total <= capacity:
-        return Phrase(fits if capacity - total >= tight else tight_fit, {"spare": gigabytes(capacity - total, 2)})
-    return Phrase(short, {"missing": gigabytes(total - capacity, 2)})
+        return Phrase(fits if capacity - total >= tight else tight_fit, {"spare": Quantity(margin, GIGABYTE, 2)})
+    return Phrase(short, {"missing": Quantity(margin, GIGABYTE, 2)})
 
 
 # The count mode's parts and the typed activations': the model states, the activations typed, the overhead.
@@ -481,10 +494,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 {**moment.quantities, "earlier": gigabytes(earlier, 2)},
             )
         shown_per_sample = (
-            Quantity(per_sample, GIGABYTE)
+            Quantity(per_sample, GIGABYTE, places=2)
             if left > 0
             else Phrase(
-                N_("%(size)s, at the moment that adds the most per sample"), {"size": Quantity(per_sample, GIGABYTE)}
+                N_("%(size)s, at the moment that adds the most per sample"),
+                {"size": Quantity(per_sample, GIGABYTE, places=2)},
             )
         )
     else:
@@ -503,7 +517,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
 
     # What the planner is handed, in the two decimals the pages show: the budget rounded down, so that it never
     # promises a byte your GPU lacks, the memory per sample rounded up.
-    budget = _hundredths_down(left / GB) if left > 0 else None
+    budget = rounded_down(left / GB, 2) if left > 0 else None
     if budget is not None and count:
         # Rounding may lose the last sample's few bytes of slack: give the plan exactly what that many need.
         budget = max(budget, per_sample * count)
@@ -515,7 +529,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "peak_moment": moment,
         "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
-        "activation_budget": Quantity(budget, GIGABYTE) if budget is not None else None,
+        "activation_budget": Quantity(budget, GIGABYTE, places=2) if budget is not None else None,
         "per_sample": shown_per_sample,
         # What the planner multiplies by b, the figure shown (None where the page does not know it).
         "carried_per_sample": per_sample,
@@ -524,17 +538,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "breakdown_bar": rows,
         "breakdown": [*rows, (N_("Total"), gigabytes(total, 2))],
         "fits": [
-            (gpu.name, gigabytes(gpu.bytes, 2), verdict(Fraction(gpu.bytes), total, CELL, tight)) for gpu in gpus.GPUS
+            (
+                gpu.name,
+                Quantity(gpu_memory(gpu), GIGABYTE, places=2),
+                verdict(Fraction(gpu_memory(gpu)) * GB, total, CELL, tight),
+            )
+            for gpu in gpus.GPUS
         ],
     }
-
-
-def _hundredths_down(value: Fraction) -> Decimal:
-    """Gigabytes rounded down to two decimals, as the pages show them: never a byte your GPU lacks.
-
-    (Three decimals would read as a thousands separator, and the field would ask which was meant.)
-    """
-    return Decimal(floor(value * 100)).scaleb(-2)
 
 
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
@@ -582,6 +593,13 @@ def summarize(outputs: Mapping[str, str], results: Mapping[str, object], transla
 _ADAM = RECIPES["adamw-mixed"].states
 
 
+# "On GPUs with GDDR memory with ECC enabled the available DRAM is reduced by 6.25%": a sixteenth.
+ECC_SOURCE = Citation(
+    "CUDA C++ Best Practices Guide",
+    "https://docs.nvidia.com/cuda/cuda-c-best-practices-guide/index.html#theoretical-bandwidth-calculation",
+)
+
+
 def facts() -> dict[str, Fact]:
     """What the page's prose quotes."""
     return {
@@ -598,18 +616,44 @@ def facts() -> dict[str, Fact]:
         "shortfall": Quantity(SHORTFALL * 100, PERCENT, places=1),
         "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
         "one": Quantity(1),
-        # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default).
+        # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default): its
+        # notes' "Default dtype update" (huggingface/transformers#42805).
         "transformers_auto_dtype": "5.0",
+        "auto_dtype_source": Citation(
+            "transformers v5.0.0", "https://github.com/huggingface/transformers/releases/tag/v5.0.0"
+        ),
+        # 16-bit weight updates that nearest rounding cancels, and the two remedies the paper studies.
+        "low_precision_source": Citation("Zamirai et al., 2020", "https://arxiv.org/abs/2010.06192"),
+        # fully_shard's reshard_after_forward: True reshards after forward (as FULL_SHARD), False keeps the
+        # unsharded parameters until the backward pass (as SHARD_GRAD_OP).
+        "fully_shard_source": Citation(
+            "PyTorch: fully_shard",
+            "https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html#torch.distributed.fsdp.fully_shard",
+        ),
+        "ecc_source": ECC_SOURCE,
+        # The FAQ's sources on a card's memory: the printout each listed card's total is read from, with its driver
+        # where the paste shows it, and ECC's share.
+        "gpu_sources": (
+            *(Citation(f"{gpu.name} ({gpu.driver})" if gpu.driver else gpu.name, gpu.printout) for gpu in gpus.GPUS),
+            ECC_SOURCE,
+        ),
+        # The same card in another printout (calc.gpus): its total differs from the one listed.
+        "a100_other_mib": Quantity(40536, MEBIBYTE),
+        "a100_other_printout": Citation(
+            "facebookresearch/vissl#422", "https://github.com/facebookresearch/vissl/issues/422"
+        ),
+        "a100_name": gpus.GPUS_BY_ID["a100-40gb"].name,
+        "a100_mib": Quantity(gpus.GPUS_BY_ID["a100-40gb"].mib, MEBIBYTE),
         "gigabyte": Quantity(GB),
         # nvidia-smi's figure for a process that only initialised CUDA (https://github.com/pytorch/pytorch/issues/34323).
         "cuda_context": Quantity(781, MEBIBYTE),
-        "overhead": Quantity(OVERHEAD.default, GIGABYTE),
+        "overhead": Quantity(OVERHEAD.default, GIGABYTE, places=2),
         "h100_nominal": Quantity(80, GIGABYTE),
         "h100_mib": Quantity(gpus.GPUS_BY_ID["h100-80gb"].mib, MEBIBYTE),
         "h100_gib": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].mib, 1024), GIBIBYTE, places=2),
         "h100_gb": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].bytes, GB), GIGABYTE, places=2),
         "default_gpu": gpus.GPUS_BY_ID[GPU.default].name,
-        "default_gpu_gb": Quantity(Fraction(gpus.GPUS_BY_ID[GPU.default].bytes, GB), GIGABYTE, places=2),
+        "default_gpu_gb": Quantity(gpu_memory(gpus.GPUS_BY_ID[GPU.default]), GIGABYTE, places=2),
         # transformers' model_type names, which no language changes.
         "modelled_architectures": Names(tuple(FAMILIES)),
         # The model field's option the Limitations name, as the field shows it (a message id).
@@ -651,11 +695,13 @@ CALCULATOR = Calculator(
             missing=N_("not known without the model"),
         ),
         Bar("breakdown_bar", N_("Where the memory goes")),
-        Table("breakdown", N_("Memory per GPU at the step's peak, by part"), (N_("Part"), N_("Per GPU"))),
+        Table(
+            "breakdown", N_("Memory per GPU at the step's peak, by part"), (N_("Part"), Column(N_("Per GPU"), GIGABYTE))
+        ),
         Table(
             "fits",
-            N_("Common GPUs, with the memory nvidia-smi reports, in the same gigabytes as the total"),
-            (N_("GPU"), N_("Memory"), N_("Verdict")),
+            N_("Common GPUs, with the memory nvidia-smi reports, in the same gigabytes as the total, rounded down"),
+            (N_("GPU"), Column(N_("Memory"), GIGABYTE), N_("Verdict")),
         ),
     ),
     compute=compute,

@@ -444,7 +444,7 @@ def test_the_links_carry_the_step_figure_as_the_page_shows_it():
 
 @pytest.mark.parametrize("texts", [{}, {"sequence_length": "8192", "recomputation": "selective"}])
 def test_the_accumulation_page_opened_at_the_link_reads_the_same_digits(texts):
-    """Its field and its results, the batch taken at once included: 7.45 GB and 476.8 GB, not 7.444939 GB and
+    """Its field and its results, the batch taken at once included: 7.45 GB and 476.80 GB, not 7.444939 GB and
     476.476096 GB."""
     view, en = page_view(**texts), Locale.parse("en")
     opened = evaluate(
@@ -464,6 +464,11 @@ def test_a_figure_too_small_to_show_is_carried_as_the_smallest_shown():
     )  # fmt: skip
     assert view.outputs["step_per_sample"] == "0.01\xa0GB"
     assert view.links["accumulation"] == "activation_per_sample=0.01"
+    # What it saves is no 0.00 GB beside shares of 40%: less than the smallest figure shown, in the table too.
+    assert view.outputs["activation_per_sample"] == "<\xa00.01\xa0GB"
+    rows = view.outputs["breakdown"]["rows"]
+    assert rows and all(size != "0.00" or share == "0.0" for _, size, share in rows), rows
+    assert any(size == "<\xa00.01" for _, size, _ in rows)
 
 
 @pytest.mark.parametrize(("config", "preset"), [(QWEN2_5_0_5B, "Qwen/Qwen2.5-0.5B"), (GEMMA_2_2B, "google/gemma-2-2b")])

@@ -70,10 +70,18 @@ def test_the_live_results_keep_number_and_unit_together(localedir, locale, name)
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-def test_the_accumulation_and_plan_tables_name_their_unit_in_the_heading_not_in_each_cell(site, locale):
-    unit = unit_symbol(GIGABYTE, Locale.parse(locale))
+def test_the_tables_name_their_unit_in_the_heading_not_in_each_cell(site, locale):
     html = pages(site, locale)
-    for name, output in (("accumulation", "tradeoff"), ("plan", "plans")):
+    for name, output, unit in (
+        ("accumulation", "tradeoff", GIGABYTE),
+        ("plan", "plans", GIGABYTE),
+        ("vram", "breakdown", GIGABYTE),
+        ("lora", "run_breakdown", GIGABYTE),
+        ("lora", "adapter_files", MEGABYTE),
+        ("lora", "sizes", GIGABYTE),
+        ("activations", "breakdown", GIGABYTE),
+    ):
+        unit = unit_symbol(unit, Locale.parse(locale))
         table = re.search(rf'<table\b[^>]*data-output="{output}".*?</table>', html[name], flags=re.S)[0]
         head, body = table.split("</thead>")
         assert f"({unit})</th>" in head, (name, head)

@@ -14,11 +14,11 @@ from calc.batch_inputs import MEMORY_BUDGET
 from calc.browser import evaluator
 from calc.calculators import NAMES, load
 from calc.evaluation import default_texts, evaluate, restore
-from calc.formatting import format_number
+from calc.formatting import format_number, unit_symbol
 from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import load_translations
 from calc.inputs import Amount, Choice, ChoiceSet, Count, Pasted
-from calc.outputs import Quantity
+from calc.outputs import Chart, Column, Quantity, Table
 from calc.problems import Ambiguous
 from sitebuild.config import LOCALES
 from tests.expectations import expected
@@ -108,7 +108,7 @@ def test_the_worker_entry_point_speaks_json(localedir, locale):
         "address": "",
         "links": {
             "vram": "activation_memory=7.45",
-            "plan": "target_batch=64&gpus=1&activation_per_sample=7.45&memory_budget=8.02",
+            "plan": "target_batch=64&gpus=1&activation_per_sample=7.45&memory_budget=8.01",
         },
         "offered": {},  # no group of checkboxes on this page
         "failed": False,
@@ -233,6 +233,53 @@ def test_a_blank_shape_field_a_preset_fills_in_shows_the_results(localedir, name
     # Opened from an address with the field blank: the preset's value too.
     restored = json.loads(evaluator(name, locale, str(localedir))(json.dumps({"address": "?layers="})))
     assert restored["prompt"] is None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_column_of_quantities_names_its_unit_in_the_heading_not_in_each_cell(name):
+    """A table's column of sizes, memories or shares says "(GB)" or "(%)" once, in its heading, and its cells show
+    the numbers alone: in the defaults' results and each worked example's, every quantity with a unit sits in a
+    column headed in that unit (one unit a column: the LoRA page's files in MB and memories in GB are two tables)."""
+    calculator = load(name)
+    tables = [output for output in calculator.outputs if isinstance(output, Table)]
+    charts = [output for output in calculator.outputs if isinstance(output, Chart)]
+    assert tables or charts
+    for over in ({}, *calculator.examples.values()):
+        results = calculator.results({**calculator.defaults(), **over})
+        for table in tables:
+            columns = [column if isinstance(column, Column) else Column(column) for column in table.columns]
+            for row in results[table.name]:
+                for cell, column in zip(row, columns, strict=True):
+                    if isinstance(cell, Quantity) and cell.unit is not None:
+                        assert column.unit == cell.unit, (name, table.name, column.label, cell)
+        for chart in charts:
+            for (_, series), values in zip(chart.panels, results[chart.name].values, strict=True):
+                for one, shown in zip(series, values, strict=True):
+                    units = set() if one.limit else {q.unit for q in shown if q.unit is not None}
+                    assert units <= {one.unit}, (name, chart.name, one.label, units)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize("name", ["vram", "lora", "activations"])
+def test_a_column_headed_in_a_unit_shows_bare_numbers_in_the_locale_s_notation(localedir, locale, name):
+    """As the reader sees the defaults' tables: "Per GPU (GB)" above "16,23", never "16,23 GB" in each cell."""
+    calculator, parsed = load(name), Locale.parse(locale)
+    translations = load_translations(localedir, locale)
+    view = evaluate(calculator, default_texts(calculator, parsed), parsed, translations)
+    results = calculator.results({**calculator.defaults(), **calculator.settle(calculator.defaults(), None)})
+    headed = 0
+    for table in (output for output in calculator.outputs if isinstance(output, Table)):
+        for index, column in enumerate(table.columns):
+            if not isinstance(column, Column) or column.unit is None:
+                continue
+            symbol = unit_symbol(column.unit, parsed)
+            heading = table.headings(parsed, translations)[index]
+            assert heading.startswith(translations.gettext(column.label)) and heading.endswith(f"({symbol})")
+            cells = [row[index] for row in view.outputs[table.name]["rows"]]
+            assert cells == [row[index].number(parsed) for row in results[table.name]]
+            assert cells and not any(symbol in cell for cell in cells), (table.name, cells)
+            headed += 1
+    assert headed
 
 
 def written_values(field: Count | Amount) -> list[Decimal]:

@@ -69,12 +69,13 @@ def test_the_run_is_the_steps_peak(texts, setting, micro_batch):
     assert page.outputs["run_memory"] == shown(peak.total)
     assert page.outputs["peak_moment"] == f"The peak comes {MOMENT_WORDS[peak.moment]}."
     # Every part that holds something, in the step's order, and none that holds nothing.
+    # In gigabytes, which the heading names: the cells hold the numbers alone.
     assert page.outputs["run_breakdown"]["rows"] == [
-        [PART_LABELS[part], shown(size)] for part, size in peak.parts.items() if size
+        [PART_LABELS[part], gigabytes(size, 2).number(EN)] for part, size in peak.parts.items() if size
     ]
-    assert all(row[1] != shown(0) for row in page.outputs["run_breakdown"]["rows"])
-    # One column, one number of decimals: 4.20 GB, not 4.2 GB, under 16.23 GB.
-    assert all(re.fullmatch(r"[\d,]+\.\d\d\xa0GB", row[1]) for row in page.outputs["run_breakdown"]["rows"])
+    assert all(row[1] != "0.00" for row in page.outputs["run_breakdown"]["rows"])
+    # One column, one number of decimals: 4.20, not 4.2, under 16.23.
+    assert all(re.fullmatch(r"[\d,]+\.\d\d", row[1]) for row in page.outputs["run_breakdown"]["rows"])
 
 
 def test_the_defaults_run_is_the_one_the_prose_describes():

@@ -14,7 +14,7 @@ from babel import Locale
 
 from calc import accumulation, vram
 from calc.evaluation import default_texts, evaluate
-from calc.formatting import GIGABYTE, format_number, unit_symbol
+from calc.formatting import GIGABYTE, format_number, format_quantity, unit_symbol
 from calc.formulas.batch import divisors
 from calc.i18n import load_translations
 from calc.inputs import address_number
@@ -65,8 +65,10 @@ def test_the_plans_table_names_its_unit_in_the_heading_and_its_cells_hold_the_nu
     parsed, translations = Locale.parse(locale), load_translations(localedir, locale)
     texts = {**default_texts(CALCULATOR, parsed), "memory_budget": "30"}
     rows = evaluate(CALCULATOR, texts, parsed, translations).outputs["plans"]["rows"]
+    # One format down the column: 29.80 above 7.45, not 29.8.
     assert rows == [
-        [format_number(Decimal(b), parsed), str(64 // b), format_number(b * Decimal("7.45"), parsed)] for b in (4, 2, 1)
+        [format_number(Decimal(b), parsed), str(64 // b), format_quantity(b * Decimal("7.45"), None, parsed, places=2)]
+        for b in (4, 2, 1)
     ]
     table = next(output for output in CALCULATOR.outputs if output.name == "plans")
     memory = table.headings(parsed, translations)[-1]
@@ -207,6 +209,14 @@ def test_the_defaults_are_the_default_run_the_training_memory_page_hands_over():
     values = {**vram.CALCULATOR.defaults(), **vram.settle(vram.CALCULATOR.defaults(), None)}
     carried = vram.links(values, vram.CALCULATOR.results(values))["plan"]
     assert {name: address_number(CALCULATOR.defaults()[name]) for name in carried} == carried
+
+
+def test_the_worked_example_s_budget_is_the_one_the_training_memory_page_hands_over_for_its_card():
+    """The prose's A100 40GB example plans with the budget the VRAM page gives the default run on that card."""
+    values = {**vram.CALCULATOR.defaults(), "gpu": "a100-40gb"}
+    values = {**values, **vram.settle(values, "gpu")}
+    carried = vram.links(values, vram.CALCULATOR.results(values))["plan"]
+    assert address_number(CALCULATOR.examples["a100"]["memory_budget"]) == carried["memory_budget"]
 
 
 def test_the_accumulation_page_opens_on_the_plan_of_the_default_run():

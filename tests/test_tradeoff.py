@@ -52,12 +52,20 @@ def view_for(catalogs, micro_batch, steps, gpus, per_sample, budget, locale=LOCA
     return evaluate(CALCULATOR, texts, Locale.parse(locale), catalogs[locale])
 
 
-def gigabytes(value, locale="en") -> str:
-    return format_quantity(Decimal(value), "digital-gigabyte", Locale.parse(locale), breakable=False)
+def gigabytes(value, locale="en", places=None) -> str:
+    return format_quantity(Decimal(value), "digital-gigabyte", Locale.parse(locale), breakable=False, places=places)
 
 
-def figure(value, locale="en") -> str:
-    return format_number(Decimal(value), Locale.parse(locale))
+def figure(value, locale="en", places=None) -> str:
+    """A number as a cell shows it: a count with its digits, a memory with ``places`` decimals."""
+    if places is None:
+        return format_number(Decimal(value), Locale.parse(locale))
+    return format_quantity(Decimal(value), None, Locale.parse(locale), places=places)
+
+
+def places_of(per_sample: Decimal) -> int:
+    """The decimals b · A is shown with: those of A, and at least two (14.90 under 7.45)."""
+    return max(2, -per_sample.normalize().as_tuple().exponent)
 
 
 @pytest.mark.parametrize("settings", SETTINGS)
@@ -69,9 +77,10 @@ def test_each_row_is_the_formulas_at_its_steps(catalogs, settings):
     assert steps == sorted(set(steps)) and steps[0] == 1 and steps[-1] == 4 * a and a in steps
     for s, (_, effective, held, whole) in zip(steps, rows, strict=True):
         assert effective == figure(b * s * g)
-        # In gigabytes, which the headings name: the cells hold the numbers alone.
-        assert held == figure(b * per_sample)
-        assert whole == figure(b * s * per_sample)
+        # In gigabytes, which the headings name: the cells hold the numbers alone, exact, with the decimals of the
+        # memory per sample and at least two, alike down the column.
+        assert held == figure(b * per_sample, places=places_of(per_sample))
+        assert whole == figure(b * s * per_sample, places=places_of(per_sample))
     if budget is not None:
         # The last step whose batch would still fit in one pass is a row, when the chart reaches it.
         fitting = int(budget // (b * per_sample))
@@ -159,16 +168,22 @@ def test_the_picture_draws_the_table(catalogs, settings):
     [
         (
             SETTINGS[0],
-            "Without accumulation, the same batch would need a micro-batch size of 32 and 16\u00a0GB of activation "
-            "memory per GPU at once, more than the budget of 12\u00a0GB; accumulation keeps it at 2\u00a0GB.",
+            "Without accumulation, the same batch would need a micro-batch size of 32 and 16.00\u00a0GB of activation "
+            "memory per GPU at once, more than the budget of 12.00\u00a0GB; accumulation keeps it at 2.00\u00a0GB.",
         ),
-        (SETTINGS[3], "micro-batch size of 1,024 and 768\u00a0GB of activation memory per GPU at once; accumulation"),
-        (SETTINGS[4], "A single micro-batch already needs 6\u00a0GB, more than the budget of 5\u00a0GB"),
-        (("1", "4", "1", "6", "5"), "A single sample already needs 6\u00a0GB, more than the budget of 5\u00a0GB"),
-        (SETTINGS[5], "8\u00a0GB of activation memory per GPU at once, within the budget of 100\u00a0GB"),
+        (
+            SETTINGS[3],
+            "micro-batch size of 1,024 and 768.00\u00a0GB of activation memory per GPU at once; accumulation",
+        ),
+        (SETTINGS[4], "A single micro-batch already needs 6.00\u00a0GB, more than the budget of 5.00\u00a0GB"),
+        (("1", "4", "1", "6", "5"), "A single sample already needs 6.00\u00a0GB, more than the budget of 5.00\u00a0GB"),
+        (SETTINGS[5], "8.00\u00a0GB of activation memory per GPU at once, within the budget of 100.00\u00a0GB"),
         # One step: there is no batch without accumulation to compare with.
         (("2", "1", "1", "3", "10"), "With one accumulation step, nothing accumulates: the micro-batch is the whole"),
-        (("2", "1", "1", "3", ""), "the micro-batch is the whole batch, with 6\u00a0GB of activation memory per GPU."),
+        (
+            ("2", "1", "1", "3", ""),
+            "the micro-batch is the whole batch, with 6.00\u00a0GB of activation memory per GPU.",
+        ),
     ],
 )
 def test_the_note_says_what_the_chart_shows(catalogs, settings, note):
@@ -181,7 +196,7 @@ def test_the_chart_speaks_the_pages_language(catalogs, locale):
     drawing = Drawing(output["svg"])
     assert drawing.name == catalogs[locale].gettext(CHART.label) and (locale == "en" or drawing.name != CHART.label)
     assert gigabytes("60", locale) in [label for _, label in drawing.value_ticks]
-    assert output["rows"][-1] == ["32", "128", figure("2", locale), figure("64", locale)]
+    assert output["rows"][-1] == ["32", "128", figure("2", locale, 2), figure("64", locale, 2)]
     # The memory columns name their unit once, in the heading, as the locale writes it.
     translated = catalogs[locale].gettext
     headings = CHART.headings(Locale.parse(locale), catalogs[locale])
@@ -200,7 +215,7 @@ def test_the_chart_follows_the_fields_as_picture_and_table(ready_pages, catalogs
     expect(chart).to_have_attribute("aria-label", name)
     page.fill("[name=accumulation_steps]", "2")
     last = page.locator("table[data-output=tradeoff] tbody tr").last.locator("th, td")
-    expect(last).to_have_text(["8", "8", figure("7.45", locale), figure("59.6", locale)], use_inner_text=False)
+    expect(last).to_have_text(["8", "8", figure("7.45", locale, 2), figure("59.6", locale, 2)], use_inner_text=False)
     # Drawn as SVG, not as text: the redrawn lines have a size on the page.
     line = chart.locator("polyline.series-3")
     expect(line).to_have_count(1)
@@ -209,7 +224,7 @@ def test_the_chart_follows_the_fields_as_picture_and_table(ready_pages, catalogs
     # Without a budget there is no budget line.
     page.fill("[name=memory_budget]", "")
     expect(chart.locator("polyline.limit")).to_have_count(0)
-    expect(page.locator("[data-output=tradeoff_note]")).to_contain_text(gigabytes("14.9", locale))
+    expect(page.locator("[data-output=tradeoff_note]")).to_contain_text(gigabytes("14.9", locale, 2))
 
 
 @pytest.mark.browser
@@ -217,5 +232,5 @@ def test_the_accumulation_page_hands_its_batch_to_the_planner(ready_pages):
     page = start_over(ready_pages, LOCALES[0])
     page.fill("[name=gpus]", "4")
     expect(page.locator("a[data-link=plan]")).to_have_attribute(
-        "href", "plan/?target_batch=256&gpus=4&activation_per_sample=7.45&memory_budget=8.02"
+        "href", "plan/?target_batch=256&gpus=4&activation_per_sample=7.45&memory_budget=8.01"
     )

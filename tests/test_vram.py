@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
@@ -15,7 +16,7 @@ from calc.evaluation import default_texts, evaluate
 from calc.formatting import format_names, rounded
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, ModelStates, per_gpu
-from calc.formulas.parameters import target_modules
+from calc.formulas.parameters import base_parameters, target_modules
 from calc.formulas.step import (
     METHODS,
     REFUSALS,
@@ -30,6 +31,7 @@ from calc.formulas.step import (
 )
 from calc.gpus import GPUS, GPUS_BY_ID, MIB
 from calc.i18n import load_translations
+from calc.inputs import address_number
 from calc.models import PRESETS
 from calc.outputs import Phrases, Quantity, gigabytes
 from calc.plan import SampleExceedsBudget
@@ -197,6 +199,17 @@ def test_gpu_capacities():
     assert GPUS_BY_ID["h100-80gb"].bytes == 85_520_809_984
 
 
+def test_each_card_s_total_is_linked_to_the_printout_it_is_read_from():
+    """The page names no card's memory without its source: the FAQ on a card's memory links every listed card's
+    printout, with the driver that printed it where the paste shows it, and NVIDIA's guide for ECC's sixteenth."""
+    sources = CALCULATOR.facts()["gpu_sources"]
+    assert [citation.href for citation in sources[:-1]] == [gpu.printout for gpu in GPUS]
+    for gpu, citation in zip(GPUS, sources, strict=False):
+        assert gpu.printout.startswith("https://github.com/") and citation.text.startswith(gpu.name)
+        assert (gpu.driver is None) or citation.text.endswith(f"({gpu.driver})")
+    assert sources[-1] == CALCULATOR.facts()["ecc_source"] and sources[-1].href.startswith("https://docs.nvidia.com/")
+
+
 def test_gpus_are_listed_smallest_first_with_unique_ids():
     assert [gpu.mib for gpu in GPUS] == sorted(gpu.mib for gpu in GPUS)
     assert len(GPUS_BY_ID) == len(GPUS)
@@ -218,10 +231,45 @@ COUNTED = {**DEFAULTS, "model": COUNT, "activation_memory": Decimal(2), "zero_st
 
 def test_a_listed_gpu_fills_its_memory_and_typing_one_makes_it_custom():
     values = {**DEFAULTS, "gpu": "rtx-4090", "gpu_memory": Decimal(80)}
-    assert settle(values, "gpu") == {"gpu_memory": Decimal("25.757220864")}
-    assert settle({**values, "gpu_memory": Decimal("25.757220864")}, "gpu_memory") == {}
+    assert settle(values, "gpu") == {"gpu_memory": Decimal("25.75")}
+    assert settle({**values, "gpu_memory": Decimal("25.75")}, "gpu_memory") == {}
     assert settle(values, "gpu_memory") == {"gpu": "custom"}
-    assert all(Fraction(gpu_memory(gpu)) * GB == gpu.bytes for gpu in GPUS)
+    # What a reader would type, not the nine decimals of MiB in GB (25.757220864): the nvidia-smi total rounded down
+    # to hundredths, never a byte the card lacks.
+    for gpu in GPUS:
+        assert gpu_memory(gpu).as_tuple().exponent == -2
+        assert 0 <= gpu.bytes - Fraction(gpu_memory(gpu)) * GB < GB // 100
+
+
+def test_a_preset_fills_its_count_as_a_reader_would_type_it():
+    """8.03 billion, not 8.030261248: the count is the shape's, rounded to hundredths, and the model stays the preset,
+    whose step counts its own parameters."""
+    for repo, shape in PRESETS.items():
+        values = {**DEFAULTS, "model": repo}
+        count = {**values, **settle(values, "model")}["parameters"]
+        assert count.as_tuple().exponent == -2 and abs(count - Decimal(base_parameters(shape)).scaleb(-9)) <= Decimal(
+            "0.005"
+        )
+        assert settle({**values, "parameters": count}, None).get("model", repo) == repo
+        # An address the page wrote before, with the exact count, opens the preset too, not the count mode.
+        exact = Decimal(base_parameters(shape)).scaleb(-9)
+        assert settle({**values, "parameters": exact}, None).get("model", repo) == repo
+
+
+def test_the_table_of_cards_shows_the_memory_the_field_takes_and_margins_that_subtract():
+    """Each card's row shows the capacity its field would hold and that the verdict counts with; the margin is that
+    figure less the total shown, so two cards shown with the same memory (the A10G's and the L4's 24.15 GB, before
+    they were rounded down) are never short by different amounts."""
+    for values in (DEFAULTS, {**DEFAULTS, "model": "meta-llama/Llama-3.1-70B", "method": "full"}, COUNTED):
+        values = {**values, **settle(values, "model")}
+        results = CALCULATOR.results(values)
+        total = results["total_memory"].shown()
+        for gpu, (name, memory, said) in zip(GPUS, results["fits"], strict=True):
+            assert name == gpu.name and memory == Quantity(gpu_memory(gpu), "digital-gigabyte", 2)
+            ((_, margin),) = said.quantities.items()
+            assert margin.shown() == abs(memory.shown() - total), (name, said)
+            yours = CALCULATOR.results({**values, "gpu": gpu.id, "gpu_memory": gpu_memory(gpu)})["your_gpu"]
+            assert yours.quantities == said.quantities
 
 
 def test_the_default_run_is_the_step_s_peak_and_the_overhead():
@@ -355,7 +403,7 @@ def test_the_overhead_adds_to_the_total_and_to_every_verdict():
     with_overhead = CALCULATOR.results({**values, "overhead": Decimal("1.5")})
     assert with_overhead["total_memory"].value - without["total_memory"].value == Decimal("1.5")
     total = Fraction(with_overhead["total_memory"].value) * GB
-    assert [row[2] for row in with_overhead["fits"]] == [verdict(Fraction(gpu.bytes), total) for gpu in GPUS]
+    assert [row[2] for row in with_overhead["fits"]] == [verdict(Fraction(gpu_memory(gpu)) * GB, total) for gpu in GPUS]
     # 40 GB against 30.11 GB of model state, 2 GB of activations and 1.5 GB of overhead: 6.39 GB to spare.
     assert rounded(with_overhead["your_gpu"].quantities["spare"].value, 2) == Decimal("6.39")
 
@@ -444,8 +492,8 @@ def test_where_the_fixed_part_fits_but_not_one_sample_the_limiting_moment_s_figu
     assert shown.value == rounded_up(binding.per_sample_total) > results["activation_budget"].value > 0
     plan = links(values, results)["plan"]
     assert (plan["activation_per_sample"], plan["memory_budget"]) == (
-        str(shown.value),
-        str(results["activation_budget"].value),
+        address_number(shown.value),
+        address_number(results["activation_budget"].value),
     )
     with pytest.raises(SampleExceedsBudget):
         load("plan").results(
@@ -545,16 +593,34 @@ def test_the_tight_fit_bound_is_the_largest_measured_shortfall_rounded_up():
     assert SHORTFALL == Fraction(math.ceil(worst * 1000), 1000)
 
 
+@pytest.mark.parametrize(
+    "texts",
+    [{}, {"gpu": "a10g"}, {"model": "meta-llama/Llama-3.1-70B", "method": "full"}, {"model": COUNT, "parameters": "7.5",
+     "activation_memory": "2", "zero_stage": "3", "gpus": "64"}],
+)  # fmt: skip
+def test_every_gigabyte_figure_the_page_shows_has_two_decimals(texts):
+    """One format for a gigabyte figure, wherever it is: 6.40 GB left for the micro-batch, not 6.4 GB beside 7.45 GB,
+    and the overhead the FAQ quotes as the breakdown shows it."""
+    raw = {**default_texts(CALCULATOR, EN), **texts}
+    view = evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=next(iter(texts), None))
+    shown = [text for text in view.outputs.values() if isinstance(text, str)]
+    shown += [cell for output in view.outputs.values() if isinstance(output, dict) for row in output.get("rows", [])
+              for cell in row]  # fmt: skip
+    figures = [figure for text in shown for figure in re.findall(r"([\d.,]+)\xa0GB", text)]
+    assert figures and all(re.fullmatch(r"[\d,]+\.\d\d", figure) for figure in figures), figures
+    assert CALCULATOR.facts()["overhead"].text(EN, breakable=False) == "1.00\xa0GB"
+
+
 def test_a_fit_within_the_measured_shortfall_is_called_tight():
-    """The default run on an RTX 4090 has 0.58 GB to spare on a 24.18 GB step: less than the 1.14 GB the estimate
+    """The default run on an RTX 4090 has 0.57 GB to spare on a 24.18 GB step: less than the 1.14 GB the estimate
     would miss, were it as far below as the worst measured step. An H100 has room beyond that; the count mode adds
     up no modelled step, whose error this is."""
     results = CALCULATOR.results(DEFAULTS)
     step = Fraction(results["total_memory"].value) * GB - GB
-    spare = Fraction(GPUS_BY_ID["rtx-4090"].bytes) - step - GB
+    spare = Fraction(gpu_memory(GPUS_BY_ID["rtx-4090"])) * GB - step - GB
     assert 0 < spare < step * SHORTFALL / (1 - SHORTFALL)
     assert results["your_gpu"].text(EN, NullTranslations()) == (
-        "Your GPU holds it, with 0.58\u00a0GB to spare: a tight fit, within the estimate's measured error."
+        "Your GPU holds it, with 0.57\u00a0GB to spare: a tight fit, within the estimate's measured error."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
