@@ -14,9 +14,10 @@ from babel import Locale
 from jinja2.exceptions import UndefinedError
 
 from calc.calculators import NAMES, PAGES, load
+from calc.evaluation import default_texts, evaluate
 from calc.i18n import load_translations
 from calc.inputs import Input
-from calc.outputs import Output
+from calc.outputs import Figure, Output
 from calc.problems import InputProblem
 from sitebuild import pages
 from sitebuild.babel_usage import FIELDS, kinds, problems
@@ -115,6 +116,25 @@ def test_a_kind_without_a_macro_fails_the_build(localedir, monkeypatch):
     monkeypatch.setattr("sitebuild.pages.load", lambda name: with_gauge if name == "plan" else load(name))
     with pytest.raises(UndefinedError, match="gauge"):
         render_calculator(Prose(environment(TEMPLATES, translations), LOCALES[0], translations), "plan")
+
+
+@pytest.mark.parametrize("missing", ["", "Not modelled"])
+def test_a_figure_without_words_for_no_result_refuses_one(localedir, missing, locale="es"):
+    """Without them it would show gettext("") in the figure's place: the catalog's header."""
+    translations = load_translations(localedir, locale)
+    plan = load("plan")
+    with_figure = replace(
+        plan,
+        outputs=(*plan.outputs, Figure("extra", "Extra", missing=missing)),
+        compute=lambda values: {**plan.compute(values), "extra": None},
+    )
+    parsed = Locale.parse(locale)
+    if missing:
+        view = evaluate(with_figure, default_texts(with_figure, parsed), parsed, translations)
+        assert view.outputs["extra"] == translations.gettext(missing) != missing
+    else:
+        with pytest.raises(ValueError, match="figure 'extra': no result"):
+            evaluate(with_figure, default_texts(with_figure, parsed), parsed, translations)
 
 
 def test_a_locale_s_prose_is_computed_once_for_all_its_pages(localedir, monkeypatch):
