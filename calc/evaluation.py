@@ -94,7 +94,7 @@ def restore(calculator: Calculator, address: str, locale: Locale) -> dict[str, R
             try:
                 texts[i.name] = i.text(i.from_address(given[i.name]), locale)
             except ValueError:
-                texts[i.name] = given[i.name]
+                texts[i.name] = i.as_entered(given[i.name])
     return texts
 
 

@@ -8,6 +8,8 @@ Each kind owns what is particular to it:
 - ``text``: a value written back into its widget, in the page's locale;
 - ``to_address`` and ``from_address``: the value in the page's address,
   in one form for every locale (``?parameters=7.5&target_modules=q_proj,v_proj``);
+  ``as_entered``: an address's text that ``from_address`` refuses, as the
+  widget would send it, to be read as if the reader had entered it;
 - ``widget``: the name of the template macro that draws it (in
   ``templates/widgets.html``).
 
@@ -94,6 +96,9 @@ class Input:
     def accepts(self, locale: Locale, translations: NullTranslations) -> str:
         """The hint's second sentence: what the input takes ("" when the widget shows it)."""
         return ""
+
+    def as_entered(self, text: str) -> Raw:
+        return text
 
 
 @dataclass(frozen=True)
@@ -349,7 +354,24 @@ class ChoiceSet(Input):
     def _in_order(self, value: frozenset[str]) -> list[str]:
         return [option.value for option in self.options if option.value in value]
 
-    def from_address(self, text: str) -> list[str]:
+    def from_address(self, text: str) -> frozenset[str]:
+        """The names an address lists, or ``ValueError`` if one is no option: a set is never narrowed silently.
+
+        >>> targets = ChoiceSet("t", "", "", options=(Option("q", ""), Option("v", "")), default=frozenset({"q"}))
+        >>> sorted(targets.from_address("v,q")), targets.from_address("")
+        (['q', 'v'], frozenset())
+        >>> targets.from_address("q,x")
+        Traceback (most recent call last):
+        ...
+        ValueError: not among the options: 'q,x'
+        """
+        chosen = self.as_entered(text)
+        if not set(chosen) <= {option.value for option in self.options}:
+            raise ValueError(f"not among the options: {text!r}")
+        return frozenset(chosen)
+
+    def as_entered(self, text: str) -> list[str]:
+        # A list, as the checked boxes are sent: read then refuses a name that is no option.
         return text.split(",") if text else []
 
 
