@@ -130,6 +130,13 @@ def evaluate(
             errors[name] = problem.message(i, locale, translations)
     settled = {name: value for name, value in calculator.settle(values, changed).items() if errors[name] is None}
     values.update(settled)
+    for name, value in settled.items():
+        # A preset or a pasted config.json is held to the field's limits, as typing is.
+        try:
+            if value is not None:
+                inputs[name].check(value)
+        except InputProblem as problem:
+            errors[name] = problem.message(inputs[name], locale, translations)
     # After settling: a field a preset has just filled in is not blank.
     blank = any(values.get(name, 0) is None and not i.optional for name, i in inputs.items())
     shown_texts = dict(texts) if restoring else {}

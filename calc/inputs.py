@@ -4,6 +4,8 @@ Each kind owns what is particular to it:
 
 - ``read``: the value in what the page sends (a field's text, a chosen
   option's value, the checked boxes' values), or an :class:`InputProblem`;
+- ``check``: the :class:`InputProblem` of a value the kind refuses, which
+  ``read`` raises too, for a value no one typed (what ``settle`` writes);
 - ``accepts``: what its hint says it takes, after the field's description;
 - ``text``: a value written back into its widget, in the page's locale;
 - ``to_address`` and ``from_address``: the value in the page's address,
@@ -96,6 +98,9 @@ class Input:
     def accepts(self, locale: Locale, translations: NullTranslations) -> str:
         """The hint's second sentence: what the input takes ("" when the widget shows it)."""
         return ""
+
+    def check(self, value: Value) -> None:
+        """Raise the input problem of a ``value`` (never ``None``) the input refuses."""
 
     def as_entered(self, text: str) -> Raw:
         return text
@@ -280,9 +285,12 @@ class Choice(Input):
 
     def read(self, raw: Raw, locale: Locale) -> str:
         value = _text(raw)
+        self.check(value)
+        return value
+
+    def check(self, value: str) -> None:
         if value not in {option.value for option in self.options}:
             raise NotAnOption()
-        return value
 
     def groups(self) -> list[tuple[str | None, list[Option]]]:
         """The options in their order, each run of one ``group`` together.
@@ -339,11 +347,14 @@ class ChoiceSet(Input):
 
     def read(self, raw: Raw, locale: Locale) -> frozenset[str]:
         chosen = frozenset([raw] if isinstance(raw, str) else raw) - {""}
-        if not chosen <= {option.value for option in self.options}:
-            raise NotAnOption()
-        if not chosen:
-            raise NoneChosen()
+        self.check(chosen)
         return chosen
+
+    def check(self, value: frozenset[str]) -> None:
+        if not value <= {option.value for option in self.options}:
+            raise NotAnOption()
+        if not value:
+            raise NoneChosen()
 
     def text(self, value: frozenset[str], locale: Locale) -> list[str]:
         return self._in_order(value)
