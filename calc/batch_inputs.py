@@ -1,5 +1,5 @@
-"""The inputs of a batch that several pages share: the target batch, data-parallel GPUs, activation memory per sample,
-a budget.
+"""The inputs of a batch that several pages share: the micro-batch, the target batch, data-parallel GPUs, activation
+memory per sample, a budget.
 
 They live here, not in one calculator's module, so that a page's worker
 imports only its own calculator (:func:`calc.calculators.load`). Their defaults
@@ -16,6 +16,13 @@ from calc.formatting import GIGABYTE
 from calc.i18n import N_
 from calc.inputs import Amount, Count
 
+MICRO_BATCH = Count(
+    "micro_batch",
+    N_("Micro-batch size"),
+    N_("Samples per GPU in each forward and backward pass."),
+    default=Decimal(1),
+    maximum=Decimal(1_000_000),
+)
 GPUS_DESCRIPTION = N_(
     "Model replicas, each processing its own micro-batch. This is your number of GPUs divided by the tensor-, "
     "pipeline- and context-parallel degrees, if you use them."

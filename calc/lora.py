@@ -13,7 +13,7 @@ from fractions import Fraction
 from gettext import NullTranslations
 
 from calc import step_inputs
-from calc.batch_inputs import TARGET_BATCH
+from calc.batch_inputs import MICRO_BATCH, TARGET_BATCH
 from calc.calculator import Calculator, Group
 from calc.formatting import MEGABYTE, PERCENT
 from calc.formulas.activations import FAMILIES
@@ -37,7 +37,6 @@ from calc.outputs import Citation, Fact, Figure, Names, Phrase, Quantity, Table,
 from calc.presets import CUSTOM
 from calc.step_inputs import (
     ATTENTION,
-    MICRO_BATCH,
     PRECISION,
     RANK,
     RECOMPUTATION,

@@ -2,9 +2,10 @@
 
 The method (full fine-tuning, LoRA or QLoRA, with the adapter's rank and
 target modules), the precision the layers compute in, the sequence length,
-the micro-batch, the attention kernel and the recomputation: the VRAM, LoRA
-and activation pages take them under the same names, so that a link from one
-page fills the other. The arithmetic is :mod:`calc.formulas.step`.
+the attention kernel and the recomputation: the VRAM, LoRA and activation
+pages take them under the same names, so that a link from one page fills the
+other (the micro-batch too, which the accumulation page shares:
+:mod:`calc.batch_inputs`). The arithmetic is :mod:`calc.formulas.step`.
 """
 
 from __future__ import annotations
@@ -94,13 +95,6 @@ SEQUENCE_LENGTH = Count(
     N_("Tokens in each sample."),
     default=Decimal(4096),
     maximum=Decimal(10_000_000),
-)
-MICRO_BATCH = Count(
-    "micro_batch",
-    N_("Micro-batch size"),
-    N_("Samples per GPU in each forward and backward pass."),
-    default=Decimal(1),
-    maximum=Decimal(1_000_000),
 )
 ATTENTION = Choice(
     "attention",

@@ -15,7 +15,7 @@ from math import floor
 from babel import Locale
 
 from calc import gpus
-from calc.batch_inputs import GPUS, TARGET_BATCH
+from calc.batch_inputs import GPUS, MICRO_BATCH, TARGET_BATCH
 from calc.calculator import Calculator, Group
 from calc.configs import ConfigProblem, Reading
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded_up
@@ -52,7 +52,6 @@ from calc.problems import InputProblem
 from calc.step_inputs import (
     ATTENTION,
     METHOD,
-    MICRO_BATCH,
     PRECISION,
     RANK,
     RECOMPUTATION,
