@@ -118,6 +118,19 @@ def rounded_up(value: Decimal | Fraction, places: int) -> Decimal:
     return Decimal(whole).scaleb(-places)
 
 
+def rounded_down(value: Decimal | Fraction, places: int) -> Decimal:
+    """``value`` rounded down (towards zero) to ``places`` decimal places: memory to offer that never promises a byte
+    the GPU lacks.
+
+    >>> rounded_down(Fraction(80299, 10000), 2), rounded_down(Fraction(3), 2), rounded_down(Fraction(1, 10**9), 2)
+    (Decimal('8.02'), Decimal('3.00'), Decimal('0.00'))
+    """
+    if value < 0 or places < 0:
+        raise ValueError("rounded_down takes a non-negative value and number of places")
+    scaled = Fraction(value) * 10**places
+    return Decimal(scaled.numerator // scaled.denominator).scaleb(-places)
+
+
 @lru_cache(_REMEMBERED)
 def format_quantity(
     value: Decimal, unit: str | None, locale: Locale, *, breakable: bool = True, places: int | None = None

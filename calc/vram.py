@@ -10,7 +10,6 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
-from math import floor
 
 from babel import Locale
 
@@ -18,7 +17,7 @@ from calc import gpus
 from calc.batch_inputs import GPUS, MICRO_BATCH, TARGET_BATCH
 from calc.calculator import Calculator, Group
 from calc.configs import ConfigProblem, Reading
-from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded_up
+from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import TARGET_MODULES, base_parameters, expert_shapes
@@ -500,9 +499,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     parts["overhead"] = overhead
     total = sum(parts.values())
 
-    # What the planner is handed, in the two decimals the pages show: the budget rounded down, so that it never
-    # promises a byte your GPU lacks, the memory per sample rounded up.
-    budget = _hundredths_down(left / GB) if left > 0 else None
+    # What the planner is handed, in the two decimals the pages show (three would read as a thousands separator, and
+    # the field would ask which was meant): the budget rounded down, so that it never promises a byte your GPU lacks,
+    # the memory per sample rounded up.
+    budget = rounded_down(left / GB, 2) if left > 0 else None
     if budget is not None and count:
         # Rounding may lose the last sample's few bytes of slack: give the plan exactly what that many need.
         budget = max(budget, per_sample * count)
@@ -526,14 +526,6 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             (gpu.name, gigabytes(gpu.bytes, 2), verdict(Fraction(gpu.bytes), total, CELL, tight)) for gpu in gpus.GPUS
         ],
     }
-
-
-def _hundredths_down(value: Fraction) -> Decimal:
-    """Gigabytes rounded down to two decimals, as the pages show them: never a byte your GPU lacks.
-
-    (Three decimals would read as a thousands separator, and the field would ask which was meant.)
-    """
-    return Decimal(floor(value * 100)).scaleb(-2)
 
 
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
