@@ -20,7 +20,7 @@ from calc.configs import ConfigProblem, Reading
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
-from calc.formulas.parameters import TARGET_MODULES, base_parameters, expert_shapes
+from calc.formulas.parameters import TARGET_MODULES, base_parameters
 from calc.formulas.step import (
     STEP_RECIPES,
     Moment,
@@ -50,12 +50,14 @@ from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem
 from calc.step_inputs import (
     ATTENTION,
+    EXPERT_TARGETS,
     METHOD,
     PRECISION,
     RANK,
     RECOMPUTATION,
     SEQUENCE_LENGTH,
     TARGETS,
+    ExpertsNotModelled,
     step_setting,
     with_targets,
 )
@@ -236,17 +238,6 @@ class StepNotModelled(InputProblem):
 
 
 @dataclass
-class ExpertsNotModelled(InputProblem):
-    """An adapter on a mixture's expert weights, whose step the calculator does not model."""
-
-    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext(
-            "An adapter on the experts' weights is not modelled in the step: choose other target modules, or enter "
-            "the activation memory."
-        )
-
-
-@dataclass
 class MixtureUnderAutocast(InputProblem):
     """A mixture of experts under autocast: its experts' grouped matrix products are no autocast op."""
 
@@ -291,10 +282,9 @@ def _settle_model(values: Mapping[str, object], changed: str | None) -> dict[str
     return settled
 
 
-# The step does not model an adapter on a mixture's experts (calc.formulas.step.adapts_experts): choosing a mixture
-# brings the projections it does model as targets; the experts stay for the user to choose, and be told.
-_EXPERTS = {name for shape in PRESETS.values() for name in expert_shapes(shape)}
-_settle_model_and_targets = with_targets(_settle_model, [name for name in TARGET_MODULES if name not in _EXPERTS])
+# Choosing a mixture brings the projections the step models as targets; the experts stay for the user to choose, and
+# be told (ExpertsNotModelled).
+_settle_model_and_targets = with_targets(_settle_model, [name for name in TARGET_MODULES if name not in EXPERT_TARGETS])
 
 
 def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
@@ -402,13 +392,12 @@ def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, 
     limits the micro-batch within ``free`` bytes and the largest micro-batch that fits; the moment with the largest
     per-sample part. The page with a model and no activation memory typed."""
     shape = shape_of(values)
-    setting = step_setting(
-        values, shape, values["optimizer"], zero_stage=int(values["zero_stage"]), gpus=int(values["gpus"])
-    )
+    stage, gpus = int(values["zero_stage"]), int(values["gpus"])
+    setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=gpus)
     if shape.model_type not in FAMILIES:
         raise StepNotModelled(tuple(FAMILIES), field="activation_memory")
     if adapts_experts(shape, setting):
-        raise ExpertsNotModelled(field="target_modules")
+        raise ExpertsNotModelled(activation_field=True, field="target_modules")
     if shape.experts and STEP_RECIPES[setting.recipe].autocast:
         raise MixtureUnderAutocast(field="precision")
 
@@ -438,7 +427,7 @@ def _typed_parts(values: Mapping[str, object]) -> dict[str, Fraction]:
         states = per_gpu(RECIPES[values["optimizer"]].states, Fraction(values["parameters"]) * GB, stage, replicas)
     else:
         shape = shape_of(values)
-        setting = step_setting(values, shape, values["optimizer"], zero_stage=stage, gpus=replicas)
+        setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=replicas)
         states = model_states(shape, setting)[0]
     return {
         "weights": states.weights,
