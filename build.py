@@ -32,12 +32,35 @@ from sitebuild.snapshot import build_snapshot, tell_worker
 from sitebuild.wheels import babel_usage, build_babel_wheel, build_calc_wheel
 
 
+class UnsafeOutput(Exception):
+    """An output folder the build will not empty, and why."""
+
+
+def check_output(out: Path) -> None:
+    """Refuse an ``out`` whose deletion could lose work: the checkout or a folder holding it, a file, or a folder
+    with files in it that is not an earlier build (which has the service worker and the assets at its root).
+    """
+    folder = out.resolve()
+    if folder == ROOT or folder in ROOT.parents:
+        raise UnsafeOutput(f"{out} is the checkout or holds it, and the build deletes its output folder first")
+    if folder.exists() and not folder.is_dir():
+        raise UnsafeOutput(f"{out} is a file, not a folder")
+    built = (folder / SERVICE_WORKER).is_file() and (folder / ASSETS).is_dir()
+    if folder.is_dir() and any(folder.iterdir()) and not built:
+        raise UnsafeOutput(
+            f"{out} holds files and is no earlier build (no {SERVICE_WORKER} and {ASSETS}/), and the build deletes "
+            "its output folder first: name a new or empty folder, or delete this one yourself"
+        )
+
+
 def build(out: Path, base_url: str = "") -> None:
     """Build the site into ``out``; ``base_url`` is where it is deployed (see :mod:`sitebuild.pages`).
 
+    ``out`` is deleted first, so it must be new, empty or an earlier build (:func:`check_output`).
     Whatever the build makes on the way goes into a temporary folder: the
     source tree is only read.
     """
+    check_output(out)
     # Before anything runs the installed Pyodide: it must be the pinned one.
     check_pinned(PYODIDE_PACKAGE)
     if out.exists():
@@ -85,7 +108,12 @@ def write_pages(out: Path, localedir: Path, base_url: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "site", help="output folder (default: site/)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "site",
+        help="output folder, deleted first: a new or empty folder, or an earlier build (default: site/)",
+    )
     parser.add_argument(
         "--site-url",
         default=os.environ.get("SITE_URL", ""),
@@ -97,6 +125,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"the site's address must end in /: {args.site_url}")
     try:
         build(args.out, args.site_url)
+    except UnsafeOutput as refusal:
+        sys.exit(f"Not built: {refusal}")
     except PageWithoutResults as failure:
         sys.exit(f"Build failed: {failure}")
 

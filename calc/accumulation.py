@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from gettext import NullTranslations
 
-from calc.batch_inputs import ACTIVATION_PER_SAMPLE, GPUS, MEMORY_BUDGET
+from calc.batch_inputs import ACTIVATION_PER_SAMPLE, GPUS, MEMORY_BUDGET, MICRO_BATCH
 from calc.calculator import Calculator, Group
 from calc.formatting import GIGABYTE
 from calc.formulas.batch import effective_batch_size, peak_activation_memory
@@ -29,15 +29,8 @@ from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 
 # Bounds well past any real training run (the largest clusters have about
 # 10^5 GPUs), yet small enough that every result stays exact and readable.
-# The defaults are the planner's plan for the site's default run, a target
-# batch of 64 (calc.plan; tests/test_plan.py holds them to its link).
-MICRO_BATCH = Count(
-    "micro_batch",
-    N_("Micro-batch size"),
-    N_("Samples per GPU in each forward and backward pass."),
-    default=Decimal(1),
-    maximum=Decimal(1_000_000),
-)
+# The default is the planner's plan for the site's default run, a target
+# batch of 64 (calc.plan; tests/test_plan.py holds it to its link).
 ACCUMULATION_STEPS = Count(
     "accumulation_steps",
     N_("Accumulation steps"),

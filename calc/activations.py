@@ -21,7 +21,7 @@ from calc.calculator import Calculator, Group
 from calc.configs import Reading
 from calc.formatting import GIGABYTE, PERCENT, rounded_up
 from calc.formulas.activations import FAMILIES
-from calc.formulas.parameters import expert_shapes, target_modules
+from calc.formulas.parameters import target_modules
 from calc.formulas.step import adapts_experts, largest_per_sample, moments, saved_breakdown
 from calc.i18n import N_
 from calc.inputs import Input, address_number
@@ -44,12 +44,14 @@ from calc.outputs import (
 from calc.problems import InputProblem
 from calc.step_inputs import (
     ATTENTION,
+    EXPERT_TARGETS,
     METHOD,
     PRECISION,
     RANK,
     RECOMPUTATION,
     SEQUENCE_LENGTH,
     TARGETS,
+    ExpertsNotModelled,
     adamw_recipe,
     step_setting,
     with_targets,
@@ -111,7 +113,6 @@ SHAPE = tuple(
 # step does not model an adapter on those (calc.formulas.step.adapts_experts), which is refused on its field as the
 # VRAM and LoRA pages refuse it. Choosing a model brings the targets the step models.
 COVERED_TARGETS = {name for shape in PRESETS.values() if shape.model_type in FAMILIES for name in target_modules(shape)}
-EXPERTS = {name for shape in PRESETS.values() for name in expert_shapes(shape)}
 PAGE_TARGETS = replace(TARGETS, options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS))
 # This page computes in the model's own dtype: autocast over an fp32 model is not modelled here (its Limitations).
 PAGE_PRECISION = replace(
@@ -144,24 +145,16 @@ NO_SDPA = Phrase(
 )
 
 
-@dataclass
-class ExpertsNotModelled(InputProblem):
-    """An adapter on a mixture's expert weights, whose step the page does not model."""
-
-    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext("An adapter on the experts' weights is not modelled: choose other target modules.")
-
-
 # The shape in step with the model, and the target modules with the model's own names.
-settle = with_targets(settle_shape, COVERED_TARGETS - EXPERTS)
+settle = with_targets(settle_shape, COVERED_TARGETS - EXPERT_TARGETS)
 
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     shape = shape_of(values)
     # The per-sample part of the step does not depend on the optimizer: any recipe computing in the precision will do.
-    setting = step_setting(values, shape, adamw_recipe(values["precision"]))
+    setting = step_setting(values, shape, adamw_recipe(values["precision"]), recipe_field=False)
     if adapts_experts(shape, setting):
-        raise ExpertsNotModelled(field="target_modules")
+        raise ExpertsNotModelled(activation_field=False, field="target_modules")
     parts = saved_breakdown(shape, setting)
     total = sum(parts.values(), Fraction(0))
     # The moment with the largest per-sample part, and that part: what each more sample adds to the step's peak.

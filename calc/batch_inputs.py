@@ -1,5 +1,5 @@
-"""The inputs of a batch that several pages share: the target batch, data-parallel GPUs, activation memory per sample,
-a budget.
+"""The inputs of a batch that several pages share: the micro-batch, the target batch, data-parallel GPUs, activation
+memory per sample, a budget.
 
 They live here, not in one calculator's module, so that a page's worker
 imports only its own calculator (:func:`calc.calculators.load`). Their defaults
@@ -16,6 +16,13 @@ from calc.formatting import GIGABYTE
 from calc.i18n import N_
 from calc.inputs import Amount, Count
 
+MICRO_BATCH = Count(
+    "micro_batch",
+    N_("Micro-batch size"),
+    N_("Samples per GPU in each forward and backward pass."),
+    default=Decimal(1),
+    maximum=Decimal(1_000_000),
+)
 GPUS_DESCRIPTION = N_(
     "Model replicas, each processing its own micro-batch. This is your number of GPUs divided by the tensor-, "
     "pipeline- and context-parallel degrees, if you use them."
@@ -34,6 +41,8 @@ ACTIVATION_PER_SAMPLE = Amount(
         "What each sample adds to the training step's peak. The activation memory estimator gives it as the "
         "per-sample part of the step's peak, which includes the loss's gradients and any recomputation."
     ),
+    # The VRAM page's per-sample figure for its default run, as
+    # tests/test_plan.py::test_the_defaults_are_the_default_run_the_training_memory_page_hands_over checks.
     default=Decimal("7.45"),
     maximum=Decimal(10_000),
     places=6,
@@ -47,6 +56,8 @@ MEMORY_BUDGET = Amount(
         "Memory left on each GPU for activations after the weights, gradients and optimizer state; "
         "the chart draws it as a line. Leave it blank if you have none in mind."
     ),
+    # What the VRAM page's default run leaves for activations, as
+    # tests/test_plan.py::test_the_defaults_are_the_default_run_the_training_memory_page_hands_over checks.
     default=Decimal("8.01"),
     optional=True,
     maximum=Decimal(100_000),

@@ -43,7 +43,8 @@ class Calculator:
       rather than by what their texts read.
     - ``settle`` keeps linked inputs in step: given the values and the
       input the reader just changed, it returns inputs to set (a preset
-      fills a model's shape; editing the shape makes it custom).
+      fills a model's shape; editing the shape makes it custom), each
+      held to its field's limits as a typed value is.
     - ``links`` gives, for another calculator's page, the values to carry there.
     - ``examples`` are named sets of values (over the defaults) that the
       page's prose works through; ``facts()`` gives the named quantities it

@@ -94,7 +94,7 @@ def restore(calculator: Calculator, address: str, locale: Locale) -> dict[str, R
             try:
                 texts[i.name] = i.text(i.from_address(given[i.name]), locale)
             except ValueError:
-                texts[i.name] = given[i.name]
+                texts[i.name] = i.as_entered(given[i.name])
     return texts
 
 
@@ -130,6 +130,13 @@ def evaluate(
             errors[name] = problem.message(i, locale, translations)
     settled = {name: value for name, value in calculator.settle(values, changed).items() if errors[name] is None}
     values.update(settled)
+    for name, value in settled.items():
+        # A preset or a pasted config.json is held to the field's limits, as typing is.
+        try:
+            if value is not None:
+                inputs[name].check(value)
+        except InputProblem as problem:
+            errors[name] = problem.message(inputs[name], locale, translations)
     # After settling: a field a preset has just filled in is not blank.
     blank = any(values.get(name, 0) is None and not i.optional for name, i in inputs.items())
     shown_texts = dict(texts) if restoring else {}

@@ -123,8 +123,8 @@ def rounded_down(value: Decimal | Fraction, places: int) -> Decimal:
     a GPU lacks (a card's capacity, what it leaves for the micro-batch). Three decimals would read as grouping in a
     field, and the field would ask which was meant.
 
-    >>> rounded_down(Fraction(25757220864, 10**9), 2), rounded_down(Fraction(3), 2)
-    (Decimal('25.75'), Decimal('3.00'))
+    >>> rounded_down(Fraction(25757220864, 10**9), 2), rounded_down(Fraction(3), 2), rounded_down(Fraction(1, 10**9), 2)
+    (Decimal('25.75'), Decimal('3.00'), Decimal('0.00'))
     """
     if value < 0 or places < 0:
         raise ValueError("rounded_down takes a non-negative value and number of places")

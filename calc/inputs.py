@@ -4,10 +4,14 @@ Each kind owns what is particular to it:
 
 - ``read``: the value in what the page sends (a field's text, a chosen
   option's value, the checked boxes' values), or an :class:`InputProblem`;
+- ``check``: the :class:`InputProblem` of a value the kind refuses, which
+  ``read`` raises too, for a value no one typed (what ``settle`` writes);
 - ``accepts``: what its hint says it takes, after the field's description;
 - ``text``: a value written back into its widget, in the page's locale;
 - ``to_address`` and ``from_address``: the value in the page's address,
   in one form for every locale (``?parameters=7.5&target_modules=q_proj,v_proj``);
+  ``as_entered``: an address's text that ``from_address`` refuses, as the
+  widget would send it, to be read as if the reader had entered it;
 - ``widget``: the name of the template macro that draws it (in
   ``templates/widgets.html``).
 
@@ -94,6 +98,12 @@ class Input:
     def accepts(self, locale: Locale, translations: NullTranslations) -> str:
         """The hint's second sentence: what the input takes ("" when the widget shows it)."""
         return ""
+
+    def check(self, value: Value) -> None:
+        """Raise the input problem of a ``value`` (never ``None``) the input refuses."""
+
+    def as_entered(self, text: str) -> Raw:
+        return text
 
 
 @dataclass(frozen=True)
@@ -275,9 +285,12 @@ class Choice(Input):
 
     def read(self, raw: Raw, locale: Locale) -> str:
         value = _text(raw)
+        self.check(value)
+        return value
+
+    def check(self, value: str) -> None:
         if value not in {option.value for option in self.options}:
             raise NotAnOption()
-        return value
 
     def groups(self) -> list[tuple[str | None, list[Option]]]:
         """The options in their order, each run of one ``group`` together.
@@ -334,11 +347,14 @@ class ChoiceSet(Input):
 
     def read(self, raw: Raw, locale: Locale) -> frozenset[str]:
         chosen = frozenset([raw] if isinstance(raw, str) else raw) - {""}
-        if not chosen <= {option.value for option in self.options}:
-            raise NotAnOption()
-        if not chosen:
-            raise NoneChosen()
+        self.check(chosen)
         return chosen
+
+    def check(self, value: frozenset[str]) -> None:
+        if not value <= {option.value for option in self.options}:
+            raise NotAnOption()
+        if not value:
+            raise NoneChosen()
 
     def text(self, value: frozenset[str], locale: Locale) -> list[str]:
         return self._in_order(value)
@@ -349,7 +365,24 @@ class ChoiceSet(Input):
     def _in_order(self, value: frozenset[str]) -> list[str]:
         return [option.value for option in self.options if option.value in value]
 
-    def from_address(self, text: str) -> list[str]:
+    def from_address(self, text: str) -> frozenset[str]:
+        """The names an address lists, or ``ValueError`` if one is no option: a set is never narrowed silently.
+
+        >>> targets = ChoiceSet("t", "", "", options=(Option("q", ""), Option("v", "")), default=frozenset({"q"}))
+        >>> sorted(targets.from_address("v,q")), targets.from_address("")
+        (['q', 'v'], frozenset())
+        >>> targets.from_address("q,x")
+        Traceback (most recent call last):
+        ...
+        ValueError: not among the options: 'q,x'
+        """
+        chosen = self.as_entered(text)
+        if not set(chosen) <= {option.value for option in self.options}:
+            raise ValueError(f"not among the options: {text!r}")
+        return frozenset(chosen)
+
+    def as_entered(self, text: str) -> list[str]:
+        # A list, as the checked boxes are sent: read then refuses a name that is no option.
         return text.split(",") if text else []
 
 

@@ -13,7 +13,7 @@ from fractions import Fraction
 from gettext import NullTranslations
 
 from calc import step_inputs
-from calc.batch_inputs import TARGET_BATCH
+from calc.batch_inputs import MICRO_BATCH, TARGET_BATCH
 from calc.calculator import Calculator, Group
 from calc.formatting import GIGABYTE, MEGABYTE, PERCENT
 from calc.formulas.activations import FAMILIES
@@ -37,7 +37,6 @@ from calc.outputs import Citation, Column, Fact, Figure, Names, Phrase, Quantity
 from calc.presets import CUSTOM
 from calc.step_inputs import (
     ATTENTION,
-    MICRO_BATCH,
     PRECISION,
     RANK,
     RECOMPUTATION,
@@ -75,7 +74,7 @@ EXPERTS_NOT_MODELLED = Phrase(
 def run(values: Mapping[str, object], shape: ModelShape) -> Peak | Phrase:
     """The peak of one training step of the run the form describes for the model ``shape``, on one GPU; or why the
     step does not model it: the architecture's activations, or an adapter on a mixture's experts."""
-    setting = step_setting(values, shape, adamw_recipe(values["precision"]))  # raises on the field at fault
+    setting = step_setting(values, shape, adamw_recipe(values["precision"]), recipe_field=False)  # raises on its field
     if shape.model_type not in FAMILIES:
         return NOT_MODELLED
     if adapts_experts(shape, setting):
@@ -209,7 +208,7 @@ def facts() -> dict[str, Fact]:
     runs = {method: run({**defaults, "method": method}, shape) for method in ("lora", "qlora")}
     # The same run as a micro-batch after the first of an accumulation cycle, as the VRAM page counts it when its target
     # batch needs accumulation: the gradients of the earlier micro-batches are alive from the forward pass on.
-    setting = step_setting(defaults, shape, adamw_recipe(defaults["precision"]))
+    setting = step_setting(defaults, shape, adamw_recipe(defaults["precision"]), recipe_field=False)
     accumulating = step_peak(shape, replace(setting, accumulating=True), int(defaults["micro_batch"]))
     return {
         "lora_source": Citation("Hu et al., 2021, §4.1", "https://arxiv.org/abs/2106.09685"),

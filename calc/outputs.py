@@ -216,6 +216,7 @@ class Figure(Output):
 
     A result of ``None`` shows ``missing`` (a message id) instead: an
     optional input left blank; a :class:`Phrase` says why there is no number.
+    A figure without ``missing`` refuses a result of ``None``.
     """
 
     note: str = ""
@@ -226,6 +227,9 @@ class Figure(Output):
 
     def render(self, result: Quantity | Phrase | None, locale: Locale, translations: NullTranslations) -> str:
         if result is None:
+            if not self.missing:
+                # gettext("") is the catalog's header, which would show in the figure's place.
+                raise ValueError(f"figure {self.name!r}: no result, and no 'missing' words to show instead")
             return translations.gettext(self.missing)
         if isinstance(result, Phrase):
             return result.text(locale, translations)

@@ -2,9 +2,10 @@
 
 The method (full fine-tuning, LoRA or QLoRA, with the adapter's rank and
 target modules), the precision the layers compute in, the sequence length,
-the micro-batch, the attention kernel and the recomputation: the VRAM, LoRA
-and activation pages take them under the same names, so that a link from one
-page fills the other. The arithmetic is :mod:`calc.formulas.step`.
+the attention kernel and the recomputation: the VRAM, LoRA and activation
+pages take them under the same names, so that a link from one page fills the
+other (the micro-batch too, which the accumulation page shares:
+:mod:`calc.batch_inputs`). The arithmetic is :mod:`calc.formulas.step`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from babel import Locale
 from calc.formatting import format_names
 from calc.formulas.activations import PRECISION_BYTES
 from calc.formulas.model_states import RECIPES
-from calc.formulas.parameters import TARGET_MODULES, target_modules
+from calc.formulas.parameters import TARGET_MODULES, expert_shapes, target_modules
 from calc.formulas.step import Setting, refusal
 from calc.i18n import N_
 from calc.inputs import Choice, ChoiceSet, Count, Input, Option
@@ -81,6 +82,9 @@ TARGETS = ChoiceSet(
     default=frozenset(target_modules(PRESETS[DEFAULT_MODEL])),
     offered_by=_model_targets,
 )
+# The targets that are a mixture's expert weights: the step does not model an adapter on them
+# (calc.formulas.step.adapts_experts), so choosing a model never brings them (with_targets' ``offered``).
+EXPERT_TARGETS = frozenset(name for shape in PRESETS.values() for name in expert_shapes(shape))
 PRECISION = Choice(
     "precision",
     N_("Precision"),
@@ -94,13 +98,6 @@ SEQUENCE_LENGTH = Count(
     N_("Tokens in each sample."),
     default=Decimal(4096),
     maximum=Decimal(10_000_000),
-)
-MICRO_BATCH = Count(
-    "micro_batch",
-    N_("Micro-batch size"),
-    N_("Samples per GPU in each forward and backward pass."),
-    default=Decimal(1),
-    maximum=Decimal(1_000_000),
 )
 ATTENTION = Choice(
     "attention",
@@ -149,6 +146,22 @@ class RecipeComputesIn(InputProblem):
         return translations.gettext("Choose %(precisions)s: this recipe supports no other precision.") % {
             "precisions": format_names(self.precisions, locale, style="or")
         }
+
+
+@dataclass
+class ExpertsNotModelled(InputProblem):
+    """An adapter on a mixture's expert weights, whose step the page does not model; the ways out say whether the page
+    takes the activation memory typed instead (``activation_field``)."""
+
+    activation_field: bool
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        if self.activation_field:
+            return translations.gettext(
+                "An adapter on the experts' weights is not modelled in the step: choose other target modules, or "
+                "enter the activation memory."
+            )
+        return translations.gettext("An adapter on the experts' weights is not modelled: choose other target modules.")
 
 
 # calc.formulas.step's refusals, worded on the method's field with only the ways out that the page offers and the
@@ -230,15 +243,21 @@ def adamw_recipe(precision: str) -> str:
     return "adam-fp32" if precision == "fp32" else "adamw-mixed"
 
 
-# The name of the training recipe's field, on the pages that have one (calc.vram.OPTIMIZER).
-RECIPE_FIELD = "optimizer"
-
-
 def step_setting(
-    values: Mapping[str, object], shape: ModelShape, optimizer: str, *, zero_stage: int = 0, gpus: int = 1
+    values: Mapping[str, object],
+    shape: ModelShape,
+    optimizer: str,
+    *,
+    recipe_field: bool,
+    zero_stage: int = 0,
+    gpus: int = 1,
 ) -> Setting:
     """The step the form describes for the model ``shape`` (:func:`calc.model_inputs.shape_of`, which the page has
-    already read), trained with ``optimizer`` (a :data:`calc.formulas.model_states.RECIPES` id)."""
+    already read), trained with ``optimizer`` (a :data:`calc.formulas.model_states.RECIPES` id).
+
+    ``recipe_field``: whether ``optimizer`` is the page's recipe field's (else :func:`adamw_recipe`'s choice), so
+    that a refusal offers another recipe as a way out only where the reader can choose one.
+    """
     method = values["method"]
     # Full fine-tuning has no adapter: its fields are left to Setting's defaults.
     adapter = (
@@ -247,8 +266,7 @@ def step_setting(
         else {}
     )
     return Setting(
-        # The VRAM page's recipe field; the pages without one pass adamw_recipe's choice.
-        step_recipe(optimizer, values["precision"], method, recipe_field=RECIPE_FIELD in values),
+        step_recipe(optimizer, values["precision"], method, recipe_field=recipe_field),
         int(values["sequence_length"]),
         attention=values["attention"],
         recomputation=values["recomputation"],

@@ -14,13 +14,13 @@ from gettext import NullTranslations
 from babel import Locale
 
 from calc import gpus
-from calc.batch_inputs import GPUS, TARGET_BATCH
+from calc.batch_inputs import GPUS, MICRO_BATCH, TARGET_BATCH
 from calc.calculator import Calculator, Group
 from calc.configs import ConfigProblem, Reading
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
-from calc.formulas.parameters import TARGET_MODULES, base_parameters, expert_shapes
+from calc.formulas.parameters import TARGET_MODULES, base_parameters
 from calc.formulas.step import (
     STEP_RECIPES,
     Moment,
@@ -50,13 +50,14 @@ from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem
 from calc.step_inputs import (
     ATTENTION,
+    EXPERT_TARGETS,
     METHOD,
-    MICRO_BATCH,
     PRECISION,
     RANK,
     RECOMPUTATION,
     SEQUENCE_LENGTH,
     TARGETS,
+    ExpertsNotModelled,
     step_setting,
     with_targets,
 )
@@ -245,17 +246,6 @@ class StepNotModelled(InputProblem):
 
 
 @dataclass
-class ExpertsNotModelled(InputProblem):
-    """An adapter on a mixture's expert weights, whose step the calculator does not model."""
-
-    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext(
-            "An adapter on the experts' weights is not modelled in the step: choose other target modules, or enter "
-            "the activation memory."
-        )
-
-
-@dataclass
 class MixtureUnderAutocast(InputProblem):
     """A mixture of experts under autocast: its experts' grouped matrix products are no autocast op."""
 
@@ -303,10 +293,9 @@ def _settle_model(values: Mapping[str, object], changed: str | None) -> dict[str
     return settled
 
 
-# The step does not model an adapter on a mixture's experts (calc.formulas.step.adapts_experts): choosing a mixture
-# brings the projections it does model as targets; the experts stay for the user to choose, and be told.
-_EXPERTS = {name for shape in PRESETS.values() for name in expert_shapes(shape)}
-_settle_model_and_targets = with_targets(_settle_model, [name for name in TARGET_MODULES if name not in _EXPERTS])
+# Choosing a mixture brings the projections the step models as targets; the experts stay for the user to choose, and
+# be told (ExpertsNotModelled).
+_settle_model_and_targets = with_targets(_settle_model, [name for name in TARGET_MODULES if name not in EXPERT_TARGETS])
 
 
 def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
@@ -417,13 +406,12 @@ def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, 
     limits the micro-batch within ``free`` bytes and the largest micro-batch that fits; the moment with the largest
     per-sample part. The page with a model and no activation memory typed."""
     shape = shape_of(values)
-    setting = step_setting(
-        values, shape, values["optimizer"], zero_stage=int(values["zero_stage"]), gpus=int(values["gpus"])
-    )
+    stage, gpus = int(values["zero_stage"]), int(values["gpus"])
+    setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=gpus)
     if shape.model_type not in FAMILIES:
         raise StepNotModelled(tuple(FAMILIES), field="activation_memory")
     if adapts_experts(shape, setting):
-        raise ExpertsNotModelled(field="target_modules")
+        raise ExpertsNotModelled(activation_field=True, field="target_modules")
     if shape.experts and STEP_RECIPES[setting.recipe].autocast:
         raise MixtureUnderAutocast(field="precision")
 
@@ -453,7 +441,7 @@ def _typed_parts(values: Mapping[str, object]) -> dict[str, Fraction]:
         states = per_gpu(RECIPES[values["optimizer"]].states, Fraction(values["parameters"]) * GB, stage, replicas)
     else:
         shape = shape_of(values)
-        setting = step_setting(values, shape, values["optimizer"], zero_stage=stage, gpus=replicas)
+        setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=replicas)
         states = model_states(shape, setting)[0]
     return {
         "weights": states.weights,
@@ -515,8 +503,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     parts["overhead"] = overhead
     total = sum(parts.values())
 
-    # What the planner is handed, in the two decimals the pages show: the budget rounded down, so that it never
-    # promises a byte your GPU lacks, the memory per sample rounded up.
+    # What the planner is handed, in the two decimals the pages show (three would read as a thousands separator, and
+    # the field would ask which was meant): the budget rounded down, so that it never promises a byte your GPU lacks,
+    # the memory per sample rounded up.
     budget = rounded_down(left / GB, 2) if left > 0 else None
     if budget is not None and count:
         # Rounding may lose the last sample's few bytes of slack: give the plan exactly what that many need.

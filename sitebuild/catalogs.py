@@ -29,7 +29,8 @@ def extract(output: Path = TEMPLATE) -> None:
     _pybabel(
         "extract",
         "--mapping-file", str(ROOT / "pyproject.toml"),
-        # No source locations: moving a line in a template changes no catalog.
+        # No source locations, so that a shifted line changes no entry. The order follows the source, for
+        # translators' context: a string moved reorders the catalogs, which the tests do not compare.
         "--omit-header", "--no-wrap", "--sort-by-file", "--no-location",
         "--add-comments", "TRANSLATORS:",
         "--output-file", str(output),

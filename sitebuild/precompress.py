@@ -3,12 +3,13 @@
 A host that serves ``name.br`` or ``name.gz`` for ``name`` to a browser that
 accepts it (nginx's ``brotli_static``/``gzip_static``, Netlify, Cloudflare
 Pages with such files, ``tools/serve.py``) sends fewer bytes than one that
-gzips on the fly: ``pyodide.asm.wasm`` is 3.5 MB gzipped at level 6, 2.7 MB
-as brotli at quality 11. The plain files stay, and nothing reads these
-copies but such a host: GitHub Pages gzips on its own and ignores them, and
-the service worker does not cache them (``sitebuild/offline.py``).
+gzips on the fly, most of all for ``pyodide.asm.wasm`` as brotli at its
+highest quality (docs/performance.md has the sizes). The plain files stay,
+and nothing reads these copies but such a host: GitHub Pages gzips on its
+own and ignores them, and the service worker does not cache them
+(``sitebuild/offline.py``).
 
-Brotli at quality 11 takes ~30 s for the ``.wasm``, which is the same
+Brotli at its highest quality is slow for the ``.wasm``, which is the same
 build after build (Pyodide is pinned), so each compressed copy is kept in
 a cache folder outside the tree, named by its content's hash. Nothing
 prunes it: the copies of files that changed stay until the folder

@@ -1,36 +1,34 @@
 """The memory snapshot the page's worker starts Python from.
 
-Pyodide's own start, the interpreter's initialisation mostly, takes 2–4 s
-on a 2-core machine; restoring its WebAssembly memory as it was once calc
-was imported takes a fraction of that. The snapshot is made here by the
-site's own Pyodide under Node (``make_snapshot.mjs``), and only that very
-``pyodide.asm.wasm`` accepts it (Pyodide checks its build id).
+Restoring Pyodide's WebAssembly memory as it was once calc was imported
+takes a fraction of Pyodide's own start, which is mostly the interpreter's
+initialisation (docs/performance.md has the timings and sizes). The snapshot
+is made here by the site's own Pyodide under Node (``make_snapshot.mjs``),
+and only that very ``pyodide.asm.wasm`` accepts it (Pyodide checks its
+build id).
 
-It ships without its zero pages, then gzipped (``pack_pages``): 31 MB
-raw, of which 11 MB are pages with a nonzero byte, and 4.4 MB gzipped.
-The worker's buffer starts zeroed, so it inflates and writes only those
-11 MB: 80-100 ms instead of 190-260 under Node, on the thread that also
-starts Pyodide. Many static hosts send
-``application/octet-stream`` as it is, so the worker inflates it with the
-browser's ``DecompressionStream`` as it arrives. (Brotli would be a third
-smaller, but browsers only inflate it as a Content-Encoding, which a
-static host cannot be relied on to send; gzip at level 9 saves 1% over
-level 6 and takes five times as long.) Two steps took it from 6.9 MB:
-the memory malloc had freed is zeroed before the snapshot (1.0 MB less),
-and the static data is XORed with the WebAssembly's own (``web/snapshot.js``,
-1.5 MB less). Its name ends in ``.bin``, not
-``.gz``, because some hosts send a ``.gz`` file with ``Content-Encoding:
-gzip`` and the worker would then get it inflated already. The name holds
-a hash of the content, so no cache ever gives a page another build's.
+What shrinks the download: the memory malloc has freed is zeroed before the
+snapshot is made; the static data is XORed with the WebAssembly's own
+(``web/snapshot.js``), so that what Python left as it was becomes zeros;
+the pages that are then all zeros are left out (``pack_pages``), which also
+spares the worker writing them into its buffer, zeroed from the start; and
+the rest is gzipped. The worker inflates it itself, with the browser's
+``DecompressionStream`` as it arrives, since many static hosts send
+``application/octet-stream`` as it is: so gzip, not brotli, which browsers
+inflate only as a Content-Encoding, which a static host cannot be relied on
+to send. Its name ends in ``.bin``, not ``.gz``, because some hosts send a
+``.gz`` file with ``Content-Encoding: gzip`` and the worker would then get
+it inflated already. The name holds a hash of the content, so no cache ever
+gives a page another build's.
 
 Nothing is imported after the snapshot point (``tests/test_pyodide.py``
 proves it for every calculator, locale and error path), so a restored
-interpreter gets an empty standard library instead of the 2.5 MB
+interpreter gets an empty standard library instead of
 ``python_stdlib.zip``, which stays for the worker's fallback, Pyodide's
 own boot. For the same reason it needs none of the wheels' bytecode, only
 the files that calc and Babel read (Babel's data): those come in a small
-archive of their own (``wheel-data-<hash>.zip``, 23 KB where the wheels
-are 294 KB), and the wheels too are left to the fallback.
+archive of their own (``wheel-data-<hash>.zip``), and the wheels too are
+left to the fallback.
 """
 
 from __future__ import annotations
@@ -125,7 +123,8 @@ def write_wheel_data(site_packages: Path, runtime: Path) -> tuple[str, str]:
 def build_snapshot(runtime: Path, wheels: list[Path], work: Path) -> dict[str, str | int]:
     """Write the gzipped snapshot, its standard library and the wheels' data into ``runtime``.
 
-    Returns their names, the snapshot's size and the data's sha256, as the worker reads them.
+    Returns what the worker is told (:func:`tell_worker`): ``memory``, ``stdlib`` and ``files``, the three files'
+    names; ``size``, the snapshot's size once inflated; ``filesSha256``, the wheels' data's sha256.
 
     ``runtime`` is the site's Pyodide folder, its lockfile written; ``wheels``
     are the wheels the worker installs.
@@ -139,6 +138,7 @@ def build_snapshot(runtime: Path, wheels: list[Path], work: Path) -> dict[str, s
     raw = work / "snapshot"
     subprocess.run(["node", str(MAKER), str(runtime), str(site_packages), str(raw)], check=True, cwd=MAKER.parent)
     snapshot = raw.read_bytes()
+    # Level 9 would save next to nothing, for a much longer build (docs/performance.md).
     data = gzip.compress(pack_pages(snapshot), compresslevel=6, mtime=0)
     memory = f"snapshot-{hashlib.sha256(data).hexdigest()[:16]}.bin"
     (runtime / memory).write_bytes(data)

@@ -76,6 +76,10 @@ def read(site, path) -> Page:
 # message ids' own language, so that an untranslated string would show.
 A_LOCALE = LOCALES[-1]
 
+# A browser's language the site is not in (the root page sends it to the first locale): the first of these that
+# LOCALES lacks, so that adding a language never turns this into one of the site's.
+UNLISTED_LANGUAGE = next(tag for tag in ("de-DE", "fr-FR", "ja-JP") if tag.split("-")[0] not in LOCALES)
+
 
 def in_turn(*cases: tuple) -> list:
     """``(locale, *case)`` for each case, the locales taken in turn: each case once, and every locale seen."""

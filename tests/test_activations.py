@@ -40,6 +40,7 @@ from calc.models import PRESETS, ModelShape
 from calc.outputs import Names, Quantity, gigabytes
 from calc.problems import InputProblem
 from calc.step_outputs import MOMENT_WORDS, PART_LABELS
+from sitebuild.config import LOCALES
 from tests.test_configs import GEMMA_2_2B, PHI_3_MINI, QWEN2_5_0_5B, QWEN3_30B_A3B
 
 REPORT = json.loads((Path(__file__).parent.parent / "validation" / "activations.json").read_text(encoding="utf-8"))
@@ -486,7 +487,7 @@ def test_a_pasted_config_fills_the_shape(config, preset):
     assert view.outputs == page_view(model=preset, changed="model").outputs
 
 
-@pytest.mark.parametrize("locale", ["en", "es", "it"])
+@pytest.mark.parametrize("locale", LOCALES)
 def test_a_config_of_another_architecture_is_refused_naming_it(localedir, locale, monkeypatch):
     # Every architecture read is covered today: one taken out stands for the next architecture read before it is.
     import calc.activations as page

@@ -20,6 +20,9 @@ _NAMES = re.compile(
 )
 
 
+_REWORDED = "Samples per GPU in each forward and backward pass."
+
+
 def load(path) -> Catalog:
     with open(path, "rb") as file:
         return read_po(file)
@@ -29,14 +32,28 @@ def ids(catalog: Catalog) -> set:
     return {message.id for message in catalog if message.id}
 
 
+def messages(catalog: Catalog) -> dict:
+    """Each message, by its id and context, with its plural form, flags and translator comments, in no order: moving
+    a string in the code reorders an extracted template, and changes nothing a translator reads."""
+    return {
+        (message.id, message.context): (sorted(message.flags), message.auto_comments)
+        for message in catalog
+        if message.id
+    }
+
+
 def test_the_template_in_git_has_every_string_of_the_code_and_templates(tmp_path):
     fresh = tmp_path / "messages.pot"
     extract(fresh)
-    # Byte for byte: ids, plural forms, flags and translator comments (no source lines, so moving one changes nothing).
-    assert fresh.read_bytes() == TEMPLATE.read_bytes(), "locales/messages.pot is stale: run `make messages`"
+    assert messages(load(fresh)) == messages(load(TEMPLATE)), "locales/messages.pot is stale: run `make messages`"
 
 
-_REWORDED = "Samples per GPU in each forward and backward pass."
+def test_the_template_is_compared_by_its_messages_not_their_order(tmp_path):
+    text = TEMPLATE.read_text(encoding="utf-8")
+    reordered, reworded = tmp_path / "reordered.pot", tmp_path / "reworded.pot"
+    reordered.write_text("\n\n".join(reversed(text.strip().split("\n\n"))) + "\n", encoding="utf-8")
+    reworded.write_text(text.replace(_REWORDED, "Samples per GPU in each pass."), encoding="utf-8")
+    assert messages(load(reordered)) == messages(load(TEMPLATE)) != messages(load(reworded))
 
 
 def test_make_messages_starts_english_from_the_ids_and_leaves_the_rest_to_translators(tmp_path):

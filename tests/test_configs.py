@@ -1,10 +1,14 @@
 """Reading config.json: real files as their repositories hold them, and text that is not one."""
 
 import json
+from gettext import NullTranslations
 
 import pytest
+from babel import Locale
 
+from calc.calculators import load
 from calc.configs import MAX_BYTES, ConfigProblem, read_config
+from calc.evaluation import default_texts, evaluate
 from calc.formulas.parameters import active_parameters, base_parameters
 from calc.models import PRESETS
 
@@ -216,6 +220,19 @@ def test_a_real_config_reads_as_its_model(config, preset, parameters):
     assert not reading.text_config
     assert reading.shape == PRESETS[preset].__class__(**{**PRESETS[preset].__dict__, "source": ""})
     assert base_parameters(reading.shape) == parameters
+
+
+@pytest.mark.parametrize("page", ["lora", "vram", "activations"])
+def test_a_pasted_size_beyond_its_field_s_limit_is_refused_on_that_field_as_if_typed(page):
+    calculator, en = load(page), Locale.parse("en")
+    texts = default_texts(calculator, en)
+    config = json.dumps({**LLAMA_3_2_1B, "num_hidden_layers": 10**15})
+    pasted = evaluate(calculator, {**texts, "config": config}, en, NullTranslations(), changed="config")
+    assert pasted.texts["layers"] == "1000000000000000"
+    typed = evaluate(calculator, {**texts, **pasted.texts}, en, NullTranslations(), changed="layers")
+    assert pasted.errors["layers"] == typed.errors["layers"] == "Enter at most 1,000."
+    # No results for a shape its own field refuses, now or after the next edit.
+    assert pasted.outputs == typed.outputs == {output.name: output.empty for output in calculator.outputs}
 
 
 def test_a_mixture_reads_its_experts():

@@ -14,9 +14,10 @@ from babel import Locale
 from jinja2.exceptions import UndefinedError
 
 from calc.calculators import NAMES, PAGES, load
+from calc.evaluation import default_texts, evaluate
 from calc.i18n import load_translations
 from calc.inputs import Input
-from calc.outputs import Output
+from calc.outputs import Figure, Output
 from calc.problems import InputProblem
 from sitebuild import pages
 from sitebuild.babel_usage import FIELDS, kinds, problems
@@ -52,15 +53,17 @@ def test_a_pages_worker_imports_no_other_calculator(name):
 def test_a_pages_worker_computes_no_step_for_its_prose(name):
     """What the prose quotes is the build's to compute (Calculator.facts, a function): importing a page, as its worker
     does, runs no training step."""
+    # Every step computation (moments, saved_breakdown) first checks its setting: counted there, whatever the page
+    # imported by name.
     runs = printed_by(
-        "import calc.formulas.step as step; runs = []; peak = step.step_peak;"
-        "step.step_peak = lambda *args, **kwargs: runs.append(args) or peak(*args, **kwargs);"
+        "import calc.formulas.step as step; runs = []; check = step._check;"
+        "step._check = lambda *args: runs.append(args) or check(*args);"
         f"from calc.calculators import load; calculator = load({name!r}); print(len(runs));"
-        "calculator.facts(); print(len(runs))"
+        "calculator.results(calculator.defaults()); print(len(runs))"
     )
     assert runs[0] == "0"
-    if name == "lora":
-        assert int(runs[1]) > 0  # the probe does see the steps the prose quotes, once they are asked for
+    if name in ("vram", "lora", "activations"):
+        assert int(runs[1]) > 0  # the probe does see the page's steps, once its results are asked for
 
 
 @pytest.mark.parametrize("locale", LOCALES)
@@ -115,6 +118,25 @@ def test_a_kind_without_a_macro_fails_the_build(localedir, monkeypatch):
     monkeypatch.setattr("sitebuild.pages.load", lambda name: with_gauge if name == "plan" else load(name))
     with pytest.raises(UndefinedError, match="gauge"):
         render_calculator(Prose(environment(TEMPLATES, translations), LOCALES[0], translations), "plan")
+
+
+@pytest.mark.parametrize("missing", ["", "Not modelled"])
+def test_a_figure_without_words_for_no_result_refuses_one(localedir, missing, locale="es"):
+    """Without them it would show gettext("") in the figure's place: the catalog's header."""
+    translations = load_translations(localedir, locale)
+    plan = load("plan")
+    with_figure = replace(
+        plan,
+        outputs=(*plan.outputs, Figure("extra", "Extra", missing=missing)),
+        compute=lambda values: {**plan.compute(values), "extra": None},
+    )
+    parsed = Locale.parse(locale)
+    if missing:
+        view = evaluate(with_figure, default_texts(with_figure, parsed), parsed, translations)
+        assert view.outputs["extra"] == translations.gettext(missing) != missing
+    else:
+        with pytest.raises(ValueError, match="figure 'extra': no result"):
+            evaluate(with_figure, default_texts(with_figure, parsed), parsed, translations)
 
 
 def test_a_locale_s_prose_is_computed_once_for_all_its_pages(localedir, monkeypatch):

@@ -285,3 +285,17 @@ def test_a_chosen_module_the_model_lacks_stays_shown_to_be_unchosen():
     view = evaluate(CALCULATOR, texts, EN, NullTranslations(), restoring=True)
     assert view.errors["target_modules"]
     assert view.offered["target_modules"] == ["q_proj", *PHI3_MODULES]
+
+
+@pytest.mark.parametrize("names", ["q_proj,bogus", "bogus"])
+def test_an_address_naming_a_module_that_is_no_option_is_refused_as_a_choice_is(names):
+    """Never narrowed to the names it knows: the field says what a single choice says of an unknown option."""
+    from calc.evaluation import restore
+
+    def opened(address):
+        return evaluate(CALCULATOR, restore(CALCULATOR, address, EN), EN, NullTranslations(), restoring=True)
+
+    view, choice = opened(f"?target_modules={names}"), opened("?precision=bogus")
+    assert view.errors["target_modules"] == choice.errors["precision"] == "Choose one of the listed options."
+    assert view.texts["target_modules"] == names.split(",")
+    assert "bogus" in view.address and view.outputs["trainable_parameters"] == ""

@@ -11,9 +11,9 @@ import os
 
 import pytest
 
+from sitebuild.config import LOCALES
 from sitebuild.snapshot import pack_pages, told_worker, unpack_pages
-from tests.conftest import LOCALES, wait_until_ready
-from tests.helpers import A_LOCALE, expect
+from tests.helpers import A_LOCALE, expect, wait_until_ready
 from tests.holding import Held
 from tests.test_offline import ACTIVE_CACHE, visit
 

@@ -19,8 +19,7 @@ from calc.formatting import format_quantity
 from calc.i18n import load_translations
 from calc.vram import CALCULATOR
 from sitebuild.config import LOCALES, PAGES
-from tests.conftest import wait_until_ready
-from tests.helpers import expect
+from tests.helpers import expect, wait_until_ready
 
 pytestmark = pytest.mark.browser
 

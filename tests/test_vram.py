@@ -393,6 +393,8 @@ def test_a_mixture_of_experts_has_its_step_and_refuses_what_the_step_does_not_mo
         with pytest.raises(InputProblem) as problem:
             CALCULATOR.results({**mixtral, **change})
         assert problem.value.field == field
+        # The way out the page offers, which the next line takes.
+        assert problem.value.message(None, EN, NullTranslations()).endswith(", or enter the activation memory.")
         # With the activation memory typed, the page counts the model state and adds it.
         assert CALCULATOR.results({**mixtral, **change, "activation_memory": Decimal(3)})["total_memory"].value > 0
 
@@ -477,7 +479,9 @@ def _on(gpu: str, **changes: object) -> dict[str, object]:
 
 def _moments(values: dict[str, object], accumulating: bool = True) -> tuple:
     shape = PRESETS[values["model"]]
-    return moments(shape, replace(step_setting(values, shape, values["optimizer"]), accumulating=accumulating))
+    return moments(
+        shape, replace(step_setting(values, shape, values["optimizer"], recipe_field=True), accumulating=accumulating)
+    )
 
 
 def test_where_the_fixed_part_fits_but_not_one_sample_the_limiting_moment_s_figure_goes_to_the_planner():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,11 +23,16 @@ README = ROOT / "README.md"
 TABLE = re.compile(r"(<!-- screenshots -->\n).*?(<!-- /screenshots -->)", re.S)
 
 
-def screenshot_table() -> str:
-    """The README's table: one column per locale, each with its page's picture."""
-    names = [autonym(code) for code in LOCALES]
-    pictures = [f"![The {code} page](docs/screenshot-{code}.png)" for code in LOCALES]
-    return "\n".join(f"| {' | '.join(row)} |" for row in (names, ["---"] * len(LOCALES), pictures)) + "\n"
+def picture(code: str) -> Path:
+    """Where the picture of ``code``'s page is kept."""
+    return ROOT / "docs" / f"screenshot-{code}.png"
+
+
+def screenshot_table(codes: Sequence[str] = LOCALES) -> str:
+    """The README's table: one column per locale of ``codes``, each with its page's picture."""
+    names = [autonym(code) for code in codes]
+    pictures = [f"![The {code} page]({picture(code).relative_to(ROOT).as_posix()})" for code in codes]
+    return "\n".join(f"| {' | '.join(row)} |" for row in (names, ["---"] * len(codes), pictures)) + "\n"
 
 
 def main() -> None:
@@ -41,7 +47,7 @@ def main() -> None:
         for locale in LOCALES:
             page.goto(f"{base}{locale}/")
             expect(page.locator("html")).to_have_attribute("data-calc", "ready", timeout=120_000)
-            page.screenshot(path=ROOT / "docs" / f"screenshot-{locale}.png")
+            page.screenshot(path=picture(locale))
         browser.close()
     readme = README.read_text(encoding="utf-8")
     README.write_text(TABLE.sub(lambda m: m[1] + screenshot_table() + m[2], readme), encoding="utf-8")

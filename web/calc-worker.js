@@ -9,9 +9,8 @@
 // phases say how Python started: "snapshot" (restored from the build's
 // memory snapshot; "snapshot-fetch" is its download) or, when that
 // failed, "boot" (Pyodide's own start).
-// The build prepends SNAPSHOT: {memory, stdlib, size}, the snapshot's and
-// its standard library's file names in the site's Pyodide folder, and the
-// snapshot's size once inflated (see sitebuild/snapshot.py).
+// The build prepends SNAPSHOT, the snapshot's files in the site's Pyodide
+// folder and its size (build_snapshot in sitebuild/snapshot.py names the keys).
 import { fetchOk } from "./fetch-ok.js";
 import { describe, startPython } from "./start-python.js";
 // What start-python.js imports, named here too so that the browser fetches
@@ -26,8 +25,8 @@ const LOCALEDIR = "/catalogs";
 // A restored interpreter runs on WebAssembly compiled for a quick start,
 // which V8 replaces by optimized code only for what has run often; Pyodide's
 // own boot ran that much Python, the restore none, and the reader's first
-// edits ran twice as slow. So once ready it evaluates the page's defaults
-// this many times (20 sufficed under Node), each in a task of its own, until
+// edits were slow (docs/performance.md). So once ready it evaluates the
+// page's defaults up to this many times, each in a task of its own, until
 // the reader's first request: from then on their own edits warm it up, and a
 // warm-up would only hold them back. The first also reads the locale's data
 // from Babel's files: work the page need not wait for to say it is ready.

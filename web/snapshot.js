@@ -1,9 +1,9 @@
 // The memory snapshot the worker restores Python from (sitebuild/snapshot.py
 // makes it). It is stored gzipped, without its zero pages, and XORed with
 // the memory Pyodide's WebAssembly starts with (its data segments): the
-// 3.8 MB of static data, most of which Python leaves as it found it, become
-// zeros, which saves 1.5 MB of the download. The same code applies it at
-// build time and undoes it here, XOR being its own inverse.
+// static data, most of which Python leaves as it found it, becomes zeros,
+// which gzip all but removes (docs/performance.md). The same code applies it
+// at build time and undoes it here, XOR being its own inverse.
 import { fetchOk } from "./fetch-ok.js";
 
 /**

@@ -12,10 +12,10 @@ import { fetchArchive, fetchWheels, installWheels } from "./wheels.js";
 const RUNTIME = new URL("../pyodide/", import.meta.url);
 
 // A restore not done by then is given up for Pyodide's own boot: a link
-// that slow (under 2 Mbit/s for the snapshot's 4.4 MB) is better off
-// fetching the 2.5 MB standard library instead, a server may stall, and
-// Pyodide's loader waits forever on a memory it cannot instantiate. The
-// page's one-minute limit leaves the boot time enough.
+// that slow is better off fetching the smaller standard library instead
+// (docs/performance.md), a server may stall, and Pyodide's loader waits
+// forever on a memory it cannot instantiate. The page's one-minute limit
+// leaves the boot time enough.
 const SNAPSHOT_WITHIN_MS = 20_000;
 
 const untimed = (name, step) => step();
@@ -24,8 +24,8 @@ const untimed = (name, step) => step();
  * Start Python and install the `calc` package's wheels (restored: their
  * data files); resolves to Pyodide.
  *
- * `snapshot`: {memory, stdlib, size, files, filesSha256}, as the build
- * tells the worker (sitebuild/snapshot.py), to restore from; null to boot.
+ * `snapshot`: what the build tells the worker (build_snapshot in
+ * sitebuild/snapshot.py names its keys), to restore from; null to boot.
  * `fallBack`: boot if the restore fails, rather than fail. `indexURL`: the runtime's folder
  * as Pyodide takes it (under Node, a path). `timed(name, step)`: runs each
  * step, "snapshot-fetch", "snapshot", "boot" and "packages", and may time it.
@@ -94,7 +94,7 @@ async function restore(options, { memory, stdlib, size }, timed) {
   const [pyodide] = await timed("snapshot", () =>
     Promise.race([Promise.all([restored(), fetched, options.lockFileContents]), givenUp]),
   );
-  // Pyodide keeps its options, the snapshot's 31 MB with them: moved out, they can be freed.
+  // Pyodide keeps its options, the whole inflated snapshot with them: moved out, it can be freed.
   structuredClone(snapshot.buffer, { transfer: [snapshot.buffer] });
   return pyodide;
 }

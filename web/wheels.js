@@ -1,10 +1,10 @@
 // Installs the site's pure-Python wheels into Pyodide straight from their
-// bytes. Pyodide's loadPackage spends about 100 ms on its first use (its
-// Python-side installer starting up), more than our code and Babel take to
-// import; a pure-Python wheel is a zip unpacked into site-packages as it is
-// (Root-Is-Purelib), so that is done here, after checking each file against
-// the sha256 the lockfile gives it. All but writing the files into Pyodide's
-// file system happens while Pyodide boots.
+// bytes. Pyodide's loadPackage starts its Python-side installer on first
+// use, which takes longer than our code and Babel take to import
+// (docs/performance.md); a pure-Python wheel is a zip unpacked into
+// site-packages as it is (Root-Is-Purelib), so that is done here, after
+// checking each file against the sha256 the lockfile gives it. All but
+// writing the files into Pyodide's file system happens while Pyodide boots.
 import { fetchOk } from "./fetch-ok.js";
 
 async function sha256(bytes) {

@@ -1,0 +1,38 @@
+"""What build.py refuses to build into, because it deletes its output folder first."""
+
+from __future__ import annotations
+
+import pytest
+
+from build import UnsafeOutput, check_output, main
+from sitebuild.config import ROOT
+
+
+def test_the_checkout_and_the_folders_that_hold_it_are_refused_before_anything_runs(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(SystemExit, match=r"Not built: \. is the checkout or holds it"):
+        main(["--out", "."])
+    for out in (ROOT, ROOT.parent, ROOT / "calc" / ".."):
+        with pytest.raises(UnsafeOutput, match="is the checkout or holds it"):
+            check_output(out)
+    assert (ROOT / "build.py").is_file()
+
+
+def test_a_folder_of_other_files_or_a_file_is_refused_saying_why(tmp_path):
+    kept = tmp_path / "notes" / "todo.txt"
+    kept.parent.mkdir()
+    kept.write_text("keep me", encoding="utf-8")
+    with pytest.raises(SystemExit, match="holds files and is no earlier build"):
+        main(["--out", str(kept.parent)])
+    with pytest.raises(UnsafeOutput, match="is a file"):
+        check_output(kept)
+    assert kept.read_text(encoding="utf-8") == "keep me"
+
+
+def test_a_new_or_empty_folder_or_an_earlier_build_is_accepted(tmp_path):
+    earlier = tmp_path / "site"
+    (earlier / "assets").mkdir(parents=True)
+    (earlier / "sw.js").write_text("", encoding="utf-8")
+    (tmp_path / "empty").mkdir()
+    for out in (tmp_path / "new", tmp_path / "empty", earlier):
+        check_output(out)
