@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from babel import Locale
 
-from calc.calculator import NOT_EXACT, Calculator
+from calc.calculator import NOT_EXACT, Calculator, Changed
 from calc.formatting import format_number
 from calc.inputs import ChoiceSet, Raw, Value
 from calc.problems import InputProblem
@@ -104,13 +104,14 @@ def evaluate(
     locale: Locale,
     translations: NullTranslations,
     *,
-    changed: str | None = None,
+    changed: Changed = None,
     restoring: bool = False,
 ) -> View:
     """Read every input, keep linked ones in step, then compute and show the results if all are valid.
 
-    ``changed`` names the input the reader just edited; ``restoring`` says
-    the texts come from the page's address, so the page shows them all.
+    ``changed`` names the inputs the reader edited since the page last read
+    the form (``None``: the page opens); ``restoring`` says the texts come
+    from the page's address, so the page shows them all.
 
     >>> from calc.accumulation import CALCULATOR
     >>> es = Locale.parse("es")

@@ -136,7 +136,7 @@ function errorOf(name) {
   return document.getElementById(`${name}-error`);
 }
 
-// Except those of `kept`: the reader edited them after the request left.
+// Except those of `kept`: the reader edited them after the form was read.
 function setTexts(texts, kept) {
   for (const [name, text] of Object.entries(texts)) {
     if (kept.has(name)) continue;
@@ -268,40 +268,45 @@ function fail(error) {
   for (const fieldset of form.querySelectorAll("fieldset")) fieldset.disabled = true;
 }
 
-// Python is asked about one edit at a time, each read from the form as the
-// previous answer left it: an answer's texts (a preset's count, a model made
-// custom) must be in the form before the next edit is settled against them,
-// or Python settles it against the fields they replace. A field the reader
-// edits while an answer is on its way keeps what was typed, and only the
-// answer to the last edit is shown.
-const edits = []; // each waiting request, and the field its edit changed
+// Python reads the form only once the previous answer is in it: an answer's
+// texts (a preset's count, a model made custom) must be there before the next
+// edits are settled against them, or Python settles them against the fields
+// they replace. So the edits made meanwhile wait in one request, which names
+// every input edited since the form was last read (Python keeps what was typed
+// there); a field edited after that read keeps its text whatever the answer
+// says; and only the answer to the last request is shown.
+const waiting = []; // each request's maker, in turn
 let asking = false;
-const editedSinceAsked = new Set();
+// The inputs edited since the form was last read, or since the page opened:
+// the address's answer must not overwrite what was typed while Python started.
+const editedSinceRead = new Set();
 
-// `changed` is the field the reader edited, or null for the whole form (a reset).
-function edited(changed) {
-  for (const name of changed === null ? names : [changed]) editedSinceAsked.add(name);
-  // Typing on in one field: the request already waiting reads the form when it goes.
-  if (edits.at(-1)?.changed !== changed) queue({ changed, request: () => ({ values: readForm(), changed }) });
+function readEdits() {
+  const request = { values: readForm(), changed: [...editedSinceRead] };
+  editedSinceRead.clear();
+  return request;
 }
 
-function queue(edit) {
+function edited(edits) {
+  for (const name of edits) editedSinceRead.add(name);
+  if (waiting.at(-1) !== readEdits) queue(readEdits);
+}
+
+function queue(makeRequest) {
   results.setAttribute("aria-busy", "true");
-  edits.push(edit);
+  waiting.push(makeRequest);
   if (!asking) askInTurn().catch(fail);
 }
 
 async function askInTurn() {
   asking = true;
   await ready;
-  while (edits.length > 0) {
-    const { request } = edits.shift();
-    editedSinceAsked.clear();
-    const view = await evaluate(request());
+  while (waiting.length > 0) {
+    const view = await evaluate(waiting.shift()());
     if (root.dataset.calc === "error") break; // fail() ended the worker: leave the loop as a finished one
-    setTexts(view.texts, editedSinceAsked);
+    setTexts(view.texts, editedSinceRead);
     offer(view.offered);
-    if (edits.length > 0) continue; // a later edit has the last word
+    if (waiting.length > 0) continue; // a later request has the last word
     follow(view);
     announceLater(view.announcement);
     results.removeAttribute("aria-busy");
@@ -309,13 +314,14 @@ async function askInTurn() {
   asking = false;
 }
 
-form.addEventListener("input", (event) => edited(event.target.name || null));
+// An input event of the form itself (after form.reset(), as the tests start over) edits every input.
+form.addEventListener("input", (event) => edited(event.target === form ? names : [event.target.name]));
 // There is nothing to submit: results follow the inputs, and Enter must not reload.
 form.addEventListener("submit", (event) => event.preventDefault());
 
 // Opened with values in its address: the pre-rendered defaults are not
 // their results, so the page waits for Python, which reads the address.
-if (location.search) queue({ request: () => ({ address: location.search }) });
+if (location.search) queue(() => ({ address: location.search }));
 
 const copied = form.querySelector('[data-role="copied"]');
 function copy(text) {
