@@ -8,8 +8,10 @@ Each kind owns what is particular to it:
 - ``text``: a value written back into its widget, in the page's locale;
 - ``to_address`` and ``from_address``: the value in the page's address,
   in one form for every locale (``?parameters=7.5&target_modules=q_proj,v_proj``);
+- ``offered``: the options shown, for a kind that hides some;
 - ``widget``: the name of the template macro that draws it (in
-  ``templates/widgets.html``).
+  ``templates/widgets.html``), and of the browser glue's way to read and
+  write it (``KINDS`` in ``web/app.js``).
 
 A number field may be ``optional``: left blank, its value is ``None``
 rather than a reason to withhold the results.
@@ -94,6 +96,10 @@ class Input:
     def accepts(self, locale: Locale, translations: NullTranslations) -> str:
         """The hint's second sentence: what the input takes ("" when the widget shows it)."""
         return ""
+
+    def offered(self, values: Mapping[str, object]) -> list[str] | None:
+        """The values of the options shown for ``values``, for a kind that hides some (``None``: it has none)."""
+        return None
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -22,6 +23,7 @@ from sitebuild import pages
 from sitebuild.babel_usage import FIELDS, kinds, problems
 from sitebuild.config import LOCALES, ROOT, TEMPLATES
 from sitebuild.pages import PageWithoutResults, Prose, environment, render_calculator
+from tests.helpers import Page
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -91,6 +93,24 @@ def test_every_kind_has_its_macro_and_nothing_else_is_one(localedir):
     exported = env.get_template("widgets.html").module.__dict__
     macros = {name for name, value in exported.items() if callable(value)}
     assert macros == {kind.widget for kind in kinds(Input) + kinds(Output)}
+
+
+def test_the_glue_reads_and_writes_every_kind_of_input_and_no_other():
+    """web/app.js reads and writes an input's controls by its kind (the widget its template marks it with)."""
+    glue = (ROOT / "web" / "app.js").read_text(encoding="utf-8")
+    table = re.search(r"^const KINDS = \{$(.*?)^\};$", glue, flags=re.M | re.S)
+    assert table, "web/app.js has no table KINDS"
+    assert set(re.findall(r"^  (\w+):", table.group(1), flags=re.M)) == {kind.widget for kind in kinds(Input)}
+
+
+def test_every_input_is_marked_with_its_name_and_kind(localedir):
+    """What the glue finds an input's controls and their kind by, on the element that holds them."""
+    translations = load_translations(localedir, LOCALES[0])
+    prose = Prose(environment(TEMPLATES, translations), LOCALES[0], translations)
+    for name in NAMES:
+        page = Page(render_calculator(prose, name))
+        marked = [(attrs["data-input"], attrs["data-kind"]) for _, attrs in page.tags if "data-input" in attrs]
+        assert marked == [(i.name, i.widget) for i in load(name).inputs], name
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 // number and every word it shows comes from Python and the gettext catalogs.
 //
 // What it applies, by element:
-//   an input, select or textarea [name]: its error, and its text when Python sets it;
+//   [data-input]: an input's controls, read and written as its data-kind says (KINDS),
+//   its error, and its text when Python sets it;
 //   a checkbox's label: hidden unless the view offers its value;
 //   output[name]: a figure's text;
 //   [data-output][data-kind=table]: a table's rows; [data-kind=svg]: a chart (a line
@@ -26,8 +27,14 @@ const results = form.querySelector(".results");
 const placeholder = form.querySelector('[data-role="placeholder"]');
 const outcome = form.querySelector('[data-role="outcome"]');
 const announcer = form.querySelector('[data-role="announcement"]');
-const controls = [...form.querySelectorAll("input[name], select[name], textarea[name]")];
-const names = [...new Set(controls.map((control) => control.name))];
+// Each input as the template drew it: its name, its kind (the widget of calc.inputs
+// that draws it) and its controls.
+const inputs = [...form.querySelectorAll("[data-input]")].map((element) => ({
+  name: element.dataset.input,
+  kind: element.dataset.kind,
+  controls: [...element.querySelectorAll(`[name="${element.dataset.input}"]`)],
+}));
+const names = inputs.map((input) => input.name);
 const outputs = [...form.querySelectorAll("output[name]")];
 const parts = [...form.querySelectorAll("[data-output]")];
 const links = [...document.querySelectorAll("a[data-link]")];
@@ -91,15 +98,35 @@ function evaluate(request) {
   });
 }
 
-// What the form holds: a text or an option's value, or the checked values of a group of boxes.
+// How each kind of input is read from its controls, and written with the text
+// (or values) Python gives; tests/test_extension_points.py holds it to calc.inputs.
+const ONE_CONTROL = {
+  read: ([control]) => control.value,
+  write: ([control], text) => {
+    if (control.value !== text) control.value = text; // an equal write would be work for nothing
+  },
+};
+const KINDS = {
+  number: ONE_CONTROL,
+  choice: ONE_CONTROL,
+  pasted: ONE_CONTROL,
+  // A group of checkboxes: the values of those checked.
+  choices: {
+    read: (boxes) => boxes.filter((box) => box.checked).map((box) => box.value),
+    write: (boxes, values) => {
+      for (const box of boxes) box.checked = values.includes(box.value);
+    },
+  },
+};
+
+// A kind without an entry fails the page, rather than be read as another kind.
+function kindOf(input) {
+  if (!Object.hasOwn(KINDS, input.kind)) throw new Error(`${input.name}: no entry in KINDS for "${input.kind}"`);
+  return KINDS[input.kind];
+}
+
 function readForm() {
-  const values = {};
-  for (const name of names) {
-    const group = controls.filter((control) => control.name === name);
-    values[name] =
-      group[0].type === "checkbox" ? group.filter((box) => box.checked).map((box) => box.value) : group[0].value;
-  }
-  return values;
+  return Object.fromEntries(inputs.map((input) => [input.name, kindOf(input).read(input.controls)]));
 }
 
 // The view as the server rendered it, for the default values, to return to if Python fails.
@@ -114,7 +141,7 @@ const initialView = {
 
 // Each group of checkboxes' values whose labels are shown.
 function offeredNow() {
-  const boxes = controls.filter((control) => control.type === "checkbox");
+  const boxes = inputs.flatMap((input) => input.controls).filter((control) => control.type === "checkbox");
   return Object.fromEntries(
     [...new Set(boxes.map((box) => box.name))].map((name) => [
       name,
@@ -125,10 +152,8 @@ function offeredNow() {
 
 // Shows the options the view offers, and hides the others.
 function offer(offered) {
-  for (const [name, values] of Object.entries(offered)) {
-    for (const box of controls.filter((control) => control.name === name)) {
-      box.closest("label").hidden = !values.includes(box.value);
-    }
+  for (const input of inputs.filter((input) => Object.hasOwn(offered, input.name))) {
+    for (const box of input.controls) box.closest("label").hidden = !offered[input.name].includes(box.value);
   }
 }
 
@@ -138,17 +163,13 @@ function errorOf(name) {
 
 // Except those of `kept`: the reader edited them after the form was read.
 function setTexts(texts, kept) {
-  for (const [name, text] of Object.entries(texts)) {
-    if (kept.has(name)) continue;
-    for (const control of controls.filter((c) => c.name === name)) {
-      if (control.type === "checkbox") control.checked = text.includes(control.value);
-      else if (control.value !== text) control.value = text; // an equal write would be work for nothing
-    }
+  for (const input of inputs.filter(({ name }) => Object.hasOwn(texts, name) && !kept.has(name))) {
+    kindOf(input).write(input.controls, texts[input.name]);
   }
 }
 
 function showErrors(errors) {
-  for (const name of names) {
+  for (const { name, controls } of inputs) {
     const message = errors[name];
     const error = errorOf(name);
     if (error.textContent !== (message ?? "")) error.textContent = message ?? "";
@@ -158,7 +179,7 @@ function showErrors(errors) {
     const hint = `${name}-hint`;
     const describedBy = message ? `${hint} ${error.id}` : hint;
     if (described.getAttribute("aria-describedby") !== describedBy) described.setAttribute("aria-describedby", describedBy);
-    for (const control of controls.filter((c) => c.name === name)) {
+    for (const control of controls) {
       if (message) control.setAttribute("aria-invalid", "true");
       else control.removeAttribute("aria-invalid");
     }
