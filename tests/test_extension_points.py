@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from babel import Locale
 from jinja2.exceptions import UndefinedError
 
 from calc.calculators import NAMES, PAGES, load
+from calc.evaluation import default_texts, evaluate
 from calc.i18n import load_translations
 from calc.inputs import Input
 from calc.outputs import Output
@@ -103,14 +105,20 @@ def test_the_glue_reads_and_writes_every_kind_of_input_and_no_other():
     assert set(re.findall(r"^  (\w+):", table.group(1), flags=re.M)) == {kind.widget for kind in kinds(Input)}
 
 
-def test_every_input_is_marked_with_its_name_and_kind(localedir):
-    """What the glue finds an input's controls and their kind by, on the element that holds them."""
+def test_every_input_is_marked_with_its_name_and_kind_and_the_page_holds_the_view_it_is_drawn_with(localedir):
+    """What the glue finds an input's controls and their kind by, on the element that holds them; and the view it
+    shows if Python fails, as data."""
     translations = load_translations(localedir, LOCALES[0])
     prose = Prose(environment(TEMPLATES, translations), LOCALES[0], translations)
+    locale = Locale.parse(LOCALES[0])
     for name in NAMES:
-        page = Page(render_calculator(prose, name))
-        marked = [(attrs["data-input"], attrs["data-kind"]) for _, attrs in page.tags if "data-input" in attrs]
-        assert marked == [(i.name, i.widget) for i in load(name).inputs], name
+        calculator = load(name)
+        html = render_calculator(prose, name)
+        marked = [(attrs["data-input"], attrs["data-kind"]) for _, attrs in Page(html).tags if "data-input" in attrs]
+        assert marked == [(i.name, i.widget) for i in calculator.inputs], name
+        (held,) = re.findall(r'<script type="application/json" id="default-view">(.*?)</script>', html, flags=re.S)
+        drawn = evaluate(calculator, default_texts(calculator, locale), locale, translations)
+        assert json.loads(held) == json.loads(json.dumps(drawn.as_dict())), name
 
 
 @dataclass(frozen=True)

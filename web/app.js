@@ -129,26 +129,8 @@ function readForm() {
   return Object.fromEntries(inputs.map((input) => [input.name, kindOf(input).read(input.controls)]));
 }
 
-// The view as the server rendered it, for the default values, to return to if Python fails.
-const initialView = {
-  errors: Object.fromEntries(names.map((name) => [name, errorOf(name).hidden ? null : errorOf(name).textContent])),
-  outputs: Object.fromEntries(outputs.map((output) => [output.name, output.value])),
-  // Each part as drawn (a chart's picture and its table share an output's name).
-  parts: parts.map((part) => part.cloneNode(true)),
-  prompt: placeholder.hidden ? null : placeholder.textContent,
-  offered: offeredNow(),
-};
-
-// Each group of checkboxes' values whose labels are shown.
-function offeredNow() {
-  const boxes = inputs.flatMap((input) => input.controls).filter((control) => control.type === "checkbox");
-  return Object.fromEntries(
-    [...new Set(boxes.map((box) => box.name))].map((name) => [
-      name,
-      boxes.filter((box) => box.name === name && !box.closest("label").hidden).map((box) => box.value),
-    ]),
-  );
-}
+// The view the build drew the page with, for the default values, to return to if Python fails.
+const defaultView = JSON.parse(document.getElementById("default-view").textContent);
 
 // Shows the options the view offers, and hides the others.
 function offer(offered) {
@@ -222,11 +204,6 @@ function show(view) {
   }
   parts.forEach((part, index) => {
     const shown = view.outputs[part.dataset.output];
-    if (view.parts) {
-      part.replaceChildren(...view.parts[index].cloneNode(true).childNodes);
-      drawn[index] = null;
-      return;
-    }
     const said = JSON.stringify(shown);
     if (said === drawn[index]) return;
     drawn[index] = said;
@@ -281,10 +258,10 @@ function fail(error) {
   console.error("The calculator is unavailable:", error);
   root.dataset.calc = "error";
   worker.terminate();
-  // Back to the values the pre-rendered results belong to, which stay.
+  // Back to the default values and their view; the address stays, to reload or to send with a report.
   form.reset();
-  offer(initialView.offered);
-  show(initialView);
+  offer(defaultView.offered);
+  show(defaultView);
   results.removeAttribute("aria-busy");
   for (const fieldset of form.querySelectorAll("fieldset")) fieldset.disabled = true;
 }
