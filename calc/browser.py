@@ -4,7 +4,8 @@ The worker writes the page's compiled catalog into Pyodide's file system,
 then asks :func:`evaluator` for a function that turns a request into the
 view to show. A request is one of
 
-- ``{"values": {name: text or [values]}, "changed": name or null}``: the form as it is;
+- ``{"values": {name: text or [values]}, "changed": [name, …]}``: the form as it is, and the inputs the
+  reader edited since the page last read it;
 - ``{"address": "?name=value…"}``: the page's own address, when it was opened with one.
 """
 
@@ -42,7 +43,7 @@ def evaluator(calculator: str, locale: str, localedir: str) -> Callable[[str], s
                 # Only the known inputs, each as text or a list of texts: the request comes from a page.
                 given = asked.get("values", {})
                 texts = {name: _raw(given.get(name, "")) for name in names}
-                changed = asked.get("changed") if asked.get("changed") in names else None
+                changed = frozenset(asked.get("changed", [])) & frozenset(names)
                 view = evaluate(chosen, texts, parsed_locale, translations, changed=changed)
         except Exception:
             # A bug, not the reader's doing (a malformed request included): the

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 NOT_EXACT = (Inexact, Rounded, Overflow, InvalidOperation, DivisionByZero)
 _EXACT = Context(prec=100, traps=list(NOT_EXACT))
 
+# The inputs the reader edited since the page last read the form (edits made while
+# an answer was on its way are read together), or None while the page opens: on its
+# defaults or its address, nothing edited.
+Changed = frozenset[str] | None
+
 
 @dataclass(frozen=True)
 class Group:
@@ -42,9 +47,9 @@ class Calculator:
       it is given the results too, to decide by them (a figure with no value)
       rather than by what their texts read.
     - ``settle`` keeps linked inputs in step: given the values and the
-      input the reader just changed, it returns inputs to set (a preset
-      fills a model's shape; editing the shape makes it custom), each
-      held to its field's limits as a typed value is.
+      inputs the reader changed (:data:`Changed`), it returns inputs to set
+      (a preset fills a model's shape; editing the shape makes it custom),
+      each held to its field's limits as a typed value is.
     - ``links`` gives, for another calculator's page, the values to carry there.
     - ``examples`` are named sets of values (over the defaults) that the
       page's prose works through; ``facts()`` gives the named quantities it
@@ -60,7 +65,7 @@ class Calculator:
     outputs: tuple[Shown, ...]
     compute: Callable[[Mapping[str, Value | None]], Mapping[str, object]]
     summarize: Callable[[Mapping[str, str], Mapping[str, object], NullTranslations], str]
-    settle: Callable[[Mapping[str, Value | None], str | None], Mapping[str, Value]] = lambda values, changed: {}
+    settle: Callable[[Mapping[str, Value | None], Changed], Mapping[str, Value]] = lambda values, changed: {}
     links: Callable[[Mapping[str, Value | None], Mapping[str, object]], Mapping[str, Mapping[str, str]]] = (
         lambda values, results: {}
     )

@@ -14,9 +14,9 @@ from urllib.parse import parse_qsl, urlencode
 
 from babel import Locale
 
-from calc.calculator import NOT_EXACT, Calculator
+from calc.calculator import NOT_EXACT, Calculator, Changed
 from calc.formatting import format_number
-from calc.inputs import ChoiceSet, Raw, Value
+from calc.inputs import Raw, Value
 from calc.problems import InputProblem
 
 
@@ -31,7 +31,8 @@ class View:
     widget Python sets (from an address, or kept in step by ``settle``).
     ``address``: the inputs as the page's query string. ``links``: the
     query string each linked calculator's page gets. ``offered``: for each
-    group of checkboxes, the values of the options shown (the others are hidden).
+    input that hides some of its options (a group of checkboxes), the values
+    of those shown.
     ``failed``: evaluating
     failed unexpectedly (a bug): the page keeps the address it had, the
     values to send with a report, instead of this view's empty one.
@@ -104,13 +105,14 @@ def evaluate(
     locale: Locale,
     translations: NullTranslations,
     *,
-    changed: str | None = None,
+    changed: Changed = None,
     restoring: bool = False,
 ) -> View:
     """Read every input, keep linked ones in step, then compute and show the results if all are valid.
 
-    ``changed`` names the input the reader just edited; ``restoring`` says
-    the texts come from the page's address, so the page shows them all.
+    ``changed`` names the inputs the reader edited since the page last read
+    the form (``None``: the page opens); ``restoring`` says the texts come
+    from the page's address, so the page shows them all.
 
     >>> from calc.accumulation import CALCULATOR
     >>> es = Locale.parse("es")
@@ -179,7 +181,7 @@ def evaluate(
         texts_shown = {n: t for n, t in outputs.items() if isinstance(t, str)}
         announcement = calculator.summarize(texts_shown, results, translations)
         links = {page: urlencode(carried) for page, carried in calculator.links(values, results).items()}
-    offered = {name: i.offered(values) for name, i in inputs.items() if isinstance(i, ChoiceSet)}
+    offered = {name: shown for name, i in inputs.items() if (shown := i.offered(values)) is not None}
     return View(
         errors, outputs, prompt, announcement, shown_texts, address(calculator, texts, values, errors), links, offered
     )

@@ -12,8 +12,10 @@ Each kind owns what is particular to it:
   in one form for every locale (``?parameters=7.5&target_modules=q_proj,v_proj``);
   ``as_entered``: an address's text that ``from_address`` refuses, as the
   widget would send it, to be read as if the reader had entered it;
+- ``offered``: the options shown, for a kind that hides some;
 - ``widget``: the name of the template macro that draws it (in
-  ``templates/widgets.html``).
+  ``templates/widgets.html``), and of the browser glue's way to read and
+  write it (``KINDS`` in ``web/app.js``).
 
 A number field may be ``optional``: left blank, its value is ``None``
 rather than a reason to withhold the results.
@@ -104,6 +106,10 @@ class Input:
 
     def as_entered(self, text: str) -> Raw:
         return text
+
+    def offered(self, values: Mapping[str, object]) -> list[str] | None:
+        """The values of the options shown for ``values``, for a kind that hides some (``None``: it has none)."""
+        return None
 
 
 @dataclass(frozen=True)

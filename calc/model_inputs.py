@@ -17,6 +17,7 @@ from gettext import NullTranslations
 
 from babel import Locale
 
+from calc.calculator import Changed
 from calc.configs import ConfigProblem, Reading, read_config
 from calc.formatting import format_names, format_number
 from calc.i18n import N_
@@ -283,18 +284,18 @@ def shape_values(shape: ModelShape, names: Iterable[str] = SHAPE_FIELDS) -> dict
     return {name: values[name] for name in names}
 
 
-def shape_inputs(*names: str) -> tuple[tuple[Field, ...], Callable[[Mapping[str, object], str | None], dict]]:
+def shape_inputs(*names: str) -> tuple[tuple[Field, ...], Callable[[Mapping[str, object], Changed], dict]]:
     """The shape fields ``names``, in the order given, and the ``settle`` that keeps them in step with ``model``.
 
     >>> fields, settle = shape_inputs("layers", "head_dim")
     >>> [field.name for field in fields]
     ['layers', 'head_dim']
-    >>> settle({"model": "Qwen/Qwen3-0.6B", "layers": Decimal(4), "head_dim": Decimal(8)}, "model")
+    >>> settle({"model": "Qwen/Qwen3-0.6B", "layers": Decimal(4), "head_dim": Decimal(8)}, frozenset({"model"}))
     {'layers': Decimal('28'), 'head_dim': Decimal('128')}
     """
     fields = tuple(SHAPE_FIELDS[name] for name in names)
 
-    def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
+    def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
         """A preset or a pasted config.json fills the shape; editing the shape makes the model custom."""
         if (reading := values.get("config")) is not None:
             # The config becomes the custom shape it describes, and leaves its field empty for the next.

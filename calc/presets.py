@@ -1,14 +1,17 @@
 """A choice among presets that fills other inputs: a model fills its shape or count, a GPU its memory.
 
 Choosing a preset fills the inputs it describes (when chosen, or when a page
-opens with it); editing one of them so that it no longer matches makes the
-choice ``custom``.
+opens with it); at any other time, one of them that no longer matches was
+typed, and makes the choice ``custom``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from calc.calculator import Changed
 
 # The choice's value for values typed by hand.
 CUSTOM = "custom"
@@ -18,7 +21,7 @@ Preset = TypeVar("Preset")
 
 def settle_preset(
     values: Mapping[str, object],
-    changed: str | None,
+    changed: Changed,
     *,
     choice: str,
     presets: Mapping[str, Preset],
@@ -26,15 +29,25 @@ def settle_preset(
 ) -> dict[str, object]:
     """Keep the ``choice`` input and the inputs its presets fill in step.
 
-    ``fill`` gives a preset's values for those inputs.
+    ``fill`` gives a preset's values for those inputs. A preset fills them
+    when the page opens or the choice is among the inputs ``changed``, all
+    but those changed with it; any other time, a value that differs was
+    typed (if only while an edit of another input waited its turn). A value
+    typed that differs from the preset's makes the choice custom.
 
     >>> sizes = {"small": 4, "large": 32}
-    >>> layers = lambda preset: {"layers": preset}
-    >>> settle_preset({"model": "large", "layers": 4}, "model", choice="model", presets=sizes, fill=layers)
-    {'layers': 32}
-    >>> settle_preset({"model": "large", "layers": 4}, "layers", choice="model", presets=sizes, fill=layers)
+    >>> layers = lambda preset: {"layers": preset, "heads": preset}
+    >>> def settled(changed, **values):
+    ...     return settle_preset(values, changed, choice="model", presets=sizes, fill=layers)
+    >>> settled(frozenset({"model"}), model="large", layers=4, heads=4), settled(None, model="large", layers=4, heads=4)
+    ({'layers': 32, 'heads': 32}, {'layers': 32, 'heads': 32})
+    >>> settled(frozenset({"layers"}), model="large", layers=4, heads=32)
     {'model': 'custom'}
-    >>> settle_preset({"model": "custom", "layers": 4}, "layers", choice="model", presets=sizes, fill=layers)
+    >>> settled(frozenset({"rank"}), model="large", layers=4, heads=32)
+    {'model': 'custom'}
+    >>> settled(frozenset({"model", "layers"}), model="large", layers=4, heads=4)
+    {'heads': 32, 'model': 'custom'}
+    >>> settled(frozenset({"layers"}), model="custom", layers=4, heads=4)
     {}
     """
     preset = presets.get(values.get(choice))
@@ -42,6 +55,7 @@ def settle_preset(
         return {}
     expected = fill(preset)
     differing = {name: value for name, value in expected.items() if values.get(name) != value}
-    if changed in expected and differing:
-        return {choice: CUSTOM}
-    return differing
+    if changed is not None and choice not in changed:
+        return {choice: CUSTOM} if differing else {}
+    filled = {name: value for name, value in differing.items() if changed is None or name not in changed}
+    return filled if filled.keys() == differing.keys() else {**filled, choice: CUSTOM}

@@ -17,6 +17,7 @@ from gettext import NullTranslations
 
 from babel import Locale
 
+from calc.calculator import Changed
 from calc.formatting import format_names
 from calc.formulas.activations import PRECISION_BYTES
 from calc.formulas.model_states import RECIPES
@@ -294,23 +295,23 @@ COUNTERPARTS = {
 
 
 def with_targets(
-    settle_shape: Callable[[Mapping[str, object], str | None], dict[str, object]],
+    settle_shape: Callable[[Mapping[str, object], Changed], dict[str, object]],
     offered: Collection[str] = TARGET_MODULES,
-) -> Callable[[Mapping[str, object], str | None], dict[str, object]]:
+) -> Callable[[Mapping[str, object], Changed], dict[str, object]]:
     """A page's ``settle``: its shape settled (:func:`calc.model_inputs.shape_inputs`), then the target modules
     under the settled model's names, of those the page ``offered``. A pasted config.json changes the model as
     choosing one does."""
 
-    def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
+    def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
         settled = settle_shape(values, changed)
-        model_changed = "architecture" if values.get("config") is not None else changed
+        model_changed = frozenset({"architecture"}) if values.get("config") is not None else changed
         return settled | settle_targets({**values, **settled}, model_changed, offered)
 
     return settle
 
 
 def settle_targets(
-    values: Mapping[str, object], changed: str | None, offered: Collection[str] = TARGET_MODULES
+    values: Mapping[str, object], changed: Changed, offered: Collection[str] = TARGET_MODULES
 ) -> dict[str, object]:
     """The target modules under the model's own names, once the model (``values``, settled) has changed.
 
@@ -320,11 +321,11 @@ def settle_targets(
     page opens on another model (an address may name only the model).
 
     >>> sorted(settle_targets({"model": "microsoft/Phi-3-mini-4k-instruct", "target_modules": {"q_proj", "v_proj"}},
-    ...                       "model")["target_modules"])
+    ...                       frozenset({"model"}))["target_modules"])
     ['qkv_proj']
     """
     opening = changed is None and values.get("target_modules") == TARGETS.default
-    if changed not in ("model", "architecture") and not opening:
+    if not opening and not (changed and changed & {"model", "architecture"}):
         return {}
     model = values.get("model")
     if model is None or (model not in PRESETS and any(values.get(name) is None for name in TYPED_SHAPE)):

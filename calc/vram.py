@@ -15,7 +15,7 @@ from babel import Locale
 
 from calc import gpus
 from calc.batch_inputs import GPUS, MICRO_BATCH, TARGET_BATCH
-from calc.calculator import Calculator, Group
+from calc.calculator import Calculator, Changed, Group
 from calc.configs import ConfigProblem, Reading
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
@@ -262,24 +262,19 @@ class CountNeedsActivations(InputProblem):
         return translations.gettext("With only a parameter count, enter the activation memory too.")
 
 
-def _settle_model(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
+# The inputs that change the model or its shape, and so its count.
+_RESHAPING = frozenset({"model", CONFIG.name, *SHAPE_FIELDS})
+
+
+def _settle_model(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
     """A preset or a pasted config fills the shape; typing a shape field makes the model custom, and the count
     follows the shape; typing a count leaves the shape for the count alone."""
     settled = settle_shape(values, changed)
     model = values.get("model")
-    # A count typed, or one an address gives with a preset it does not match (?parameters=7.5), is the count mode.
-    # An address that gives only the model (another page's link, ?model=Qwen/Qwen3-8B) leaves the default count,
-    # which is the default preset's: that is no count of its own.
-    # An older address carries a preset's count exactly (parameters=6.738415616): that is the preset's too.
-    given = values.get("parameters")
-    typed_count = changed == "parameters" or (
-        changed is None
-        and model in PRESETS
-        and given not in (None, billions(PRESETS[model]), _exact_billions(PRESETS[model]), PARAMETERS.default)
-    )
-    if typed_count and model != COUNT:
-        settled = {"model": COUNT}
-    elif changed in SHAPE_FIELDS and values.get("model") == COUNT:
+    if _counted(values, changed, settled):
+        # Whatever was edited with the count: the shape settles as ever, and is left aside.
+        return settled if settled.get("model", model) == COUNT else {**settled, "model": COUNT}
+    if changed and changed & SHAPE_FIELDS.keys() and model == COUNT:
         settled["model"] = CUSTOM
     current = {**values, **settled}
     model = current.get("model")
@@ -293,12 +288,27 @@ def _settle_model(values: Mapping[str, object], changed: str | None) -> dict[str
     return settled
 
 
+def _counted(values: Mapping[str, object], changed: Changed, settled: Mapping[str, object]) -> bool:
+    """Whether the count is one of the reader's own, which makes the count mode (``settled``: the shape's settling)."""
+    model, given = values.get("model"), values.get("parameters")
+    # The preset's count as the field shows it (8.03), and as an older address carries it exactly (8.030261248).
+    own = (billions(PRESETS[model]), _exact_billions(PRESETS[model])) if model in PRESETS else ()
+    if changed is None:
+        # An address's count that is not its preset's (?parameters=7.5). A link that gives only the model (another
+        # page's, ?model=Qwen/Qwen3-8B) leaves the default count, the default preset's: that is none of its own.
+        return bool(own) and given not in (None, *own, PARAMETERS.default)
+    if given in own:
+        return False  # the preset's own count, typed again or with the whole form
+    # Typed; or not the preset's where neither the preset nor its shape changed: typed while another edit waited.
+    return "parameters" in changed or (bool(own) and given is not None and not settled and not changed & _RESHAPING)
+
+
 # Choosing a mixture brings the projections the step models as targets; the experts stay for the user to choose, and
 # be told (ExpertsNotModelled).
 _settle_model_and_targets = with_targets(_settle_model, [name for name in TARGET_MODULES if name not in EXPERT_TARGETS])
 
 
-def settle(values: Mapping[str, object], changed: str | None) -> dict[str, object]:
+def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
     """The shape, the count and the targets in step with the model, and a listed GPU's memory with the GPU."""
     return {
         **_settle_model_and_targets(values, changed),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from html.parser import HTMLParser
 
 import pytest
@@ -97,6 +98,13 @@ def cases(attribute: str, only: tuple[int, ...] | None = None) -> list:
         for index, case in enumerate(getattr(expected(locale), attribute))
         if only is None or index in only
     ]
+
+
+def edited(name: str | None, texts: Iterable[str] = ()) -> frozenset[str] | None:
+    """What a page's request says was edited: the input ``name``, else the first of ``texts``; neither, the page
+    opening (calc.calculator.Changed)."""
+    first = name or next(iter(texts), None)
+    return None if first is None else frozenset({first})
 
 
 # Pages in Chromium.

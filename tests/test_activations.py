@@ -41,6 +41,7 @@ from calc.outputs import Names, Quantity, gigabytes
 from calc.problems import InputProblem
 from calc.step_outputs import MOMENT_WORDS, PART_LABELS
 from sitebuild.config import LOCALES
+from tests.helpers import edited
 from tests.test_configs import GEMMA_2_2B, PHI_3_MINI, QWEN2_5_0_5B, QWEN3_30B_A3B
 
 REPORT = json.loads((Path(__file__).parent.parent / "validation" / "activations.json").read_text(encoding="utf-8"))
@@ -322,7 +323,7 @@ def page_view(translations=None, locale: str = "en", changed: str | None = None,
     """The page as it shows ``texts`` over its defaults, in ``locale`` (English words without ``translations``)."""
     parsed = Locale.parse(locale)
     raw = {**default_texts(CALCULATOR, parsed), **texts}
-    return evaluate(CALCULATOR, raw, parsed, translations or NullTranslations(), changed=changed)
+    return evaluate(CALCULATOR, raw, parsed, translations or NullTranslations(), changed=edited(changed))
 
 
 def gigabytes_text(size: Fraction) -> str:

@@ -227,9 +227,9 @@ def test_a_pasted_size_beyond_its_field_s_limit_is_refused_on_that_field_as_if_t
     calculator, en = load(page), Locale.parse("en")
     texts = default_texts(calculator, en)
     config = json.dumps({**LLAMA_3_2_1B, "num_hidden_layers": 10**15})
-    pasted = evaluate(calculator, {**texts, "config": config}, en, NullTranslations(), changed="config")
+    pasted = evaluate(calculator, {**texts, "config": config}, en, NullTranslations(), changed=frozenset({"config"}))
     assert pasted.texts["layers"] == "1000000000000000"
-    typed = evaluate(calculator, {**texts, **pasted.texts}, en, NullTranslations(), changed="layers")
+    typed = evaluate(calculator, {**texts, **pasted.texts}, en, NullTranslations(), changed=frozenset({"layers"}))
     assert pasted.errors["layers"] == typed.errors["layers"] == "Enter at most 1,000."
     # No results for a shape its own field refuses, now or after the next edit.
     assert pasted.outputs == typed.outputs == {output.name: output.empty for output in calculator.outputs}

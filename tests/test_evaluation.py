@@ -4,6 +4,7 @@ import decimal
 import json
 from dataclasses import replace
 from decimal import Decimal
+from gettext import NullTranslations
 from urllib.parse import urlencode
 
 import pytest
@@ -114,7 +115,7 @@ def test_the_worker_entry_point_speaks_json(localedir, locale):
         "failed": False,
     }
     # Values that are not text are read as their text, never trusted as numbers.
-    request = {"values": {**table.defaults, "gpus": 4}, "changed": "gpus"}
+    request = {"values": {**table.defaults, "gpus": 4}, "changed": ["gpus"]}
     answer = json.loads(evaluate_json(json.dumps(request)))
     assert answer["outputs"]["effective_batch"] == "256"
     assert answer["address"] == "gpus=4"
@@ -218,8 +219,24 @@ def test_every_input_at_its_edges_gives_results_or_says_which_field_is_at_fault(
     defaults = default_texts(calculator, en)
     for field in calculator.inputs:
         for text in extremes(field):
-            shown = evaluate(calculator, {**defaults, field.name: text}, en, translations, changed=field.name)
+            shown = evaluate(
+                calculator, {**defaults, field.name: text}, en, translations, changed=frozenset({field.name})
+            )
             assert shown.prompt is None or any(shown.errors.values()), (field.name, text, shown.prompt)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_input_edited_back_to_its_default_is_the_page_as_it_opens(name):
+    """The whole form edited at once (reset to its defaults, as the browser tests start over): no input is settled
+    to another value, and the view is the defaults' (on the VRAM page, the default preset's count is no count of the
+    reader's own)."""
+    calculator = load(name)
+    en = Locale.parse("en")
+    defaults = default_texts(calculator, en)
+    opening = evaluate(calculator, defaults, en, NullTranslations())
+    reset = evaluate(calculator, defaults, en, NullTranslations(), changed=frozenset(defaults))
+    assert {field: text for field, text in reset.texts.items() if text != defaults[field]} == {}
+    assert (reset.outputs, reset.address) == (opening.outputs, opening.address)
 
 
 @pytest.mark.parametrize("name", ["lora", "vram", "activations"])
@@ -228,7 +245,7 @@ def test_a_blank_shape_field_a_preset_fills_in_shows_the_results(localedir, name
     chosen = load(name)
     texts = {**default_texts(chosen, Locale.parse(locale)), "layers": ""}
     translations = load_translations(localedir, locale)
-    shown = evaluate(chosen, texts, Locale.parse(locale), translations, changed="model")
+    shown = evaluate(chosen, texts, Locale.parse(locale), translations, changed=frozenset({"model"}))
     assert shown.prompt is None and shown.texts.get("layers")
     # Opened from an address with the field blank: the preset's value too.
     restored = json.loads(evaluator(name, locale, str(localedir))(json.dumps({"address": "?layers="})))

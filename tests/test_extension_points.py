@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -23,6 +25,7 @@ from sitebuild import pages
 from sitebuild.babel_usage import FIELDS, kinds, problems
 from sitebuild.config import LOCALES, ROOT, TEMPLATES
 from sitebuild.pages import PageWithoutResults, Prose, environment, render_calculator
+from tests.helpers import Page
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -94,6 +97,30 @@ def test_every_kind_has_its_macro_and_nothing_else_is_one(localedir):
     exported = env.get_template("widgets.html").module.__dict__
     macros = {name for name, value in exported.items() if callable(value)}
     assert macros == {kind.widget for kind in kinds(Input) + kinds(Output)}
+
+
+def test_the_glue_reads_and_writes_every_kind_of_input_and_no_other():
+    """web/app.js reads and writes an input's controls by its kind (the widget its template marks it with)."""
+    glue = (ROOT / "web" / "app.js").read_text(encoding="utf-8")
+    table = re.search(r"^const KINDS = \{$(.*?)^\};$", glue, flags=re.M | re.S)
+    assert table, "web/app.js has no table KINDS"
+    assert set(re.findall(r"^  (\w+):", table.group(1), flags=re.M)) == {kind.widget for kind in kinds(Input)}
+
+
+def test_every_input_is_marked_with_its_name_and_kind_and_the_page_holds_the_view_it_is_drawn_with(localedir):
+    """What the glue finds an input's controls and their kind by, on the element that holds them; and the view it
+    shows if Python fails, as data."""
+    translations = load_translations(localedir, LOCALES[0])
+    prose = Prose(environment(TEMPLATES, translations), LOCALES[0], translations)
+    locale = Locale.parse(LOCALES[0])
+    for name in NAMES:
+        calculator = load(name)
+        html = render_calculator(prose, name)
+        marked = [(attrs["data-input"], attrs["data-kind"]) for _, attrs in Page(html).tags if "data-input" in attrs]
+        assert marked == [(i.name, i.widget) for i in calculator.inputs], name
+        (held,) = re.findall(r'<script type="application/json" id="default-view">(.*?)</script>', html, flags=re.S)
+        drawn = evaluate(calculator, default_texts(calculator, locale), locale, translations)
+        assert json.loads(held) == json.loads(json.dumps(drawn.as_dict())), name
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from calc.step_outputs import MOMENT_WORDS, PART_LABELS
 from calc.vram import CALCULATOR as VRAM
 from sitebuild.config import LOCALES
 from sitebuild.validation import validation_facts
+from tests.helpers import edited
 
 EN = Locale.parse("en")
 LLAMA = PRESETS["meta-llama/Llama-3.1-8B"]
@@ -36,7 +37,17 @@ NOT_MODELLED = "Not modelled"
 def view(changed=None, **texts):
     """The page's view once ``changed`` (else the first text given) was edited to read ``texts``."""
     raw = {**default_texts(CALCULATOR, EN), **texts}
-    return evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=changed or next(iter(texts), None))
+    return evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=edited(changed, texts))
+
+
+@pytest.mark.parametrize("changed", [{"rank"}, {"rank", "layers"}], ids=["the rank named", "both"])
+def test_a_shape_typed_while_another_edit_waited_stays_as_typed(changed):
+    """Layers typed while the rank's request waited its turn: whether the request names them or the rank alone, the
+    model is custom and the counts follow them (half of Llama-3.1-8B's 32 layers: half its adapter)."""
+    raw = {**default_texts(CALCULATOR, EN), "layers": "16"}
+    page = evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=frozenset(changed))
+    assert page.texts == {"model": "custom"}
+    assert page.outputs["trainable_parameters"] == "20,971,520"
 
 
 def shown(size) -> str:

@@ -15,6 +15,7 @@ from calc.model_inputs import MODEL, PRESET_GROUPS, SHAPE_FIELDS, shape_values, 
 from calc.models import ARCHITECTURES, PRESETS
 from sitebuild.config import LOCALES
 from tests.expectations import expected
+from tests.helpers import edited
 
 EN = Locale.parse("en")
 
@@ -103,7 +104,7 @@ def test_llama_3_2_1b_typed_by_hand():
 def lora(changed=None, **texts):
     """The LoRA page's view once ``changed`` (else the first text given) was edited to read ``texts``."""
     raw = {**default_texts(CALCULATOR, EN), **texts}
-    return evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=changed or next(iter(texts), None))
+    return evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=edited(changed, texts))
 
 
 def test_the_lora_page_offers_the_shape_fields():
@@ -182,9 +183,9 @@ def test_experts_as_wide_as_the_mlp_must_be_typed_so(localedir, locale):
     # Mixtral's experts are its intermediate_size wide: the words hold for any architecture whose experts are.
     parsed, translations = Locale.parse(locale), load_translations(localedir, locale)
     texts = {**default_texts(CALCULATOR, parsed), "model": "mistralai/Mixtral-8x7B-v0.1"}
-    mixtral = {**texts, **evaluate(CALCULATOR, texts, parsed, translations, changed="model").texts}
+    mixtral = {**texts, **evaluate(CALCULATOR, texts, parsed, translations, changed=frozenset({"model"})).texts}
     typed = {**mixtral, "model": "custom", "expert_intermediate_size": "1024"}
-    view = evaluate(CALCULATOR, typed, parsed, translations, changed="expert_intermediate_size")
+    view = evaluate(CALCULATOR, typed, parsed, translations, changed=frozenset({"expert_intermediate_size"}))
     assert view.errors["expert_intermediate_size"] == expected(locale).expert_width
 
 
@@ -261,7 +262,7 @@ def test_the_target_boxes_offer_only_the_model_s_own_modules(page):
 
     def offered(changed=None, base=None, **texts):
         raw = {**(base or default_texts(calculator, EN)), **texts}
-        view = evaluate(calculator, raw, EN, NullTranslations(), changed=changed or next(iter(texts), None))
+        view = evaluate(calculator, raw, EN, NullTranslations(), changed=edited(changed, texts))
         return view, view.offered["target_modules"]
 
     view, shown = offered()

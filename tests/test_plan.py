@@ -214,7 +214,7 @@ def test_the_defaults_are_the_default_run_the_training_memory_page_hands_over():
 def test_the_worked_example_s_budget_is_the_one_the_training_memory_page_hands_over_for_its_card():
     """The prose's A100 40GB example plans with the budget the VRAM page gives the default run on that card."""
     values = {**vram.CALCULATOR.defaults(), "gpu": "a100-40gb"}
-    values = {**values, **vram.settle(values, "gpu")}
+    values = {**values, **vram.settle(values, frozenset({"gpu"}))}
     carried = vram.links(values, vram.CALCULATOR.results(values))["plan"]
     assert address_number(CALCULATOR.examples["a100"]["memory_budget"]) == carried["memory_budget"]
 

@@ -36,15 +36,15 @@ def requests_for(name: str, locale: str) -> list[dict]:
     """Defaults, each input given each odd text (and its last options), the locale's table, an odd address."""
     calculator = load(name)
     defaults = default_texts(calculator, Locale.parse(locale))
-    asked = [{"values": defaults, "changed": None}]
+    asked = [{"values": defaults, "changed": []}]
     for field in calculator.inputs:
         options = [option.value for option in getattr(field, "options", ())]
         for odd in (*ODD, *options[-2:]):
-            asked.append({"values": {**defaults, field.name: odd}, "changed": field.name})
+            asked.append({"values": {**defaults, field.name: odd}, "changed": [field.name]})
     if name == "accumulation":
         table = expected(locale)
-        asked += [{"values": {**defaults, **texts}, "changed": None} for texts, _, _ in table.results]
-        asked += [{"values": {**defaults, name: text}, "changed": name} for name, text, _ in table.errors]
+        asked += [{"values": {**defaults, **texts}, "changed": list(texts)} for texts, _, _ in table.results]
+        asked += [{"values": {**defaults, name: text}, "changed": [name]} for name, text, _ in table.errors]
     asked.append({"address": "?gpus=3&parameters=7.5&model=custom&rank=0&target_modules=q_proj,x"})
     # No page sends this: it takes the path of a bug in calc (a message, and the traceback printed).
     asked.append({"values": 5})

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from babel import Locale
 
+from calc.accumulation import CALCULATOR as ACCUMULATION
+from calc.evaluation import evaluate
+from calc.i18n import load_translations
 from sitebuild.config import CONTENT_SECURITY_POLICY
 from tests.expectations import expected
 from tests.helpers import A_LOCALE, expect, in_turn
@@ -40,6 +44,8 @@ def expect_defaults_with_notice(page, locale):
     expect(page.locator(".status[data-status=loading]")).to_be_hidden()
     expect(page.locator("output[name=effective_batch]")).to_have_text(effective)
     expect(page.locator("output[name=activation_memory]")).to_have_text(memory)
+    # Drawn again from the view the page holds (a view without the chart would leave its place empty).
+    expect(page.locator("[data-output=tradeoff][data-kind=svg] svg")).to_have_count(1)
     expect(page.locator("[name=micro_batch]")).to_have_value("1")
     expect(page.locator("[name=micro_batch]")).to_be_disabled()
 
@@ -98,6 +104,25 @@ def test_values_typed_before_python_is_ready_are_computed_when_it_is(context, ba
     expect(page.locator("output[name=effective_batch]")).to_have_text("256")
     expect(page.locator(".status[data-status=busy]")).to_be_hidden()
     expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")
+
+
+def test_a_value_typed_before_python_is_ready_outlives_the_address_it_was_opened_at(
+    context, base_url, localedir, locale=A_LOCALE
+):
+    """Opened from a link, the reader types while Python starts: the address's answer leaves the typing, and the
+    results are those of both."""
+    held = Held(context, "**/pyodide.asm.wasm")
+    page = context.new_page()
+    page.goto(f"{base_url}{locale}/?gpus=4")
+    page.fill("[name=micro_batch]", "8")
+    held.release(page)
+    expect(page.locator("html")).to_have_attribute("data-calc", "ready")
+    expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")
+    expect(page.locator("[name=micro_batch]")).to_have_value("8")
+    expect(page.locator("[name=gpus]")).to_have_value("4")
+    texts = {**expected(locale).defaults, "micro_batch": "8", "gpus": "4"}
+    view = evaluate(ACCUMULATION, texts, Locale.parse(locale), load_translations(localedir, locale))
+    expect(page.locator("output[name=effective_batch]")).to_have_text(view.outputs["effective_batch"])  # 8 · 64 · 4
 
 
 def test_a_policy_that_refuses_webassembly_is_reported_at_once(site, browser):

@@ -60,12 +60,21 @@ def vram(context, base_url):
     return page
 
 
+def enter(page, name: str, text: str) -> None:
+    """Type ``text`` in the field ``name``, or choose it if the field is a list of options."""
+    control = page.locator(f"[name={name}]")
+    if control.evaluate("control => control.tagName") == "SELECT":
+        control.select_option(text)
+    else:
+        control.fill(text)
+
+
 def edit_while_an_answer_is_held(page, first, *typed: tuple[str, str]) -> None:
-    """Make the ``first`` edit, type ``typed`` (field, text) while its answer is held, then let it come."""
+    """Make the ``first`` edit, enter ``typed`` (field, text) while its answer is held, then let it come."""
     page.evaluate("holdWorker()")
     first()
     for name, text in typed:
-        page.fill(f"[name={name}]", text)
+        enter(page, name, text)
     # The first edit's answer came back after the typing.
     page.wait_for_function("heldAnswers() > 0")
     page.evaluate("releaseWorker()")
@@ -116,3 +125,22 @@ def test_a_count_typed_after_choosing_a_preset_is_not_replaced_by_the_presets(vr
     )
     expect(vram.locator("[name=model]")).to_have_value("count")
     expect_results_of_the_form(vram, localedir)
+
+
+def test_a_count_typed_after_a_recipe_chosen_while_an_answer_was_held_stays(vram, localedir):
+    """The first edit's answer held, the recipe chosen next waits its turn, and the count is typed while it waits:
+    the request that reads them names both, and the count stays the reader's."""
+    edit_while_an_answer_is_held(
+        vram,
+        lambda: vram.fill("[name=sequence_length]", "2048"),
+        ("optimizer", "adam-fp32"),
+        ("parameters", "5"),
+        ("activation_memory", "3"),
+        ("overhead", "0"),
+    )
+    expect(vram.locator("[name=model]")).to_have_value("count")
+    expect_results_of_the_form(vram, localedir)
+    # 5B in fp32 with Adam, 16 bytes each: 80 GB, and 3 GB of activations.
+    expect(vram.locator("output[name=total_memory]")).to_have_text(
+        format_quantity(Decimal("83"), "digital-gigabyte", Locale.parse(LOCALE), places=2)
+    )

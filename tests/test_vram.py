@@ -64,6 +64,7 @@ from calc.vram import (
 )
 from sitebuild.config import LOCALES, ROOT
 from tests.expectations import expected
+from tests.helpers import edited
 
 EN = Locale.parse("en")
 
@@ -231,9 +232,9 @@ COUNTED = {**DEFAULTS, "model": COUNT, "activation_memory": Decimal(2), "zero_st
 
 def test_a_listed_gpu_fills_its_memory_and_typing_one_makes_it_custom():
     values = {**DEFAULTS, "gpu": "rtx-4090", "gpu_memory": Decimal(80)}
-    assert settle(values, "gpu") == {"gpu_memory": Decimal("25.75")}
-    assert settle({**values, "gpu_memory": Decimal("25.75")}, "gpu_memory") == {}
-    assert settle(values, "gpu_memory") == {"gpu": "custom"}
+    assert settle(values, frozenset({"gpu"})) == {"gpu_memory": Decimal("25.75")}
+    assert settle({**values, "gpu_memory": Decimal("25.75")}, frozenset({"gpu_memory"})) == {}
+    assert settle(values, frozenset({"gpu_memory"})) == {"gpu": "custom"}
     # What a reader would type, not the nine decimals of MiB in GB (25.757220864): the nvidia-smi total rounded down
     # to hundredths, never a byte the card lacks.
     for gpu in GPUS:
@@ -246,7 +247,7 @@ def test_a_preset_fills_its_count_as_a_reader_would_type_it():
     whose step counts its own parameters."""
     for repo, shape in PRESETS.items():
         values = {**DEFAULTS, "model": repo}
-        count = {**values, **settle(values, "model")}["parameters"]
+        count = {**values, **settle(values, frozenset({"model"}))}["parameters"]
         assert count.as_tuple().exponent == -2 and abs(count - Decimal(base_parameters(shape)).scaleb(-9)) <= Decimal(
             "0.005"
         )
@@ -261,7 +262,7 @@ def test_the_table_of_cards_shows_the_memory_the_field_takes_and_margins_that_su
     figure less the total shown, so two cards shown with the same memory (the A10G's and the L4's 24.15 GB, before
     they were rounded down) are never short by different amounts."""
     for values in (DEFAULTS, {**DEFAULTS, "model": "meta-llama/Llama-3.1-70B", "method": "full"}, COUNTED):
-        values = {**values, **settle(values, "model")}
+        values = {**values, **settle(values, frozenset({"model"}))}
         results = CALCULATOR.results(values)
         total = results["total_memory"].shown()
         for gpu, (name, memory, said) in zip(GPUS, results["fits"], strict=True):
@@ -333,11 +334,30 @@ def test_the_page_refuses_on_the_method_what_the_step_refuses(optimizer):
 
 
 def test_typing_a_count_leaves_the_shape_and_a_shape_field_comes_back_to_it():
-    assert settle({**DEFAULTS, "parameters": Decimal(7)}, "parameters") == {"model": COUNT}
-    back = settle({**DEFAULTS, "model": COUNT, "layers": Decimal(16)}, "layers")
+    assert settle({**DEFAULTS, "parameters": Decimal(7)}, frozenset({"parameters"})) == {"model": COUNT}
+    back = settle({**DEFAULTS, "model": COUNT, "layers": Decimal(16)}, frozenset({"layers"}))
     assert back["model"] == "custom"
     # The count follows the typed shape: half the layers of Llama-3.1-8B.
     assert Decimal(7) > back["parameters"] > Decimal(4)
+
+
+@pytest.mark.parametrize("changed", [{"optimizer"}, {"optimizer", "parameters"}], ids=["the recipe named", "both"])
+def test_a_count_typed_while_another_edit_waited_stays_as_typed(changed):
+    """The count typed while the recipe's request waited its turn: whether the request names it or the recipe alone,
+    the count is the reader's, and the total follows it (5B with Adam in fp32, 16 bytes each, and 3 GB of
+    activations)."""
+    texts = {"optimizer": "adam-fp32", "parameters": "5", "activation_memory": "3", "overhead": "0"}
+    page = evaluate(
+        CALCULATOR, {**default_texts(CALCULATOR, EN), **texts}, EN, NullTranslations(), changed=frozenset(changed)
+    )
+    assert page.texts == {"model": COUNT}
+    assert page.outputs["total_memory"] == "83.00\xa0GB"
+
+
+def test_a_gpu_s_memory_typed_while_another_edit_waited_makes_the_gpu_custom():
+    texts = {**default_texts(CALCULATOR, EN), "gpu_memory": "30"}
+    page = evaluate(CALCULATOR, texts, EN, NullTranslations(), changed=frozenset({"sequence_length"}))
+    assert page.texts == {"gpu": "custom"}
 
 
 def test_the_count_mode_needs_the_activations_and_keeps_the_zero_paper_s_figures():
@@ -360,11 +380,11 @@ def test_a_model_whose_step_is_not_modelled_asks_for_the_activations(localedir, 
     unmodelled = ["microsoft/Phi-3-mini-4k-instruct"]
     parsed = Locale.parse(locale)
     texts = {**default_texts(CALCULATOR, parsed), "model": unmodelled[0]}
-    shown = evaluate(CALCULATOR, texts, parsed, load_translations(localedir, locale), changed="model")
+    shown = evaluate(CALCULATOR, texts, parsed, load_translations(localedir, locale), changed=frozenset({"model"}))
     modelled = format_names(page.FAMILIES, parsed)
     assert shown.errors["activation_memory"] == expected(locale).not_modelled.format(modelled=modelled)
     chosen = {**DEFAULTS, "model": unmodelled[0]}
-    results = CALCULATOR.results({**chosen, **settle(chosen, "model"), "activation_memory": Decimal(3)})
+    results = CALCULATOR.results({**chosen, **settle(chosen, frozenset({"model"})), "activation_memory": Decimal(3)})
     assert results["largest_micro_batch"] == NOT_MODELLED
     assert results["per_sample"] == TYPED
 
@@ -381,7 +401,7 @@ def test_with_the_activations_typed_the_page_says_what_would_compute_the_micro_b
 
 def test_a_mixture_of_experts_has_its_step_and_refuses_what_the_step_does_not_model():
     mixtral = {**DEFAULTS, "model": "mistralai/Mixtral-8x7B-v0.1"}
-    mixtral = {**mixtral, **settle(mixtral, "model")}
+    mixtral = {**mixtral, **settle(mixtral, frozenset({"model"}))}
     # Choosing it keeps the targets the step models: the experts' weights are left for the user to choose.
     assert mixtral["method"] != "full" and mixtral["target_modules"]
     assert not {"experts.gate_up_proj", "experts.down_proj"} & mixtral["target_modules"]
@@ -430,8 +450,7 @@ def test_the_planner_gets_what_your_gpu_has_left_for_activations_rounded_down():
 def test_the_planner_s_micro_batch_is_the_largest_that_fits(model, method, gpu):
     """The planner fits b while b·A is within its budget: with what the link carries, that is this page's largest."""
     values = {**DEFAULTS, "model": model, "method": method, "gpu": gpu, "recomputation": "none"}
-    values = {**values, **settle(values, "model")}
-    values = {**values, **settle(values, "gpu")}
+    values = {**values, **settle(values, frozenset({"model", "gpu"}))}
     results = CALCULATOR.results(values)
     plan = links(values, results)["plan"]
     largest = results["largest_micro_batch"]
@@ -463,7 +482,7 @@ def test_an_address_with_a_count_alone_opens_the_count_mode():
     assert settle(opened, None)["model"] == COUNT
     # A preset with its own count, as the page writes its address, stays the preset.
     qwen = {**CALCULATOR.defaults(), "model": "Qwen/Qwen2.5-7B"}
-    qwen["parameters"] = settle(qwen, "model")["parameters"]
+    qwen["parameters"] = settle(qwen, frozenset({"model"}))["parameters"]
     assert "model" not in settle(qwen, None)
     # An address with a preset alone (the LoRA page's link) keeps the default count: that preset, not the count mode.
     linked = {**CALCULATOR.defaults(), "model": "Qwen/Qwen3-8B"}
@@ -473,8 +492,7 @@ def test_an_address_with_a_count_alone_opens_the_count_mode():
 
 def _on(gpu: str, **changes: object) -> dict[str, object]:
     values = {**DEFAULTS, **changes, "gpu": gpu}
-    values = {**values, **settle(values, "model")}
-    return {**values, **settle(values, "gpu")}
+    return {**values, **settle(values, frozenset({"model", "gpu"}))}
 
 
 def _moments(values: dict[str, object], accumulating: bool = True) -> tuple:
@@ -572,7 +590,7 @@ def test_where_not_one_sample_fits_the_page_offers_only_what_is_not_chosen_and_c
 def test_the_ways_out_read_as_one_sentence_in_every_language(localedir, locale):
     parsed = Locale.parse(locale)
     texts = {**default_texts(CALCULATOR, parsed), "gpu": "a10g"}
-    view = evaluate(CALCULATOR, texts, parsed, load_translations(localedir, locale), changed="gpu")
+    view = evaluate(CALCULATOR, texts, parsed, load_translations(localedir, locale), changed=frozenset({"gpu"}))
     assert view.outputs["largest_micro_batch"] == expected(locale).not_one_sample
 
 
@@ -580,7 +598,7 @@ def test_where_not_one_sample_fits_the_announcement_says_so_in_one_sentence(loca
     """The live region reads the reason as a sentence of its own, not pasted after a label and a colon."""
     chosen = load("vram")
     texts = {**default_texts(chosen, EN), "gpu": "t4"}
-    view = evaluate(chosen, texts, EN, load_translations(localedir, "en"), changed="gpu")
+    view = evaluate(chosen, texts, EN, load_translations(localedir, "en"), changed=frozenset({"gpu"}))
     assert view.announcement.startswith("Training memory per GPU: ")
     assert "Largest micro-batch that fits" not in view.announcement and ".." not in view.announcement
     assert view.announcement.endswith(view.outputs["largest_micro_batch"])
@@ -606,7 +624,7 @@ def test_every_gigabyte_figure_the_page_shows_has_two_decimals(texts):
     """One format for a gigabyte figure, wherever it is: 6.40 GB left for the micro-batch, not 6.4 GB beside 7.45 GB,
     and the overhead the FAQ quotes as the breakdown shows it."""
     raw = {**default_texts(CALCULATOR, EN), **texts}
-    view = evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=next(iter(texts), None))
+    view = evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=edited(None, texts))
     shown = [text for text in view.outputs.values() if isinstance(text, str)]
     shown += [cell for output in view.outputs.values() if isinstance(output, dict) for row in output.get("rows", [])
               for cell in row]  # fmt: skip
@@ -660,7 +678,7 @@ def test_the_loss_row_names_what_its_moment_holds(model):
                 assert STEP_RECIPES[recipe].autocast and recomputation == "full"
     assert "loss" in seen
     autocast = {**DEFAULTS, "method": "full", "optimizer": "adam-fp32", "gpu": "h200", "gpus": Decimal(8)}
-    autocast = {**autocast, "zero_stage": "3", **settle(autocast, "gpu")}
+    autocast = {**autocast, "zero_stage": "3", **settle(autocast, frozenset({"gpu"}))}
     rows = dict(CALCULATOR.results(autocast)["breakdown"])
     assert CALCULATOR.results(autocast)["peak_moment"].quantities["moment"].message == MOMENT_WORDS["forward"]
     assert LOSS_LABELS["forward"] in rows and LOSS_LABELS["loss"] not in rows
@@ -678,13 +696,13 @@ def test_the_count_mode_says_it_ignores_the_method():
 def test_a_config_of_another_model_type_points_to_the_count_mode(localedir):
     """The other pages have no way out for it; this one counts any model by its parameters."""
     texts = {**default_texts(CALCULATOR, EN), "config": '{"model_type": "gpt_neox"}'}
-    view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed="config")
+    view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed=frozenset({"config"}))
     assert view.errors["config"].startswith("The calculator reads the model types llama, ")
     assert view.errors["config"].endswith(
         ", not gpt_neox. For another model, choose “Only a parameter count (and the activation memory)”."
     )
     texts["config"] = "{"
-    view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed="config")
+    view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed=frozenset({"config"}))
     assert view.errors["config"] == "This is not valid JSON: look at line 1, character 2."
 
 
@@ -713,8 +731,10 @@ WAYS_OUT = [
 def test_a_refusal_advises_only_what_the_page_then_accepts(localedir, refused, words, ways):
     """No circle: following the words of a refusal never leads to another refusal."""
     texts = {**default_texts(CALCULATOR, EN), **refused}
-    view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed="method")
+    view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed=frozenset({"method"}))
     assert view.errors["method"] == words
     for way in ways:
-        after = evaluate(CALCULATOR, {**texts, **way}, EN, load_translations(localedir, "en"), changed="method")
+        after = evaluate(
+            CALCULATOR, {**texts, **way}, EN, load_translations(localedir, "en"), changed=frozenset({"method"})
+        )
         assert not any(after.errors.values()), (way, after.errors)

@@ -3,7 +3,8 @@
 // number and every word it shows comes from Python and the gettext catalogs.
 //
 // What it applies, by element:
-//   an input, select or textarea [name]: its error, and its text when Python sets it;
+//   [data-input]: an input's controls, read and written as its data-kind says (KINDS),
+//   its error, and its text when Python sets it;
 //   a checkbox's label: hidden unless the view offers its value;
 //   output[name]: a figure's text;
 //   [data-output][data-kind=table]: a table's rows; [data-kind=svg]: a chart (a line
@@ -26,8 +27,14 @@ const results = form.querySelector(".results");
 const placeholder = form.querySelector('[data-role="placeholder"]');
 const outcome = form.querySelector('[data-role="outcome"]');
 const announcer = form.querySelector('[data-role="announcement"]');
-const controls = [...form.querySelectorAll("input[name], select[name], textarea[name]")];
-const names = [...new Set(controls.map((control) => control.name))];
+// Each input as the template drew it: its name, its kind (the widget of calc.inputs
+// that draws it) and its controls.
+const inputs = [...form.querySelectorAll("[data-input]")].map((element) => ({
+  name: element.dataset.input,
+  kind: element.dataset.kind,
+  controls: [...element.querySelectorAll(`[name="${element.dataset.input}"]`)],
+}));
+const names = inputs.map((input) => input.name);
 const outputs = [...form.querySelectorAll("output[name]")];
 const parts = [...form.querySelectorAll("[data-output]")];
 const links = [...document.querySelectorAll("a[data-link]")];
@@ -91,44 +98,44 @@ function evaluate(request) {
   });
 }
 
-// What the form holds: a text or an option's value, or the checked values of a group of boxes.
-function readForm() {
-  const values = {};
-  for (const name of names) {
-    const group = controls.filter((control) => control.name === name);
-    values[name] =
-      group[0].type === "checkbox" ? group.filter((box) => box.checked).map((box) => box.value) : group[0].value;
-  }
-  return values;
-}
-
-// The view as the server rendered it, for the default values, to return to if Python fails.
-const initialView = {
-  errors: Object.fromEntries(names.map((name) => [name, errorOf(name).hidden ? null : errorOf(name).textContent])),
-  outputs: Object.fromEntries(outputs.map((output) => [output.name, output.value])),
-  // Each part as drawn (a chart's picture and its table share an output's name).
-  parts: parts.map((part) => part.cloneNode(true)),
-  prompt: placeholder.hidden ? null : placeholder.textContent,
-  offered: offeredNow(),
+// How each kind of input is read from its controls, and written with the text
+// (or values) Python gives; tests/test_extension_points.py holds it to calc.inputs.
+const ONE_CONTROL = {
+  read: ([control]) => control.value,
+  write: ([control], text) => {
+    if (control.value !== text) control.value = text; // an equal write would be work for nothing
+  },
+};
+const KINDS = {
+  number: ONE_CONTROL,
+  choice: ONE_CONTROL,
+  pasted: ONE_CONTROL,
+  // A group of checkboxes: the values of those checked.
+  choices: {
+    read: (boxes) => boxes.filter((box) => box.checked).map((box) => box.value),
+    write: (boxes, values) => {
+      for (const box of boxes) box.checked = values.includes(box.value);
+    },
+  },
 };
 
-// Each group of checkboxes' values whose labels are shown.
-function offeredNow() {
-  const boxes = controls.filter((control) => control.type === "checkbox");
-  return Object.fromEntries(
-    [...new Set(boxes.map((box) => box.name))].map((name) => [
-      name,
-      boxes.filter((box) => box.name === name && !box.closest("label").hidden).map((box) => box.value),
-    ]),
-  );
+// A kind without an entry fails the page, rather than be read as another kind.
+function kindOf(input) {
+  if (!Object.hasOwn(KINDS, input.kind)) throw new Error(`${input.name}: no entry in KINDS for "${input.kind}"`);
+  return KINDS[input.kind];
 }
+
+function readForm() {
+  return Object.fromEntries(inputs.map((input) => [input.name, kindOf(input).read(input.controls)]));
+}
+
+// The view the build drew the page with, for the default values, to return to if Python fails.
+const defaultView = JSON.parse(document.getElementById("default-view").textContent);
 
 // Shows the options the view offers, and hides the others.
 function offer(offered) {
-  for (const [name, values] of Object.entries(offered)) {
-    for (const box of controls.filter((control) => control.name === name)) {
-      box.closest("label").hidden = !values.includes(box.value);
-    }
+  for (const input of inputs.filter((input) => Object.hasOwn(offered, input.name))) {
+    for (const box of input.controls) box.closest("label").hidden = !offered[input.name].includes(box.value);
   }
 }
 
@@ -136,19 +143,15 @@ function errorOf(name) {
   return document.getElementById(`${name}-error`);
 }
 
-// Except those of `kept`: the reader edited them after the request left.
+// Except those of `kept`: the reader edited them after the form was read.
 function setTexts(texts, kept) {
-  for (const [name, text] of Object.entries(texts)) {
-    if (kept.has(name)) continue;
-    for (const control of controls.filter((c) => c.name === name)) {
-      if (control.type === "checkbox") control.checked = text.includes(control.value);
-      else if (control.value !== text) control.value = text; // an equal write would be work for nothing
-    }
+  for (const input of inputs.filter(({ name }) => Object.hasOwn(texts, name) && !kept.has(name))) {
+    kindOf(input).write(input.controls, texts[input.name]);
   }
 }
 
 function showErrors(errors) {
-  for (const name of names) {
+  for (const { name, controls } of inputs) {
     const message = errors[name];
     const error = errorOf(name);
     if (error.textContent !== (message ?? "")) error.textContent = message ?? "";
@@ -158,7 +161,7 @@ function showErrors(errors) {
     const hint = `${name}-hint`;
     const describedBy = message ? `${hint} ${error.id}` : hint;
     if (described.getAttribute("aria-describedby") !== describedBy) described.setAttribute("aria-describedby", describedBy);
-    for (const control of controls.filter((c) => c.name === name)) {
+    for (const control of controls) {
       if (message) control.setAttribute("aria-invalid", "true");
       else control.removeAttribute("aria-invalid");
     }
@@ -201,11 +204,6 @@ function show(view) {
   }
   parts.forEach((part, index) => {
     const shown = view.outputs[part.dataset.output];
-    if (view.parts) {
-      part.replaceChildren(...view.parts[index].cloneNode(true).childNodes);
-      drawn[index] = null;
-      return;
-    }
     const said = JSON.stringify(shown);
     if (said === drawn[index]) return;
     drawn[index] = said;
@@ -260,48 +258,53 @@ function fail(error) {
   console.error("The calculator is unavailable:", error);
   root.dataset.calc = "error";
   worker.terminate();
-  // Back to the values the pre-rendered results belong to, which stay.
+  // Back to the default values and their view; the address stays, to reload or to send with a report.
   form.reset();
-  offer(initialView.offered);
-  show(initialView);
+  offer(defaultView.offered);
+  show(defaultView);
   results.removeAttribute("aria-busy");
   for (const fieldset of form.querySelectorAll("fieldset")) fieldset.disabled = true;
 }
 
-// Python is asked about one edit at a time, each read from the form as the
-// previous answer left it: an answer's texts (a preset's count, a model made
-// custom) must be in the form before the next edit is settled against them,
-// or Python settles it against the fields they replace. A field the reader
-// edits while an answer is on its way keeps what was typed, and only the
-// answer to the last edit is shown.
-const edits = []; // each waiting request, and the field its edit changed
+// Python reads the form only once the previous answer is in it: an answer's
+// texts (a preset's count, a model made custom) must be there before the next
+// edits are settled against them, or Python settles them against the fields
+// they replace. So the edits made meanwhile wait in one request, which names
+// every input edited since the form was last read (Python keeps what was typed
+// there); a field edited after that read keeps its text whatever the answer
+// says; and only the answer to the last request is shown.
+const waiting = []; // each request's maker, in turn
 let asking = false;
-const editedSinceAsked = new Set();
+// The inputs edited since the form was last read, or since the page opened:
+// the address's answer must not overwrite what was typed while Python started.
+const editedSinceRead = new Set();
 
-// `changed` is the field the reader edited, or null for the whole form (a reset).
-function edited(changed) {
-  for (const name of changed === null ? names : [changed]) editedSinceAsked.add(name);
-  // Typing on in one field: the request already waiting reads the form when it goes.
-  if (edits.at(-1)?.changed !== changed) queue({ changed, request: () => ({ values: readForm(), changed }) });
+function readEdits() {
+  const request = { values: readForm(), changed: [...editedSinceRead] };
+  editedSinceRead.clear();
+  return request;
 }
 
-function queue(edit) {
+function edited(edits) {
+  for (const name of edits) editedSinceRead.add(name);
+  if (waiting.at(-1) !== readEdits) queue(readEdits);
+}
+
+function queue(makeRequest) {
   results.setAttribute("aria-busy", "true");
-  edits.push(edit);
+  waiting.push(makeRequest);
   if (!asking) askInTurn().catch(fail);
 }
 
 async function askInTurn() {
   asking = true;
   await ready;
-  while (edits.length > 0) {
-    const { request } = edits.shift();
-    editedSinceAsked.clear();
-    const view = await evaluate(request());
+  while (waiting.length > 0) {
+    const view = await evaluate(waiting.shift()());
     if (root.dataset.calc === "error") break; // fail() ended the worker: leave the loop as a finished one
-    setTexts(view.texts, editedSinceAsked);
+    setTexts(view.texts, editedSinceRead);
     offer(view.offered);
-    if (edits.length > 0) continue; // a later edit has the last word
+    if (waiting.length > 0) continue; // a later request has the last word
     follow(view);
     announceLater(view.announcement);
     results.removeAttribute("aria-busy");
@@ -309,13 +312,14 @@ async function askInTurn() {
   asking = false;
 }
 
-form.addEventListener("input", (event) => edited(event.target.name || null));
+// An input event of the form itself (after form.reset(), as the tests start over) edits every input.
+form.addEventListener("input", (event) => edited(event.target === form ? names : [event.target.name]));
 // There is nothing to submit: results follow the inputs, and Enter must not reload.
 form.addEventListener("submit", (event) => event.preventDefault());
 
 // Opened with values in its address: the pre-rendered defaults are not
 // their results, so the page waits for Python, which reads the address.
-if (location.search) queue({ request: () => ({ address: location.search }) });
+if (location.search) queue(() => ({ address: location.search }));
 
 const copied = form.querySelector('[data-role="copied"]');
 function copy(text) {
