@@ -36,8 +36,12 @@ const pyodide = await loadPyodide({
   indexURL: `${runtime}/`,
   _makeSnapshot: true,
   // Python keeps the environment and sys.executable it started with, and
-  // Node would give it this build's: give it those a browser gives.
-  env: { LANG: "C.UTF-8" },
+  // Node would give it this build's: give it those a browser gives. Every
+  // restore has the snapshot's hash seed anyway; a fixed one makes the same
+  // code give the same snapshot. With a random seed the heap's layout, and
+  // so the download, varied by 0.3 MB from one build to the next; this seed
+  // is one of those that gave the smaller (docs/performance.md).
+  env: { LANG: "C.UTF-8", PYTHONHASHSEED: "12" },
   _sysExecutable: "./this.program",
 });
 // Mounted only to import from: the worker writes the same files at the
