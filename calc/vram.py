@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
+from functools import cache
 from gettext import NullTranslations
 
 from babel import Locale
@@ -66,6 +67,7 @@ from calc.step_outputs import PART_LABELS, labels_at, moment_phrase, part_rows
 GB = 10**9
 
 
+@cache  # a card's figure never changes, and every edit shows every card's
 def gpu_memory(gpu: gpus.GPU) -> Decimal:
     """A card's memory in GB as the page writes it into the field and the table and computes with it: its nvidia-smi
     total, rounded down to hundredths, what a reader would type (MiB × 2^20 bytes has up to nine decimals in GB, and a
