@@ -113,13 +113,13 @@ def tradeoff_note(micro_batch: Decimal, steps: Decimal, per_sample: Decimal, bud
     elif steps == 1 and budget is None:
         # Nothing to compare: the batch is one micro-batch.
         message = N_(
-            "With one accumulation step, nothing accumulates: the micro-batch is the whole batch, with %(with)s of "
-            "activation memory per GPU."
+            "With one accumulation step, nothing accumulates: each GPU takes its share of the batch in one "
+            "micro-batch, with %(with)s of activation memory per GPU."
         )
     elif steps == 1:
         message = N_(
-            "With one accumulation step, nothing accumulates: the micro-batch is the whole batch, with %(with)s of "
-            "activation memory per GPU, within the budget of %(budget)s."
+            "With one accumulation step, nothing accumulates: each GPU takes its share of the batch in one "
+            "micro-batch, with %(with)s of activation memory per GPU, within the budget of %(budget)s."
         )
     elif budget is None:
         message = N_(
