@@ -196,8 +196,12 @@ def summarize(outputs: Mapping[str, str], results: Mapping[str, object], transla
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """The accumulation page and the planner get the activation memory per sample at the step's peak, which decides
     out-of-memory, as this page shows it (never 0: it is rounded up); the planner also the sequence length, for its
-    tokens per step."""
-    carried = {"activation_per_sample": address_number(results["step_per_sample"].value)}
+    tokens per step. The budget goes blank: this page does not know the GPU, and the target pages' default budget is
+    another run's (the planner then asks for it)."""
+    carried = {
+        "activation_per_sample": address_number(results["step_per_sample"].value),
+        "memory_budget": "",
+    }
     return {"accumulation": carried, "plan": carried | {"sequence_length": address_number(values["sequence_length"])}}
 
 
