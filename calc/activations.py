@@ -249,13 +249,18 @@ CALCULATOR = Calculator(
         Figure(
             "activation_per_sample",
             N_("Saved for the backward pass, per sample"),
-            N_("the tensors autograd keeps, at their peak; the step's figure includes them"),
+            # The most autograd holds (calc.formulas.step.saved_breakdown): at the end of the forward pass or as the
+            # backward pass recomputes a layer, which need not be the moment of the step's peak (step_moment).
+            N_(
+                "the most autograd keeps at any one moment, at the end of the forward pass or as the backward pass "
+                "recomputes a layer; that moment need not be the step's peak"
+            ),
         ),
         Text("step_moment", N_("When the peak comes")),
         Bar("breakdown_bar", N_("Where the saved tensors go")),
         Table(
             "breakdown",
-            N_("Saved for the backward pass per sample, by component"),
+            N_("Saved for the backward pass per sample, by component, at that moment"),
             (N_("Part"), Column(N_("Per sample"), GIGABYTE), Column(N_("Share"), PERCENT)),
         ),
         Text("attention_note", N_("Attention kernel")),
