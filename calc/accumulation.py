@@ -152,7 +152,8 @@ def summarize(outputs: Mapping[str, str], results: Mapping[str, object], transla
 
 
 def links(values: Mapping[str, Decimal | None], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
-    """The training-VRAM page gets this page's peak activation memory per GPU; the planner, its batch and memory."""
+    """The training-VRAM page gets this page's peak activation memory per GPU and its batch; the planner, its batch
+    and memory."""
     plan = {
         "target_batch": address_number(results["effective_batch"].value),
         "gpus": address_number(values["gpus"]),
@@ -160,7 +161,15 @@ def links(values: Mapping[str, Decimal | None], results: Mapping[str, object]) -
     }
     if values["memory_budget"] is not None:
         plan["memory_budget"] = address_number(values["memory_budget"])
-    return {"vram": {"activation_memory": address_number(results["activation_memory"].value)}, "plan": plan}
+    # The VRAM page also gets the GPUs (which shard the model states under ZeRO), the micro-batch and the effective
+    # batch, so that it shows this run, not its own defaults.
+    vram = {
+        "activation_memory": address_number(results["activation_memory"].value),
+        "gpus": address_number(values["gpus"]),
+        "micro_batch": address_number(values["micro_batch"]),
+        "target_batch": address_number(results["effective_batch"].value),
+    }
+    return {"vram": vram, "plan": plan}
 
 
 def facts() -> dict[str, Fact]:

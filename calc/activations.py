@@ -196,8 +196,12 @@ def summarize(outputs: Mapping[str, str], results: Mapping[str, object], transla
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """The accumulation page and the planner get the activation memory per sample at the step's peak, which decides
     out-of-memory, as this page shows it (never 0: it is rounded up); the planner also the sequence length, for its
-    tokens per step."""
-    carried = {"activation_per_sample": address_number(results["step_per_sample"].value)}
+    tokens per step. The budget goes blank: this page does not know the GPU, and the target pages' default budget is
+    another run's (the planner then asks for it)."""
+    carried = {
+        "activation_per_sample": address_number(results["step_per_sample"].value),
+        "memory_budget": "",
+    }
     return {"accumulation": carried, "plan": carried | {"sequence_length": address_number(values["sequence_length"])}}
 
 
@@ -245,13 +249,18 @@ CALCULATOR = Calculator(
         Figure(
             "activation_per_sample",
             N_("Saved for the backward pass, per sample"),
-            N_("the tensors autograd keeps, at their peak; the step's figure includes them"),
+            # The most autograd holds (calc.formulas.step.saved_breakdown): at the end of the forward pass or as the
+            # backward pass recomputes a layer, which need not be the moment of the step's peak (step_moment).
+            N_(
+                "the most autograd keeps at any one moment, at the end of the forward pass or as the backward pass "
+                "recomputes a layer; that moment need not be the step's peak"
+            ),
         ),
         Text("step_moment", N_("When the peak comes")),
         Bar("breakdown_bar", N_("Where the saved tensors go")),
         Table(
             "breakdown",
-            N_("Saved for the backward pass per sample, by component"),
+            N_("Saved for the backward pass per sample, by component, at that moment"),
             (N_("Part"), Column(N_("Per sample"), GIGABYTE), Column(N_("Share"), PERCENT)),
         ),
         Text("attention_note", N_("Attention kernel")),

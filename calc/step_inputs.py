@@ -86,6 +86,8 @@ TARGETS = ChoiceSet(
 # The targets that are a mixture's expert weights: the step does not model an adapter on them
 # (calc.formulas.step.adapts_experts), so choosing a model never brings them (with_targets' ``offered``).
 EXPERT_TARGETS = frozenset(name for shape in PRESETS.values() for name in expert_shapes(shape))
+# The targets a model brings when chosen, on every page that totals the step: the same run on the LoRA and VRAM pages.
+STEP_TARGETS = tuple(name for name in TARGET_MODULES if name not in EXPERT_TARGETS)
 PRECISION = Choice(
     "precision",
     N_("Precision"),

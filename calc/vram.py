@@ -21,7 +21,7 @@ from calc.configs import ConfigProblem, Reading
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
-from calc.formulas.parameters import TARGET_MODULES, base_parameters
+from calc.formulas.parameters import base_parameters
 from calc.formulas.step import (
     STEP_RECIPES,
     Moment,
@@ -51,12 +51,12 @@ from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem
 from calc.step_inputs import (
     ATTENTION,
-    EXPERT_TARGETS,
     METHOD,
     PRECISION,
     RANK,
     RECOMPUTATION,
     SEQUENCE_LENGTH,
+    STEP_TARGETS,
     TARGETS,
     ExpertsNotModelled,
     step_setting,
@@ -307,7 +307,7 @@ def _counted(values: Mapping[str, object], changed: Changed, settled: Mapping[st
 
 # Choosing a mixture brings the projections the step models as targets; the experts stay for the user to choose, and
 # be told (ExpertsNotModelled).
-_settle_model_and_targets = with_targets(_settle_model, [name for name in TARGET_MODULES if name not in EXPERT_TARGETS])
+_settle_model_and_targets = with_targets(_settle_model, STEP_TARGETS)
 
 
 def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:

@@ -38,6 +38,7 @@ from calc.i18n import load_translations
 from calc.model_inputs import shape_values
 from calc.models import PRESETS, ModelShape
 from calc.outputs import Names, Quantity, gigabytes
+from calc.plan import CALCULATOR as PLAN
 from calc.problems import InputProblem
 from calc.step_outputs import MOMENT_WORDS, PART_LABELS
 from sitebuild.config import LOCALES
@@ -438,10 +439,21 @@ def test_qlora_in_fp32_is_refused_on_the_method():
 def test_the_links_carry_the_step_figure_as_the_page_shows_it():
     view = page_view()
     step = rounded_up(largest_per_sample(moments(DEFAULT, step_setting())).per_sample_total / 10**9, 2)
-    expected = f"activation_per_sample={step}"
+    expected = f"activation_per_sample={step}&memory_budget="
     assert view.links == {"accumulation": expected, "plan": f"{expected}&sequence_length=4096"}
     assert page_view(sequence_length="8192").links["plan"].endswith("&sequence_length=8192")
     assert parse(view.outputs["activation_per_sample"]) < step
+
+
+@pytest.mark.parametrize("page", ["plan", "accumulation"])
+def test_the_links_leave_the_budget_to_the_reader(page):
+    """This page knows no GPU: the planner asks for a budget rather than plan against its default run's, and the
+    accumulation page compares with none."""
+    view, en = page_view(method="full", recomputation="none"), Locale.parse("en")
+    target = {"plan": PLAN, "accumulation": ACCUMULATION}[page]
+    opened = evaluate(target, restore(target, view.links[page], en), en, NullTranslations(), restoring=True)
+    assert opened.texts["memory_budget"] == ""
+    assert "budget" not in json.dumps(opened.outputs)
 
 
 @pytest.mark.parametrize("texts", [{}, {"sequence_length": "8192", "recomputation": "selective"}])
@@ -465,7 +477,7 @@ def test_a_figure_too_small_to_show_is_carried_as_the_smallest_shown():
         intermediate_size="64", vocab_size="64", sequence_length="16", changed="layers",
     )  # fmt: skip
     assert view.outputs["step_per_sample"] == "0.01\xa0GB"
-    assert view.links["accumulation"] == "activation_per_sample=0.01"
+    assert view.links["accumulation"] == "activation_per_sample=0.01&memory_budget="
     # What it saves is no 0.00 GB beside shares of 40%: less than the smallest figure shown, in the table too.
     assert view.outputs["activation_per_sample"] == "<\xa00.01\xa0GB"
     rows = view.outputs["breakdown"]["rows"]

@@ -108,7 +108,7 @@ def test_the_worker_entry_point_speaks_json(localedir, locale):
         "texts": {},
         "address": "",
         "links": {
-            "vram": "activation_memory=7.45",
+            "vram": "activation_memory=7.45&gpus=1&micro_batch=1&target_batch=64",
             "plan": "target_batch=64&gpus=1&activation_per_sample=7.45&memory_budget=8.01",
         },
         "offered": {},  # no group of checkboxes on this page

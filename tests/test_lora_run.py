@@ -159,14 +159,35 @@ def test_a_mixture_runs_with_an_adapter_on_its_attention_and_says_so_on_its_expe
     page = view(model="mistralai/Mixtral-8x7B-v0.1", target_modules=["q_proj", "v_proj"])
     setting = Setting("adamw-mixed", 4096, "flash", "full", "lora", 16, ("q_proj", "v_proj"))
     assert page.outputs["run_memory"] == shown(step_peak(mixtral, setting, 1).total)
-    # Choosing the model brings every target it has, the experts' too: their adapter is not modelled, the counts stay.
+    # Choosing the model brings the projections the step models, as on the VRAM page, so the run has a total.
     page = view(model="mistralai/Mixtral-8x7B-v0.1")
+    assert page.texts["target_modules"] == ["q_proj", "k_proj", "v_proj", "o_proj"]
+    assert page.outputs["run_memory"] not in ("", NOT_MODELLED)
+    # The experts, chosen: their adapter is not modelled, the counts stay.
+    page = view("target_modules", **{**page.texts, "target_modules": [*page.texts["target_modules"], *EXPERTS]})
     assert page.outputs["run_memory"] == NOT_MODELLED
     assert page.outputs["peak_moment"] == (
         "An adapter on the experts' weights is not modelled, so neither is the run's total; the counts above hold."
     )
     assert page.outputs["trainable_parameters"] not in ("", "0")
     assert page.announcement.endswith("so neither is the run's total; the counts above hold.")
+
+
+EXPERTS = ["experts.gate_up_proj", "experts.down_proj"]
+
+
+@pytest.mark.parametrize("model", ["mistralai/Mixtral-8x7B-v0.1", "Qwen/Qwen3-30B-A3B"])
+def test_a_mixture_chosen_opens_a_run_the_vram_page_totals(model):
+    """The two pages bring the same targets with a mixture: the link opens the same run, not an error."""
+    from calc.evaluation import restore
+    from calc.vram import CALCULATOR as VRAM
+
+    page = view(model=model)
+    opened = evaluate(VRAM, restore(VRAM, page.links["vram"], EN), EN, NullTranslations(), restoring=True)
+    assert opened.prompt is None
+    assert not any(opened.errors.values()), opened.errors
+    assert opened.texts["target_modules"] == page.texts["target_modules"]
+    assert opened.outputs["total_memory"] not in ("", None)
 
 
 def test_every_preset_s_run_is_modelled():
@@ -248,7 +269,7 @@ def test_a_typed_shape_is_carried_field_by_field():
         "experts_per_token": "2",
         "expert_intermediate_size": "14336",
     }
-    assert fields["target_modules"] == "q_proj,k_proj,v_proj,o_proj,experts.gate_up_proj,experts.down_proj"
+    assert fields["target_modules"] == "q_proj,k_proj,v_proj,o_proj"
 
 
 @pytest.mark.parametrize("locale", LOCALES)

@@ -126,14 +126,11 @@ def test_choosing_a_mixture_offers_its_experts():
     view = lora(model="mistralai/Mixtral-8x7B-v0.1")
     assert view.texts["experts"] == "8"
     assert view.texts["experts_per_token"] == "2"
-    assert view.texts["target_modules"] == [
-        "q_proj",
-        "k_proj",
-        "v_proj",
-        "o_proj",
-        "experts.gate_up_proj",
-        "experts.down_proj",
-    ]
+    # Choosing it brings the projections the step models, as on the VRAM page; the experts are offered, to choose.
+    assert view.texts["target_modules"] == ["q_proj", "k_proj", "v_proj", "o_proj"]
+    chosen = [*view.texts["target_modules"], "experts.gate_up_proj", "experts.down_proj"]
+    view = lora("target_modules", **{**view.texts, "target_modules": chosen})
+    assert view.errors["target_modules"] is None
     assert view.outputs["base_parameters"] == "46,702,792,704"
     assert view.outputs["active_parameters"] == "12,879,925,248"
     # peft's ParamWrapper: experts · r · (d_in + d_out) per layer, here 32 · 16 · 8 · (4096·2 + 14336·3).
@@ -243,7 +240,7 @@ def test_an_address_naming_only_a_mixture_opens_with_its_own_targets():
     texts = restore(CALCULATOR, "?model=mistralai/Mixtral-8x7B-v0.1", EN)
     view = evaluate(CALCULATOR, texts, EN, NullTranslations(), restoring=True)
     assert view.errors["target_modules"] is None
-    assert view.texts["target_modules"][-2:] == ["experts.gate_up_proj", "experts.down_proj"]
+    assert view.texts["target_modules"] == ["q_proj", "k_proj", "v_proj", "o_proj"]
     assert view.outputs["base_parameters"] == "46,702,792,704"
     # Targets the address names are the reader's: one the model lacks is said so, never replaced.
     texts = restore(CALCULATOR, "?model=microsoft/Phi-3-mini-4k-instruct&target_modules=q_proj", EN)

@@ -234,3 +234,25 @@ def test_the_accumulation_page_hands_its_batch_to_the_planner(ready_pages):
     expect(page.locator("a[data-link=plan]")).to_have_attribute(
         "href", "plan/?target_batch=256&gpus=4&activation_per_sample=7.45&memory_budget=8.01"
     )
+
+
+def test_the_vram_link_opens_this_run_not_the_vram_page_s_defaults():
+    """The GPUs, micro-batch and effective batch go along with the activation memory: a reader who set 8 GPUs and a
+    micro-batch of 4 finds them there, and a target that is this page's effective batch."""
+    from gettext import NullTranslations
+
+    from calc.evaluation import default_texts, restore
+    from calc.vram import CALCULATOR as VRAM
+
+    en = Locale.parse("en")
+    texts = {**default_texts(CALCULATOR, en), "micro_batch": "4", "accumulation_steps": "2", "gpus": "8"}
+    view = evaluate(CALCULATOR, texts, en, NullTranslations())
+    opened = evaluate(VRAM, restore(VRAM, view.links["vram"], en), en, NullTranslations(), restoring=True)
+    assert opened.prompt is None, opened.errors
+    assert {name: opened.texts[name] for name in ("gpus", "micro_batch", "target_batch")} == {
+        "gpus": "8",
+        "micro_batch": "4",
+        "target_batch": "64",
+    }
+    shown = view.outputs["activation_memory"].removesuffix("\xa0GB")
+    assert Decimal(opened.texts["activation_memory"]) == Decimal(shown)
