@@ -133,9 +133,10 @@ def evaluate(
     settled = {name: value for name, value in calculator.settle(values, changed).items() if errors[name] is None}
     values.update(settled)
     for name, value in settled.items():
-        # A preset or a pasted config.json is held to the field's limits, as typing is.
+        # A preset or a pasted config.json is held to the field's limits, as typing is; a figure derived from the
+        # others is not.
         try:
-            if value is not None:
+            if value is not None and name not in calculator.derived:
                 inputs[name].check(value)
         except InputProblem as problem:
             errors[name] = problem.message(inputs[name], locale, translations)
