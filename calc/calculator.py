@@ -49,6 +49,7 @@ class Calculator:
     - ``settle`` keeps linked inputs in step: given the values and the
       inputs the reader changed (:data:`Changed`), it returns inputs to set
       (a preset fills a model's shape; editing the shape makes it custom),
+      each replacing a refused text unless the reader has just typed it,
       each held to its field's limits as a typed value is, but those named in
       ``derived``: a figure settle computes from other inputs (the VRAM page's
       count of a shape), which the limits of what a reader types must not refuse.
