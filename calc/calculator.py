@@ -49,7 +49,10 @@ class Calculator:
     - ``settle`` keeps linked inputs in step: given the values and the
       inputs the reader changed (:data:`Changed`), it returns inputs to set
       (a preset fills a model's shape; editing the shape makes it custom),
-      each held to its field's limits as a typed value is.
+      each replacing a refused text unless the reader has just typed it,
+      each held to its field's limits as a typed value is, but those named in
+      ``derived``: a figure settle computes from other inputs (the VRAM page's
+      count of a shape), which the limits of what a reader types must not refuse.
     - ``links`` gives, for another calculator's page, the values to carry there.
     - ``examples`` are named sets of values (over the defaults) that the
       page's prose works through; ``facts()`` gives the named quantities it
@@ -69,6 +72,7 @@ class Calculator:
     links: Callable[[Mapping[str, Value | None], Mapping[str, object]], Mapping[str, Mapping[str, str]]] = (
         lambda values, results: {}
     )
+    derived: frozenset[str] = frozenset()
     examples: Mapping[str, Mapping[str, Value]] = field(default_factory=dict)
     facts: Callable[[], Mapping[str, Fact]] = lambda: {}
 

@@ -16,7 +16,7 @@ from babel import Locale
 
 from calc.calculator import NOT_EXACT, Calculator, Changed
 from calc.formatting import format_number
-from calc.inputs import Raw, Value
+from calc.inputs import Pasted, Raw, Value
 from calc.problems import InputProblem
 
 
@@ -130,12 +130,20 @@ def evaluate(
             values[name] = i.read(texts[name], locale)
         except InputProblem as problem:
             errors[name] = problem.message(i, locale, translations)
-    settled = {name: value for name, value in calculator.settle(values, changed).items() if errors[name] is None}
+    proposed = calculator.settle(values, changed)
+    # What the reader's choice fills (a preset, a listed GPU, a pasted config.json) replaces a field's refused text,
+    # but not one the reader has just typed: that stays, with its problem.
+    settled = {name: value for name, value in proposed.items() if errors[name] is None or name not in (changed or ())}
+    if settled.keys() != proposed.keys():
+        # A pasted text is cleared only once all it fills is applied, so that the reader need not paste it again.
+        settled = {name: value for name, value in settled.items() if not isinstance(inputs[name], Pasted)}
     values.update(settled)
     for name, value in settled.items():
-        # A preset or a pasted config.json is held to the field's limits, as typing is.
+        errors[name] = None
+        # A preset or a pasted config.json is held to the field's limits, as typing is; a figure derived from the
+        # others is not.
         try:
-            if value is not None:
+            if value is not None and name not in calculator.derived:
                 inputs[name].check(value)
         except InputProblem as problem:
             errors[name] = problem.message(inputs[name], locale, translations)

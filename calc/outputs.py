@@ -13,8 +13,9 @@ the page shows, in the page's locale. The view carries, per output:
 
 While there are no results, each output shows its kind's ``empty`` view.
 The page's template draws each kind with the macro named by ``widget``
-(in ``templates/widgets.html``), and the browser glue applies each kind's
-view to that element.
+(in ``templates/widgets.html``), which marks the element with that name as
+its ``data-kind``; the browser glue shows a view by that kind
+(``OUTPUT_KINDS`` in ``web/app.js``).
 """
 
 from __future__ import annotations
@@ -208,6 +209,10 @@ class Output:
     widget: ClassVar[str]
     # What it shows while there are no results (never changed: every view shares it).
     empty: ClassVar[object]
+
+    def headings(self, locale: Locale, translations: NullTranslations) -> list[str] | None:
+        """Its table's column headings, for a kind drawn with one (``None``: it has none)."""
+        return None
 
 
 @dataclass(frozen=True)

@@ -81,13 +81,17 @@ def gpu_memory(gpu: gpus.GPU) -> Decimal:
 
 def billions(shape: ModelShape) -> Decimal:
     """A model's parameter count, in billions as the page's field holds it: to hundredths, what a reader would type
-    (8.03, not 8.030261248). A preset's step counts its shape's own parameters; the field's figure is read only in the
+    (8.03, not 8.030261248), or to two significant digits below a hundredth, so that a small test model is never 0
+    (4,212,992 is 0.0042). A preset's step counts its shape's own parameters; the field's figure is read only in the
     count mode, where it is the reader's.
 
     >>> billions(PRESETS["meta-llama/Llama-3.1-8B"])
     Decimal('8.03')
     """
-    return rounded(Fraction(base_parameters(shape), 10**9), 2)
+    count = base_parameters(shape)
+    # Two significant digits of a count below ten million; at most nine places, a single parameter, as the field takes.
+    places = min(9, max(2, 11 - len(str(count))))
+    return rounded(Fraction(count, 10**9), places)
 
 
 def _exact_billions(shape: ModelShape) -> Decimal:
@@ -708,6 +712,8 @@ CALCULATOR = Calculator(
     compute=compute,
     summarize=summarize,
     settle=settle,
+    # In the model mode, the count of the model's shape, however small or large; the field's limits bound a count typed.
+    derived=frozenset({PARAMETERS.name}),
     links=links,
     examples={
         # The default run: the total, its largest micro-batch and the link to the planner.

@@ -23,7 +23,7 @@ from calc.calculators import load
 from calc.evaluation import default_texts, evaluate
 from calc.formatting import GIGABYTE, format_names, format_number, format_quantity, unit_symbol
 from calc.inputs import Amount, Count, Value
-from calc.outputs import Chart, Citation, Fact, Names, Quantity, Table, exact_gigabytes
+from calc.outputs import Citation, Fact, Names, Quantity, exact_gigabytes
 from calc.problems import InputProblem
 from sitebuild.config import ASSETS, CATALOG, CONTENT_SECURITY_POLICY, LOCALES, PAGES
 from sitebuild.validation import validation_facts
@@ -269,7 +269,7 @@ def render_calculator(prose: Prose, name: str, base_url: str = "") -> str:
             for i in calculator.inputs
         },
         units={i.name: unit_symbol(i.unit, parsed) for i in calculator.inputs if i.unit},
-        headings={o.name: o.headings(parsed, translations) for o in calculator.outputs if isinstance(o, Table | Chart)},
+        headings={o.name: o.headings(parsed, translations) for o in calculator.outputs},
         texts=texts,
         view=view,
         links=links,

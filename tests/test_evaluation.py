@@ -17,13 +17,16 @@ from calc.calculators import NAMES, load
 from calc.evaluation import default_texts, evaluate, restore
 from calc.formatting import format_number, unit_symbol
 from calc.formulas.batch import effective_batch_size, peak_activation_memory
+from calc.gpus import GPUS_BY_ID
 from calc.i18n import load_translations
 from calc.inputs import Amount, Choice, ChoiceSet, Count, Pasted
 from calc.outputs import Chart, Column, Quantity, Table
 from calc.problems import Ambiguous
+from calc.vram import gpu_memory
 from sitebuild.config import LOCALES
 from tests.expectations import expected
 from tests.helpers import cases
+from tests.test_configs import QWEN2_5_0_5B
 
 
 def figures(outputs: dict) -> dict:
@@ -343,3 +346,40 @@ def test_the_reading_a_typed_text_is_asked_about_is_offered_as_a_text_that_reads
             MEMORY_BUDGET.read(format_number(value, parsed), parsed)
         for reading in (asked.value.ours, asked.value.foreign):
             assert MEMORY_BUDGET.read(MEMORY_BUDGET.text(reading, parsed), parsed) == reading
+
+
+# A reader who mistyped a field, then picks what fills it: a listed GPU, a preset, or a pasted config.json.
+REFILLED = [
+    ("vram", "gpu_memory", "abc", {"gpu": "h100-80gb"}, str(gpu_memory(GPUS_BY_ID["h100-80gb"]))),
+    ("vram", "layers", "3x", {"model": "Qwen/Qwen3-8B"}, "36"),
+    ("lora", "layers", "3x", {"model": "Qwen/Qwen3-8B"}, "36"),
+    ("vram", "layers", "x", {"config": json.dumps(QWEN2_5_0_5B)}, "24"),
+    ("lora", "layers", "x", {"config": json.dumps(QWEN2_5_0_5B)}, "24"),
+]
+
+
+@pytest.mark.parametrize(("name", "field", "bad", "chosen", "filled"), REFILLED)
+def test_what_the_reader_chooses_replaces_a_refused_text_it_fills(localedir, name, field, bad, chosen, filled):
+    calculator = load(name)
+    en = Locale.parse("en")
+    texts = {**default_texts(calculator, en), field: bad, **chosen}
+    shown = evaluate(calculator, texts, en, load_translations(localedir, "en"), changed=frozenset(chosen))
+    assert shown.errors[field] is None and shown.prompt is None
+    assert shown.texts[field] == filled
+    # A config applied in full leaves its box empty for the next.
+    assert shown.texts.get("config", "") == ""
+
+
+@pytest.mark.parametrize("name", ["vram", "lora"])
+def test_a_config_pasted_with_a_refused_field_just_typed_stays_in_its_box(localedir, name):
+    """Typed and pasted while an answer was on its way: the text typed keeps its problem, and the config, which this
+    answer could not apply in full, is not cleared, so that the next edit applies it (the reader's paste is not
+    lost)."""
+    calculator = load(name)
+    en = Locale.parse("en")
+    texts = {**default_texts(calculator, en), "layers": "x", "config": json.dumps(QWEN2_5_0_5B)}
+    shown = evaluate(calculator, texts, en, load_translations(localedir, "en"), changed=frozenset({"layers", "config"}))
+    assert shown.errors["layers"] is not None and "config" not in shown.texts
+    assert shown.texts["hidden_size"] == "896"
+    after = evaluate(calculator, texts, en, load_translations(localedir, "en"), changed=frozenset({"micro_batch"}))
+    assert (after.errors["layers"], after.texts["layers"], after.texts["config"]) == (None, "24", "")

@@ -107,6 +107,28 @@ def test_the_glue_reads_and_writes_every_kind_of_input_and_no_other():
     assert set(re.findall(r"^  (\w+):", table.group(1), flags=re.M)) == {kind.widget for kind in kinds(Input)}
 
 
+def test_the_glue_shows_every_kind_of_output_and_no_other(localedir):
+    """web/app.js shows an output's view by its kind (the widget its template marks it with), on every element a page
+    marks with an output's name."""
+    glue = (ROOT / "web" / "app.js").read_text(encoding="utf-8")
+    table = re.search(r"^const OUTPUT_KINDS = \{$(.*?)^\};$", glue, flags=re.M | re.S)
+    assert table, "web/app.js has no table OUTPUT_KINDS"
+    widgets = {kind.widget for kind in kinds(Output)}
+    assert set(re.findall(r"^  (\w+):", table.group(1), flags=re.M)) == widgets
+    translations = load_translations(localedir, LOCALES[0])
+    prose = Prose(environment(TEMPLATES, translations), LOCALES[0], translations)
+    for name in NAMES:
+        outputs = {o.name: o.widget for o in load(name).outputs}
+        marked = [
+            (attrs["data-output"], attrs["data-kind"])
+            for _, attrs in Page(render_calculator(prose, name)).tags
+            if "data-output" in attrs
+        ]
+        # Each output at least once, as its own kind; a line chart's table too, as a table.
+        assert {output for output, _ in marked} == outputs.keys(), name
+        assert all(kind in (outputs[output], "table") for output, kind in marked), name
+
+
 def test_every_input_is_marked_with_its_name_and_kind_and_the_page_holds_the_view_it_is_drawn_with(localedir):
     """What the glue finds an input's controls and their kind by, on the element that holds them; and the view it
     shows if Python fails, as data."""

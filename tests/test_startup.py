@@ -45,7 +45,7 @@ def expect_defaults_with_notice(page, locale):
     expect(page.locator("output[name=effective_batch]")).to_have_text(effective)
     expect(page.locator("output[name=activation_memory]")).to_have_text(memory)
     # Drawn again from the view the page holds (a view without the chart would leave its place empty).
-    expect(page.locator("[data-output=tradeoff][data-kind=svg] svg")).to_have_count(1)
+    expect(page.locator("[data-output=tradeoff][data-kind=chart] svg")).to_have_count(1)
     expect(page.locator("[name=micro_batch]")).to_have_value("1")
     expect(page.locator("[name=micro_batch]")).to_be_disabled()
 

@@ -32,6 +32,7 @@ from calc.formulas.step import (
 from calc.gpus import GPUS, GPUS_BY_ID, MIB
 from calc.i18n import load_translations
 from calc.inputs import address_number
+from calc.model_inputs import shape_of
 from calc.models import PRESETS
 from calc.outputs import Phrases, Quantity, gigabytes
 from calc.plan import SampleExceedsBudget
@@ -339,6 +340,34 @@ def test_typing_a_count_leaves_the_shape_and_a_shape_field_comes_back_to_it():
     assert back["model"] == "custom"
     # The count follows the typed shape: half the layers of Llama-3.1-8B.
     assert Decimal(7) > back["parameters"] > Decimal(4)
+
+
+# Shapes typed field by field: test models people smoke-test with (a few million parameters and fewer), and the largest
+# the fields take.
+TYPED_SHAPES = {
+    "review's": ("4", "256", "4", "4", "64", "688", "4096", "true"),
+    "untied": ("4", "256", "4", "4", "64", "688", "4096", "false"),
+    "tiny": ("1", "64", "1", "1", "64", "64", "64", "true"),
+    "largest": ("1000", "1000000", "10000", "10000", "100", "10000000", "10000000", "false"),
+}
+
+
+@pytest.mark.parametrize("fields", TYPED_SHAPES.values(), ids=TYPED_SHAPES)
+def test_a_typed_shape_s_count_never_makes_its_page_refuse_it(fields):
+    """The shape's count is written into the count field: a model under 0.005 B shows its count to two significant
+    digits, never 0, and one beyond the count field's maximum is shown too. Neither is refused: the field's limits
+    bound a count typed."""
+    names = ("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "intermediate_size", "vocab_size")
+    texts = {**dict(zip(names, fields[:-1], strict=True)), "tie_word_embeddings": fields[-1], "model": "custom"}
+    page = evaluate(
+        CALCULATOR, {**default_texts(CALCULATOR, EN), **texts}, EN, NullTranslations(), changed=frozenset({"layers"})
+    )
+    assert not any(page.errors.values()) and page.prompt is None
+    shown = Fraction(Decimal(page.texts["parameters"]))
+    shape = shape_of({**CALCULATOR.defaults(), **{name: Decimal(texts[name]) for name in names}, **texts})
+    exact = Fraction(base_parameters(shape), 10**9)
+    # Within one part in twenty of the count: two significant digits, or more.
+    assert shown > 0 and abs(shown - exact) <= exact / 20
 
 
 @pytest.mark.parametrize("changed", [{"optimizer"}, {"optimizer", "parameters"}], ids=["the recipe named", "both"])

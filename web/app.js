@@ -6,10 +6,8 @@
 //   [data-input]: an input's controls, read and written as its data-kind says (KINDS),
 //   its error, and its text when Python sets it;
 //   a checkbox's label: hidden unless the view offers its value;
-//   output[name]: a figure's text;
-//   [data-output][data-kind=table]: a table's rows; [data-kind=svg]: a chart (a line
-//   chart has both: its picture and its table share the output's name);
-//   [data-kind=text]: a sentence or a snippet of code;
+//   [data-output]: an output's view, shown as its data-kind says (OUTPUT_KINDS): a line
+//   chart is drawn twice, its picture (kind chart) and its table (kind table);
 //   a[data-link]: the address of a linked calculator, with the values it carries.
 
 // How long the reader must pause before the results are announced, and
@@ -35,7 +33,7 @@ const inputs = [...form.querySelectorAll("[data-input]")].map((element) => ({
   controls: [...element.querySelectorAll(`[name="${element.dataset.input}"]`)],
 }));
 const names = inputs.map((input) => input.name);
-const outputs = [...form.querySelectorAll("output[name]")];
+// Each output's elements, as the template drew them: its name, and its kind (the widget of calc.outputs that draws it).
 const parts = [...form.querySelectorAll("[data-output]")];
 const links = [...document.querySelectorAll("a[data-link]")];
 
@@ -197,19 +195,36 @@ function showChart(container, markup) {
 // an edit that leaves a table, a text or a chart as it was costs the page nothing.
 const drawn = parts.map(() => null);
 
+// How each kind of output shows its view (calc.outputs; a line chart's table is a table).
+const showText = (part, shown) => {
+  part.textContent = shown;
+};
+const OUTPUT_KINDS = {
+  figure: (part, shown) => {
+    part.value = shown;
+  },
+  text: showText,
+  code: showText,
+  table: (part, shown) => showTable(part, shown.rows),
+  bar: (part, shown) => showChart(part, shown.svg),
+  chart: (part, shown) => showChart(part, shown.svg),
+};
+
+// A kind without an entry fails the page, rather than be shown as another kind.
+function outputKindOf(part) {
+  const kind = part.dataset.kind;
+  if (!Object.hasOwn(OUTPUT_KINDS, kind)) throw new Error(`${part.dataset.output}: no entry in OUTPUT_KINDS for "${kind}"`);
+  return OUTPUT_KINDS[kind];
+}
+
 function show(view) {
   showErrors(view.errors);
-  for (const output of outputs) {
-    if (output.value !== view.outputs[output.name]) output.value = view.outputs[output.name];
-  }
   parts.forEach((part, index) => {
     const shown = view.outputs[part.dataset.output];
     const said = JSON.stringify(shown);
     if (said === drawn[index]) return;
     drawn[index] = said;
-    if (part.dataset.kind === "table") showTable(part, shown.rows);
-    else if (part.dataset.kind === "text") part.textContent = shown;
-    else showChart(part, shown.svg);
+    outputKindOf(part)(part, shown);
   });
   placeholder.textContent = view.prompt ?? "";
   placeholder.hidden = !view.prompt;
