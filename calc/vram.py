@@ -413,6 +413,36 @@ def accumulates(values: Mapping[str, object], micro_batch: int) -> bool:
     return int(values["target_batch"]) > int(values["gpus"]) * micro_batch
 
 
+# The decimals the figures handed to the planner may have: the two the pages show, or more where two would lose the
+# largest micro-batch (a sample of a few megabytes); never three, which a field would read as a thousands separator
+# and ask which was meant; at most the planner's fields' six.
+CARRIED_PLACES = (2, 4, 5, 6)
+
+
+def carried(left: Fraction, per_sample: Fraction, count: int) -> tuple[Decimal, Decimal, int]:
+    """What the planner is handed, in GB, and the largest micro-batch it then plans: ``left`` rounded down, so that
+    the budget never promises a byte your GPU lacks; ``per_sample`` rounded up, so that a sample never needs more than
+    the figure says; in the fewest decimals in which the planner's largest micro-batch, budget // per sample, is
+    ``count``, this page's. Where six decimals are too few for that (less than a kilobyte to spare per sample), the
+    largest micro-batch is the one the figures allow: it fits, and the plan is this page's.
+
+    >>> carried(Fraction(2344, 100), Fraction(2412, 10**4), 97)  # 23.44 // 0.25 would be 93
+    (Decimal('23.4400'), Decimal('0.2412'), 97)
+    >>> carried(Fraction(819, 100), Fraction(18, 10**4) + Fraction(1, 10**10), 4549)  # 0.001801 GB: 4547 fit
+    (Decimal('8.190000'), Decimal('0.001801'), 4547)
+    """
+    for places in CARRIED_PLACES:
+        budget, sample = rounded_down(left, places), rounded_up(per_sample, places)
+        if budget // sample == count:
+            break
+    return budget, sample, min(count, int(budget // sample))
+
+
+def _places(value: Decimal) -> int:
+    """The decimals ``value`` was rounded to (:func:`carried`), to show it with them."""
+    return max(2, -int(value.as_tuple().exponent))
+
+
 def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, Fraction, Moment, int, Moment]:
     """The step's peak at the form's micro-batch and the gradients of earlier micro-batches it holds; the moment that
     limits the micro-batch within ``free`` bytes and the largest micro-batch that fits; the moment with the largest
@@ -477,8 +507,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         tight = shortfall(step.total)
         # The per-sample part of the moment that limits the micro-batch, or, where even the fixed part does not fit
         # and so no moment does, of the moment that adds the most per sample (which limits it on a GPU with room).
-        # Rounded up: a sample never needs more than the figure says.
-        per_sample = rounded_up((binding if left > 0 else most).per_sample_total / GB, 2)
+        if left > 0:
+            budget, per_sample, count = carried(left / GB, binding.per_sample_total / GB, count)
+        else:
+            budget, per_sample = None, rounded_up(most.per_sample_total / GB, 2)
         if count:
             largest = Quantity(count)
         else:
@@ -494,7 +526,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 {**moment.quantities, "earlier": gigabytes(earlier, 2)},
             )
         shown_per_sample = (
-            Quantity(per_sample, GIGABYTE, places=2)
+            Quantity(per_sample, GIGABYTE, places=_places(per_sample))
             if left > 0
             else Phrase(
                 N_("%(size)s, at the moment that adds the most per sample"),
@@ -507,6 +539,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         labels = LABELS
         left = free - (sum(parts.values()) - parts["activations"])
         per_sample, moment = None, None
+        budget = rounded_down(left / GB, 2) if left > 0 else None
         if values["model"] == COUNT:
             largest, shown_per_sample = NEEDS_MODEL, None
         else:
@@ -515,13 +548,6 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     parts["overhead"] = overhead
     total = sum(parts.values())
 
-    # What the planner is handed, in the two decimals the pages show (three would read as a thousands separator, and
-    # the field would ask which was meant): the budget rounded down, so that it never promises a byte your GPU lacks,
-    # the memory per sample rounded up.
-    budget = rounded_down(left / GB, 2) if left > 0 else None
-    if budget is not None and count:
-        # Rounding may lose the last sample's few bytes of slack: give the plan exactly what that many need.
-        budget = max(budget, per_sample * count)
     rows = part_rows(parts, labels)
     return {
         "total_memory": gigabytes(total, 2),
@@ -530,7 +556,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "peak_moment": moment,
         "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
-        "activation_budget": Quantity(budget, GIGABYTE, places=2) if budget is not None else None,
+        "activation_budget": Quantity(budget, GIGABYTE, places=_places(budget)) if budget is not None else None,
         "per_sample": shown_per_sample,
         # What the planner multiplies by b, the figure shown (None where the page does not know it).
         "carried_per_sample": per_sample,
@@ -551,8 +577,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
 
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """The planner gets the target batch, the GPUs, what your GPU leaves for the micro-batch and, with a model, the
-    activation memory per sample that this page shows, rounded up to two decimals; with a budget the largest
-    micro-batch that fits just fits, so that the plan's micro-batch is this page's.
+    activation memory per sample, both as this page shows them (:func:`carried`), so that the plan's largest
+    micro-batch is this page's.
 
     What this page does not know goes blank, so that the planner asks for it rather than plan with its own default:
     the budget where not even the fixed part fits, the memory per sample without the model.

@@ -460,6 +460,40 @@ def test_the_planner_s_micro_batch_is_the_largest_that_fits(model, method, gpu):
     assert budget // per_sample == largest.value
 
 
+@pytest.mark.parametrize("model", ["Qwen/Qwen3-0.6B", "meta-llama/Llama-3.2-1B", "meta-llama/Llama-3.1-8B",
+                                   "mistralai/Mixtral-8x7B-v0.1"])  # fmt: skip
+@pytest.mark.parametrize("method", ["full", "lora", "qlora"])
+@pytest.mark.parametrize("gpu", ["rtx-4090", "h100-80gb"])
+def test_the_budget_never_exceeds_what_is_left_and_the_plan_is_this_page_s(model, method, gpu):
+    """Over sequences from one token to a long context: the budget carried is at most what the GPU has left beside
+    the limiting moment's fixed part, and the planner, which fits b while b times the figure shown is within it,
+    plans this page's largest micro-batch; the page's own fits the exact step (review 6, item 4)."""
+    from calc.plan import plans
+    from calc.vram import _modelled_step
+
+    for sequence_length in (1, 2, 7, 32, 128, 300, 1024, 4096, 16384):
+        values = {**DEFAULTS, "model": model, "method": method, "gpu": gpu, "sequence_length": Decimal(sequence_length)}
+        values = {**values, **settle(values, frozenset({"model", "gpu", "method"}))}
+        if method == "full" and model.startswith("mistralai"):
+            values["optimizer"] = "adamw-bf16"  # a mixture's step is not modelled under autocast
+        try:
+            results = CALCULATOR.results(values)
+        except InputProblem:
+            continue  # a run the step refuses
+        free = Fraction(values["gpu_memory"] - values["overhead"]) * GB
+        _, _, binding, exact, _ = _modelled_step(values, free)
+        plan = links(values, results)["plan"]
+        largest = results["largest_micro_batch"]
+        if not isinstance(largest, Quantity):
+            continue  # nothing fits: the planner says so itself
+        budget, per_sample = Decimal(plan["memory_budget"]), Decimal(plan["activation_per_sample"])
+        assert Fraction(budget) * GB <= free - binding.fixed_total, sequence_length
+        assert results["activation_budget"].value == budget and results["per_sample"].value == per_sample
+        assert plans(largest.value, budget, per_sample)[0] == (largest.value, 1), sequence_length
+        assert (largest.value + 1) * per_sample > budget, sequence_length
+        assert largest.value <= exact and binding.at(largest.value) <= free
+
+
 def test_no_budget_is_carried_when_the_rest_alone_does_not_fit():
     """Left blank, so that the planner asks for a budget rather than plan with its own default."""
     values = {**COUNTED, "gpu": "custom", "gpu_memory": Decimal(20)}
