@@ -188,8 +188,9 @@ ACTIVATION_MEMORY = Amount(
     "activation_memory",
     N_("Peak activation memory per GPU"),
     N_(
-        "Leave it blank to compute the activations from the model. A value you type replaces them; use the peak "
-        "activation memory per GPU from the gradient accumulation memory calculator."
+        "Leave it blank to compute the activations from the model. A value you type replaces the activations "
+        "alone: with a model chosen, its model state and its optimizer step's temporaries are still counted. Use "
+        "the peak activation memory per GPU from the gradient accumulation memory calculator."
     ),
     default=None,
     optional=True,
@@ -362,6 +363,11 @@ LEAVE_BLANK = Phrase(N_("Leave the activation memory blank to compute it from th
 NOT_MODELLED = Phrase(N_("Not computed: the step is not modelled for this model's architecture."), {})
 # The per-sample figure where the activation memory is typed for a model (in the count mode: the output's missing).
 TYPED = Phrase(N_("not computed from a typed activation memory"), {})
+# The count mode's total is the ZeRO paper's sum, which has no optimizer step's temporaries.
+COUNT_LEAVES_OUT = N_(
+    "This total is the ZeRO paper's sum: it leaves out the optimizer step's temporaries, %(bytes)s bytes per "
+    "trained parameter with this recipe, which the page counts when you choose a model."
+)
 # The count mode trains every parameter, whatever the method field says.
 COUNT_IGNORES_METHOD = Phrase(
     N_("With only a parameter count, every parameter is trained: the method chosen is not used."), {}
@@ -472,39 +478,47 @@ def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, 
     return step, earlier, binding, count, largest_per_sample(single)
 
 
-def _typed_parts(values: Mapping[str, object]) -> dict[str, Fraction]:
+def _count_leaves_out(optimizer: str) -> Phrase | None:
+    """What the count mode's sum lacks beside a chosen model's: the optimizer step's temporaries, per parameter."""
+    temporaries = STEP_RECIPES[optimizer].temporaries
+    return Phrase(COUNT_LEAVES_OUT, {"bytes": Quantity(temporaries, places=0)}) if temporaries else None
+
+
+def _typed_parts(values: Mapping[str, object]) -> tuple[dict[str, Fraction], Fraction]:
     """The model states, of a parameter count or of a model, and the activation memory typed: the page without the
-    step's model."""
+    step's model. With a model, also the optimizer step's temporaries, which are the model's as its states are
+    (:func:`calc.formulas.step.model_states`); the count mode's is the ZeRO paper's sum, which has none."""
     stage, replicas = int(values["zero_stage"]), int(values["gpus"])
     typed = values["activation_memory"]
     if values["model"] == COUNT:
         if typed is None:
             raise CountNeedsActivations(field="activation_memory")
         states = per_gpu(RECIPES[values["optimizer"]].states, Fraction(values["parameters"]) * GB, stage, replicas)
+        temporaries = Fraction(0)
     else:
         shape = shape_of(values)
         setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=replicas)
-        states = model_states(shape, setting)[0]
-    return {
+        states, _, temporaries = model_states(shape, setting)
+    parts = {
         "weights": states.weights,
         "gradients": states.gradients,
         "optimizer_state": states.optimizer,
         "activations": Fraction(typed) * GB,
     }
+    return parts, temporaries
 
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     capacity = Fraction(values["gpu_memory"]) * GB
     overhead = Fraction(values["overhead"]) * GB
     free = capacity - overhead
-    # The gradients of earlier micro-batches at the peak, and a fit within the estimate's measured error: the step's.
-    earlier = tight = Fraction(0)
+    # The gradients of earlier micro-batches at the peak: the step's.
+    earlier = Fraction(0)
     if values["model"] != COUNT and values["activation_memory"] is None:
         step, earlier, binding, count, most = _modelled_step(values, free)
         parts = dict(step.parts)
         labels = labels_at(step.moment, LABELS)
         left = free - binding.fixed_total
-        tight = shortfall(step.total)
         # The per-sample part of the moment that limits the micro-batch, or, where even the fixed part does not fit
         # and so no moment does, of the moment that adds the most per sample (which limits it on a GPU with room).
         if left > 0:
@@ -535,16 +549,26 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         )
     else:
         count = None
-        parts = _typed_parts(values)
+        parts, temporaries = _typed_parts(values)
         labels = LABELS
-        left = free - (sum(parts.values()) - parts["activations"])
+        states = sum(parts.values()) - parts["activations"]
+        # The optimizer step holds its temporaries where the activations are gone, as the step's last moment does:
+        # the peak is the larger of the two, the earlier of equals. Where the step alone does not fit, nothing is left.
+        left = free - states if states + temporaries <= free else free - states - temporaries
         per_sample, moment = None, None
+        if temporaries > parts["activations"]:
+            parts = {**parts, "activations": Fraction(0), "optimizer_temporaries": temporaries}
+            moment = moment_phrase(N_("The peak comes %(moment)s."), "optimizer")
         budget = rounded_down(left / GB, 2) if left > 0 else None
         if values["model"] == COUNT:
             largest, shown_per_sample = NEEDS_MODEL, None
+            moment = _count_leaves_out(values["optimizer"])
         else:
             largest = LEAVE_BLANK if shape_of(values).model_type in FAMILIES else NOT_MODELLED
             shown_per_sample = TYPED
+    # One rule in every mode, so that the same margin gets the same verdict: a fit is tight within the step's
+    # measured error, whether the peak is modelled, typed in part, or the ZeRO paper's sum.
+    tight = shortfall(sum(parts.values()))
     parts["overhead"] = overhead
     total = sum(parts.values())
 

@@ -41,7 +41,9 @@ from calc.step_outputs import LOSS_LABELS, MOMENT_WORDS
 from calc.vram import (
     ADAPT,
     CALCULATOR,
+    CELL,
     COUNT,
+    COUNT_LEAVES_OUT,
     FUSE,
     HIGHER_STAGE,
     LARGER_GPU,
@@ -52,6 +54,7 @@ from calc.vram import (
     NOT_MODELLED,
     NOT_ONE,
     RECOMPUTE,
+    SENTENCE,
     SEVERAL_GPUS,
     SHORTEN,
     SHORTFALL,
@@ -60,6 +63,7 @@ from calc.vram import (
     gpu_memory,
     links,
     settle,
+    shortfall,
     verdict,
 )
 from sitebuild.config import LOCALES, ROOT
@@ -399,6 +403,31 @@ def test_with_the_activations_typed_the_page_says_what_would_compute_the_micro_b
     assert (counted["largest_micro_batch"], counted["per_sample"]) == (NEEDS_MODEL, None)
 
 
+def test_a_typed_activation_memory_keeps_the_model_s_optimizer_step_and_the_count_says_it_has_none():
+    """Review 6, item 1: 8B full fine-tuning with AdamW on an H200. Typing the per-sample figure the page computes
+    replaced the step's 32.12 GB of optimizer temporaries too, and flipped the verdict; now the peak is the
+    optimizer step's in both modes. The count mode keeps the ZeRO paper's sum and says what it leaves out."""
+    run = {**DEFAULTS, "method": "full", "gpu": "h200"}
+    run = {**run, **settle(run, frozenset({"method", "gpu"}))}
+    modelled = CALCULATOR.results(run)
+    typed = CALCULATOR.results({**run, "activation_memory": Decimal("7.52")})  # the per-sample figure
+    for results in (modelled, typed):
+        assert results["peak_moment"].quantities["moment"].message == MOMENT_WORDS["optimizer"]
+        assert results["your_gpu"].message == SENTENCE[2]
+    assert typed["total_memory"] == modelled["total_memory"]
+    assert dict(typed["breakdown"]) == dict(modelled["breakdown"])
+    # Activations larger than the temporaries: the peak holds them instead, on the same model state.
+    more = CALCULATOR.results({**run, "activation_memory": Decimal(40)})
+    rows = dict(more["breakdown"])
+    assert "Optimizer step's temporaries" not in rows and rows["Activations"].value == 40
+    assert more["peak_moment"] is None
+    counted = {**run, "model": COUNT, "parameters": Decimal("8.03"), "activation_memory": Decimal("7.52")}
+    count = CALCULATOR.results(counted)
+    assert count["total_memory"].value == Decimal("137.00")
+    assert count["peak_moment"].message == COUNT_LEAVES_OUT and count["peak_moment"].quantities["bytes"].value == 4
+    assert CALCULATOR.results({**counted, "optimizer": "sgd-fp32"})["peak_moment"] is None
+
+
 def test_a_mixture_of_experts_has_its_step_and_refuses_what_the_step_does_not_model():
     mixtral = {**DEFAULTS, "model": "mistralai/Mixtral-8x7B-v0.1"}
     mixtral = {**mixtral, **settle(mixtral, frozenset({"model"}))}
@@ -425,7 +454,9 @@ def test_the_overhead_adds_to_the_total_and_to_every_verdict():
     with_overhead = CALCULATOR.results({**values, "overhead": Decimal("1.5")})
     assert with_overhead["total_memory"].value - without["total_memory"].value == Decimal("1.5")
     total = Fraction(with_overhead["total_memory"].value) * GB
-    assert [row[2] for row in with_overhead["fits"]] == [verdict(Fraction(gpu_memory(gpu)) * GB, total) for gpu in GPUS]
+    tight = shortfall(total - Fraction(3, 2) * GB)  # the step's measured error, of the total less the overhead
+    cells = [verdict(Fraction(gpu_memory(gpu)) * GB, total, CELL, tight) for gpu in GPUS]
+    assert [row[2] for row in with_overhead["fits"]] == cells
     # 40 GB against 30.11 GB of model state, 2 GB of activations and 1.5 GB of overhead: 6.39 GB to spare.
     assert rounded(with_overhead["your_gpu"].quantities["spare"].value, 2) == Decimal("6.39")
 
@@ -669,8 +700,9 @@ def test_every_gigabyte_figure_the_page_shows_has_two_decimals(texts):
 
 def test_a_fit_within_the_measured_shortfall_is_called_tight():
     """The default run on an RTX 4090 has 0.57 GB to spare on a 24.18 GB step: less than the 1.14 GB the estimate
-    would miss, were it as far below as the worst measured step. An H100 has room beyond that; the count mode adds
-    up no modelled step, whose error this is."""
+    would miss, were it as far below as the worst measured step. An H100 has room beyond that. One rule in every
+    mode: the same run with its activation memory typed, and a count that just fits, are tight too (review 6,
+    item 11)."""
     results = CALCULATOR.results(DEFAULTS)
     step = Fraction(results["total_memory"].value) * GB - GB
     spare = Fraction(gpu_memory(GPUS_BY_ID["rtx-4090"])) * GB - step - GB
@@ -683,8 +715,11 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     assert cells["NVIDIA H100 80GB HBM3"] == "Fits, with %(spare)s to spare"
     counted = Fraction(CALCULATOR.results(COUNTED)["total_memory"].value)
     just = CALCULATOR.results({**COUNTED, "gpu": "custom", "gpu_memory": Decimal(math.ceil(counted * 1000)) / 1000})
-    assert just["your_gpu"].message == "Your GPU holds it, with %(spare)s to spare."
+    assert just["your_gpu"].message == SENTENCE[1]
     assert just["your_gpu"].quantities["spare"].value < Decimal("0.001")
+    typed = CALCULATOR.results({**DEFAULTS, "activation_memory": results["per_sample"].value})
+    assert typed["your_gpu"].message == SENTENCE[1]
+    assert {name: verdict.message for name, _, verdict in typed["fits"]} == cells
 
 
 @pytest.mark.parametrize("model", ["meta-llama/Llama-3.2-1B", "Qwen/Qwen2.5-0.5B", "mistralai/Mixtral-8x7B-v0.1"])
