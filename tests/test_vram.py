@@ -807,3 +807,16 @@ def test_a_refusal_advises_only_what_the_page_then_accepts(localedir, refused, w
             CALCULATOR, {**texts, **way}, EN, load_translations(localedir, "en"), changed=frozenset({"method"})
         )
         assert not any(after.errors.values()), (way, after.errors)
+
+
+@pytest.mark.parametrize("model", ["Qwen/Qwen3-0.6B", "meta-llama/Llama-3.1-8B"])
+def test_the_recipe_table_s_three_adamw_recipes_give_one_lora_result_and_8_bit_adamw_another(model):
+    """The recipe table: peft's LoRA on a bf16 model gives the same result with the three AdamW recipes it names,
+    and 8-bit AdamW, which it sends to its own recipe, gives a smaller one (review 6, item 7)."""
+    run = {**DEFAULTS, "model": model}
+    run = {**run, **settle(run, frozenset({"model"})), "method": "lora", "precision": "bf16"}
+    totals = {
+        recipe: CALCULATOR.results({**run, "optimizer": recipe})["total_memory"].value
+        for recipe in ("adamw-mixed", "adamw-bf16-fp32-states", "adamw-bf16", "adamw-8bit")
+    }
+    assert totals["adamw-mixed"] == totals["adamw-bf16-fp32-states"] == totals["adamw-bf16"] > totals["adamw-8bit"]
