@@ -192,8 +192,9 @@ ACTIVATION_MEMORY = Amount(
     "activation_memory",
     N_("Peak activation memory per GPU"),
     N_(
-        "Leave it blank to compute the activations from the model. A value you type replaces them; use the peak "
-        "activation memory per GPU from the gradient accumulation memory calculator."
+        "Leave it blank to compute the activations from the model. A value you type replaces the activations "
+        "alone: with a model chosen, its model state and its optimizer step's temporaries are still counted. Use "
+        "the peak activation memory per GPU from the gradient accumulation memory calculator."
     ),
     default=None,
     optional=True,
@@ -366,6 +367,11 @@ LEAVE_BLANK = Phrase(N_("Leave the activation memory blank to compute it from th
 NOT_MODELLED = Phrase(N_("Not computed: the step is not modelled for this model's architecture."), {})
 # The per-sample figure where the activation memory is typed for a model (in the count mode: the output's missing).
 TYPED = Phrase(N_("not computed from a typed activation memory"), {})
+# The count mode's total is the ZeRO paper's sum, which has no optimizer step's temporaries.
+COUNT_LEAVES_OUT = N_(
+    "This total is the ZeRO paper's sum: it leaves out the optimizer step's temporaries, %(bytes)s bytes per "
+    "trained parameter with this recipe, which the page counts when you choose a model."
+)
 # The count mode trains every parameter, whatever the method field says.
 COUNT_IGNORES_METHOD = Phrase(
     N_("With only a parameter count, every parameter is trained: the method chosen is not used."), {}
@@ -417,6 +423,36 @@ def accumulates(values: Mapping[str, object], micro_batch: int) -> bool:
     return int(values["target_batch"]) > int(values["gpus"]) * micro_batch
 
 
+# The decimals the figures handed to the planner may have: the two the pages show, or more where two would lose the
+# largest micro-batch (a sample of a few megabytes); never three, which a field would read as a thousands separator
+# and ask which was meant; at most the planner's fields' six.
+CARRIED_PLACES = (2, 4, 5, 6)
+
+
+def carried(left: Fraction, per_sample: Fraction, count: int) -> tuple[Decimal, Decimal, int]:
+    """What the planner is handed, in GB, and the largest micro-batch it then plans: ``left`` rounded down, so that
+    the budget never promises a byte your GPU lacks; ``per_sample`` rounded up, so that a sample never needs more than
+    the figure says; in the fewest decimals in which the planner's largest micro-batch, budget // per sample, is
+    ``count``, this page's. Where six decimals are too few for that (less than a kilobyte to spare per sample), the
+    largest micro-batch is the one the figures allow: it fits, and the plan is this page's.
+
+    >>> carried(Fraction(2344, 100), Fraction(2412, 10**4), 97)  # 23.44 // 0.25 would be 93
+    (Decimal('23.4400'), Decimal('0.2412'), 97)
+    >>> carried(Fraction(819, 100), Fraction(18, 10**4) + Fraction(1, 10**10), 4549)  # 0.001801 GB: 4547 fit
+    (Decimal('8.190000'), Decimal('0.001801'), 4547)
+    """
+    for places in CARRIED_PLACES:
+        budget, sample = rounded_down(left, places), rounded_up(per_sample, places)
+        if budget // sample == count:
+            break
+    return budget, sample, min(count, int(budget // sample))
+
+
+def _places(value: Decimal) -> int:
+    """The decimals ``value`` was rounded to (:func:`carried`), to show it with them."""
+    return max(2, -int(value.as_tuple().exponent))
+
+
 def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, Fraction, Moment, int, Moment]:
     """The step's peak at the form's micro-batch and the gradients of earlier micro-batches it holds; the moment that
     limits the micro-batch within ``free`` bytes and the largest micro-batch that fits; the moment with the largest
@@ -446,43 +482,53 @@ def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, 
     return step, earlier, binding, count, largest_per_sample(single)
 
 
-def _typed_parts(values: Mapping[str, object]) -> dict[str, Fraction]:
+def _count_leaves_out(optimizer: str) -> Phrase | None:
+    """What the count mode's sum lacks beside a chosen model's: the optimizer step's temporaries, per parameter."""
+    temporaries = STEP_RECIPES[optimizer].temporaries
+    return Phrase(COUNT_LEAVES_OUT, {"bytes": Quantity(temporaries, places=0)}) if temporaries else None
+
+
+def _typed_parts(values: Mapping[str, object]) -> tuple[dict[str, Fraction], Fraction]:
     """The model states, of a parameter count or of a model, and the activation memory typed: the page without the
-    step's model."""
+    step's model. With a model, also the optimizer step's temporaries, which are the model's as its states are
+    (:func:`calc.formulas.step.model_states`); the count mode's is the ZeRO paper's sum, which has none."""
     stage, replicas = int(values["zero_stage"]), int(values["gpus"])
     typed = values["activation_memory"]
     if values["model"] == COUNT:
         if typed is None:
             raise CountNeedsActivations(field="activation_memory")
         states = per_gpu(RECIPES[values["optimizer"]].states, Fraction(values["parameters"]) * GB, stage, replicas)
+        temporaries = Fraction(0)
     else:
         shape = shape_of(values)
         setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=replicas)
-        states = model_states(shape, setting)[0]
-    return {
+        states, _, temporaries = model_states(shape, setting)
+    parts = {
         "weights": states.weights,
         "gradients": states.gradients,
         "optimizer_state": states.optimizer,
         "activations": Fraction(typed) * GB,
     }
+    return parts, temporaries
 
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     capacity = Fraction(values["gpu_memory"]) * GB
     overhead = Fraction(values["overhead"]) * GB
     free = capacity - overhead
-    # The gradients of earlier micro-batches at the peak, and a fit within the estimate's measured error: the step's.
-    earlier = tight = Fraction(0)
+    # The gradients of earlier micro-batches at the peak: the step's.
+    earlier = Fraction(0)
     if values["model"] != COUNT and values["activation_memory"] is None:
         step, earlier, binding, count, most = _modelled_step(values, free)
         parts = dict(step.parts)
         labels = labels_at(step.moment, LABELS)
         left = free - binding.fixed_total
-        tight = shortfall(step.total)
         # The per-sample part of the moment that limits the micro-batch, or, where even the fixed part does not fit
         # and so no moment does, of the moment that adds the most per sample (which limits it on a GPU with room).
-        # Rounded up: a sample never needs more than the figure says.
-        per_sample = rounded_up((binding if left > 0 else most).per_sample_total / GB, 2)
+        if left > 0:
+            budget, per_sample, count = carried(left / GB, binding.per_sample_total / GB, count)
+        else:
+            budget, per_sample = None, rounded_up(most.per_sample_total / GB, 2)
         if count:
             largest = Quantity(count)
         else:
@@ -498,7 +544,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 {**moment.quantities, "earlier": gigabytes(earlier, 2)},
             )
         shown_per_sample = (
-            Quantity(per_sample, GIGABYTE, places=2)
+            Quantity(per_sample, GIGABYTE, places=_places(per_sample))
             if left > 0
             else Phrase(
                 N_("%(size)s, at the moment that adds the most per sample"),
@@ -507,25 +553,29 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         )
     else:
         count = None
-        parts = _typed_parts(values)
+        parts, temporaries = _typed_parts(values)
         labels = LABELS
-        left = free - (sum(parts.values()) - parts["activations"])
+        states = sum(parts.values()) - parts["activations"]
+        # The optimizer step holds its temporaries where the activations are gone, as the step's last moment does:
+        # the peak is the larger of the two, the earlier of equals. Where the step alone does not fit, nothing is left.
+        left = free - states if states + temporaries <= free else free - states - temporaries
         per_sample, moment = None, None
+        if temporaries > parts["activations"]:
+            parts = {**parts, "activations": Fraction(0), "optimizer_temporaries": temporaries}
+            moment = moment_phrase(N_("The peak comes %(moment)s."), "optimizer")
+        budget = rounded_down(left / GB, 2) if left > 0 else None
         if values["model"] == COUNT:
             largest, shown_per_sample = NEEDS_MODEL, None
+            moment = _count_leaves_out(values["optimizer"])
         else:
             largest = LEAVE_BLANK if shape_of(values).model_type in FAMILIES else NOT_MODELLED
             shown_per_sample = TYPED
+    # One rule in every mode, so that the same margin gets the same verdict: a fit is tight within the step's
+    # measured error, whether the peak is modelled, typed in part, or the ZeRO paper's sum.
+    tight = shortfall(sum(parts.values()))
     parts["overhead"] = overhead
     total = sum(parts.values())
 
-    # What the planner is handed, in the two decimals the pages show (three would read as a thousands separator, and
-    # the field would ask which was meant): the budget rounded down, so that it never promises a byte your GPU lacks,
-    # the memory per sample rounded up.
-    budget = rounded_down(left / GB, 2) if left > 0 else None
-    if budget is not None and count:
-        # Rounding may lose the last sample's few bytes of slack: give the plan exactly what that many need.
-        budget = max(budget, per_sample * count)
     rows = part_rows(parts, labels)
     return {
         "total_memory": gigabytes(total, 2),
@@ -534,7 +584,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "peak_moment": moment,
         "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
-        "activation_budget": Quantity(budget, GIGABYTE, places=2) if budget is not None else None,
+        "activation_budget": Quantity(budget, GIGABYTE, places=_places(budget)) if budget is not None else None,
         "per_sample": shown_per_sample,
         # What the planner multiplies by b, the figure shown (None where the page does not know it).
         "carried_per_sample": per_sample,
@@ -555,8 +605,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
 
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """The planner gets the target batch, the GPUs, what your GPU leaves for the micro-batch and, with a model, the
-    activation memory per sample that this page shows, rounded up to two decimals; with a budget the largest
-    micro-batch that fits just fits, so that the plan's micro-batch is this page's.
+    activation memory per sample, both as this page shows them (:func:`carried`), so that the plan's largest
+    micro-batch is this page's.
 
     What this page does not know goes blank, so that the planner asks for it rather than plan with its own default:
     the budget where not even the fixed part fits, the memory per sample without the model.

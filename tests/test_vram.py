@@ -42,7 +42,9 @@ from calc.step_outputs import LOSS_LABELS, MOMENT_WORDS
 from calc.vram import (
     ADAPT,
     CALCULATOR,
+    CELL,
     COUNT,
+    COUNT_LEAVES_OUT,
     FUSE,
     HIGHER_STAGE,
     LARGER_GPU,
@@ -53,6 +55,7 @@ from calc.vram import (
     NOT_MODELLED,
     NOT_ONE,
     RECOMPUTE,
+    SENTENCE,
     SEVERAL_GPUS,
     SHORTEN,
     SHORTFALL,
@@ -61,6 +64,7 @@ from calc.vram import (
     gpu_memory,
     links,
     settle,
+    shortfall,
     verdict,
 )
 from sitebuild.config import LOCALES, ROOT
@@ -428,6 +432,31 @@ def test_with_the_activations_typed_the_page_says_what_would_compute_the_micro_b
     assert (counted["largest_micro_batch"], counted["per_sample"]) == (NEEDS_MODEL, None)
 
 
+def test_a_typed_activation_memory_keeps_the_model_s_optimizer_step_and_the_count_says_it_has_none():
+    """Review 6, item 1: 8B full fine-tuning with AdamW on an H200. Typing the per-sample figure the page computes
+    replaced the step's 32.12 GB of optimizer temporaries too, and flipped the verdict; now the peak is the
+    optimizer step's in both modes. The count mode keeps the ZeRO paper's sum and says what it leaves out."""
+    run = {**DEFAULTS, "method": "full", "gpu": "h200"}
+    run = {**run, **settle(run, frozenset({"method", "gpu"}))}
+    modelled = CALCULATOR.results(run)
+    typed = CALCULATOR.results({**run, "activation_memory": Decimal("7.52")})  # the per-sample figure
+    for results in (modelled, typed):
+        assert results["peak_moment"].quantities["moment"].message == MOMENT_WORDS["optimizer"]
+        assert results["your_gpu"].message == SENTENCE[2]
+    assert typed["total_memory"] == modelled["total_memory"]
+    assert dict(typed["breakdown"]) == dict(modelled["breakdown"])
+    # Activations larger than the temporaries: the peak holds them instead, on the same model state.
+    more = CALCULATOR.results({**run, "activation_memory": Decimal(40)})
+    rows = dict(more["breakdown"])
+    assert "Optimizer step's temporaries" not in rows and rows["Activations"].value == 40
+    assert more["peak_moment"] is None
+    counted = {**run, "model": COUNT, "parameters": Decimal("8.03"), "activation_memory": Decimal("7.52")}
+    count = CALCULATOR.results(counted)
+    assert count["total_memory"].value == Decimal("137.00")
+    assert count["peak_moment"].message == COUNT_LEAVES_OUT and count["peak_moment"].quantities["bytes"].value == 4
+    assert CALCULATOR.results({**counted, "optimizer": "sgd-fp32"})["peak_moment"] is None
+
+
 def test_a_mixture_of_experts_has_its_step_and_refuses_what_the_step_does_not_model():
     mixtral = {**DEFAULTS, "model": "mistralai/Mixtral-8x7B-v0.1"}
     mixtral = {**mixtral, **settle(mixtral, frozenset({"model"}))}
@@ -454,7 +483,9 @@ def test_the_overhead_adds_to_the_total_and_to_every_verdict():
     with_overhead = CALCULATOR.results({**values, "overhead": Decimal("1.5")})
     assert with_overhead["total_memory"].value - without["total_memory"].value == Decimal("1.5")
     total = Fraction(with_overhead["total_memory"].value) * GB
-    assert [row[2] for row in with_overhead["fits"]] == [verdict(Fraction(gpu_memory(gpu)) * GB, total) for gpu in GPUS]
+    tight = shortfall(total - Fraction(3, 2) * GB)  # the step's measured error, of the total less the overhead
+    cells = [verdict(Fraction(gpu_memory(gpu)) * GB, total, CELL, tight) for gpu in GPUS]
+    assert [row[2] for row in with_overhead["fits"]] == cells
     # 40 GB against 30.11 GB of model state, 2 GB of activations and 1.5 GB of overhead: 6.39 GB to spare.
     assert rounded(with_overhead["your_gpu"].quantities["spare"].value, 2) == Decimal("6.39")
 
@@ -487,6 +518,40 @@ def test_the_planner_s_micro_batch_is_the_largest_that_fits(model, method, gpu):
         return  # nothing fits: the planner says so itself
     budget, per_sample = Decimal(plan["memory_budget"]), Decimal(plan["activation_per_sample"])
     assert budget // per_sample == largest.value
+
+
+@pytest.mark.parametrize("model", ["Qwen/Qwen3-0.6B", "meta-llama/Llama-3.2-1B", "meta-llama/Llama-3.1-8B",
+                                   "mistralai/Mixtral-8x7B-v0.1"])  # fmt: skip
+@pytest.mark.parametrize("method", ["full", "lora", "qlora"])
+@pytest.mark.parametrize("gpu", ["rtx-4090", "h100-80gb"])
+def test_the_budget_never_exceeds_what_is_left_and_the_plan_is_this_page_s(model, method, gpu):
+    """Over sequences from one token to a long context: the budget carried is at most what the GPU has left beside
+    the limiting moment's fixed part, and the planner, which fits b while b times the figure shown is within it,
+    plans this page's largest micro-batch; the page's own fits the exact step (review 6, item 4)."""
+    from calc.plan import plans
+    from calc.vram import _modelled_step
+
+    for sequence_length in (1, 2, 7, 32, 128, 300, 1024, 4096, 16384):
+        values = {**DEFAULTS, "model": model, "method": method, "gpu": gpu, "sequence_length": Decimal(sequence_length)}
+        values = {**values, **settle(values, frozenset({"model", "gpu", "method"}))}
+        if method == "full" and model.startswith("mistralai"):
+            values["optimizer"] = "adamw-bf16"  # a mixture's step is not modelled under autocast
+        try:
+            results = CALCULATOR.results(values)
+        except InputProblem:
+            continue  # a run the step refuses
+        free = Fraction(values["gpu_memory"] - values["overhead"]) * GB
+        _, _, binding, exact, _ = _modelled_step(values, free)
+        plan = links(values, results)["plan"]
+        largest = results["largest_micro_batch"]
+        if not isinstance(largest, Quantity):
+            continue  # nothing fits: the planner says so itself
+        budget, per_sample = Decimal(plan["memory_budget"]), Decimal(plan["activation_per_sample"])
+        assert Fraction(budget) * GB <= free - binding.fixed_total, sequence_length
+        assert results["activation_budget"].value == budget and results["per_sample"].value == per_sample
+        assert plans(largest.value, budget, per_sample)[0] == (largest.value, 1), sequence_length
+        assert (largest.value + 1) * per_sample > budget, sequence_length
+        assert largest.value <= exact and binding.at(largest.value) <= free
 
 
 def test_no_budget_is_carried_when_the_rest_alone_does_not_fit():
@@ -664,8 +729,9 @@ def test_every_gigabyte_figure_the_page_shows_has_two_decimals(texts):
 
 def test_a_fit_within_the_measured_shortfall_is_called_tight():
     """The default run on an RTX 4090 has 0.57 GB to spare on a 24.18 GB step: less than the 1.14 GB the estimate
-    would miss, were it as far below as the worst measured step. An H100 has room beyond that; the count mode adds
-    up no modelled step, whose error this is."""
+    would miss, were it as far below as the worst measured step. An H100 has room beyond that. One rule in every
+    mode: the same run with its activation memory typed, and a count that just fits, are tight too (review 6,
+    item 11)."""
     results = CALCULATOR.results(DEFAULTS)
     step = Fraction(results["total_memory"].value) * GB - GB
     spare = Fraction(gpu_memory(GPUS_BY_ID["rtx-4090"])) * GB - step - GB
@@ -678,8 +744,11 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     assert cells["NVIDIA H100 80GB HBM3"] == "Fits, with %(spare)s to spare"
     counted = Fraction(CALCULATOR.results(COUNTED)["total_memory"].value)
     just = CALCULATOR.results({**COUNTED, "gpu": "custom", "gpu_memory": Decimal(math.ceil(counted * 1000)) / 1000})
-    assert just["your_gpu"].message == "Your GPU holds it, with %(spare)s to spare."
+    assert just["your_gpu"].message == SENTENCE[1]
     assert just["your_gpu"].quantities["spare"].value < Decimal("0.001")
+    typed = CALCULATOR.results({**DEFAULTS, "activation_memory": results["per_sample"].value})
+    assert typed["your_gpu"].message == SENTENCE[1]
+    assert {name: verdict.message for name, _, verdict in typed["fits"]} == cells
 
 
 @pytest.mark.parametrize("model", ["meta-llama/Llama-3.2-1B", "Qwen/Qwen2.5-0.5B", "mistralai/Mixtral-8x7B-v0.1"])
@@ -767,3 +836,16 @@ def test_a_refusal_advises_only_what_the_page_then_accepts(localedir, refused, w
             CALCULATOR, {**texts, **way}, EN, load_translations(localedir, "en"), changed=frozenset({"method"})
         )
         assert not any(after.errors.values()), (way, after.errors)
+
+
+@pytest.mark.parametrize("model", ["Qwen/Qwen3-0.6B", "meta-llama/Llama-3.1-8B"])
+def test_the_recipe_table_s_three_adamw_recipes_give_one_lora_result_and_8_bit_adamw_another(model):
+    """The recipe table: peft's LoRA on a bf16 model gives the same result with the three AdamW recipes it names,
+    and 8-bit AdamW, which it sends to its own recipe, gives a smaller one (review 6, item 7)."""
+    run = {**DEFAULTS, "model": model}
+    run = {**run, **settle(run, frozenset({"model"})), "method": "lora", "precision": "bf16"}
+    totals = {
+        recipe: CALCULATOR.results({**run, "optimizer": recipe})["total_memory"].value
+        for recipe in ("adamw-mixed", "adamw-bf16-fp32-states", "adamw-bf16", "adamw-8bit")
+    }
+    assert totals["adamw-mixed"] == totals["adamw-bf16-fp32-states"] == totals["adamw-bf16"] > totals["adamw-8bit"]
