@@ -275,28 +275,34 @@ def test_a_bug_keeps_the_readers_address_to_report_it_with(context, base_url):
     assert page.url == f"{base_url}{LOCALES[0]}/?gpus=4"
 
 
+# What the accumulation page's run at micro-batch 2 carries to the VRAM page: its peak activation memory, and the
+# GPUs, micro-batch and batch of that run.
+CARRIED_TO_VRAM = "vram/?activation_memory=14.9&gpus=1&micro_batch=2&target_batch=128"
+
+
 def test_the_accumulation_page_carries_its_memory_to_the_vram_page(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale)
     page.fill("[name=micro_batch]", "2")
     expect(page.locator("output[name=activation_memory]")).to_have_text(gigabytes("14.9", locale))
-    expect(page.locator("a[data-link=vram]")).to_have_attribute("href", "vram/?activation_memory=14.9")
+    expect(page.locator("a[data-link=vram]")).to_have_attribute("href", CARRIED_TO_VRAM)
 
 
 def test_following_a_link_fills_the_next_page(context, base_url):
     page = visit(context, f"{base_url}{LOCALES[0]}/?micro_batch=2")
     page.locator("a[data-link=vram]").click()
-    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/vram/?activation_memory=14.9")
+    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/{CARRIED_TO_VRAM}")
     wait_until_ready(page)
     expect(page.locator("[name=activation_memory]")).to_have_value("14.9")
+    expect(page.locator("[name=micro_batch]")).to_have_value("2")
 
 
 def test_back_from_a_linked_page_returns_to_the_last_edit(context, base_url):
     # The address is written once the reader pauses: leaving sooner must not lose it.
     page = visit(context, f"{base_url}{LOCALES[0]}/")
     page.fill("[name=micro_batch]", "2")
-    expect(page.locator("a[data-link=vram]")).to_have_attribute("href", "vram/?activation_memory=14.9")
+    expect(page.locator("a[data-link=vram]")).to_have_attribute("href", CARRIED_TO_VRAM)
     page.locator("a[data-link=vram]").click()
-    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/vram/?activation_memory=14.9")
+    expect(page).to_have_url(f"{base_url}{LOCALES[0]}/{CARRIED_TO_VRAM}")
     page.go_back()
     expect(page).to_have_url(f"{base_url}{LOCALES[0]}/?micro_batch=2")
 
