@@ -115,6 +115,6 @@ EXPECTED = Expectations(
     ),
     not_one_sample=(
         "Non entra neppure un campione: "
-        "accorcia le sequenze, addestra con QLoRA, addestra su più GPU con ZeRO o scegli una GPU con più memoria."
+        "accorcia le sequenze, addestra con QLoRA, usa più GPU con ZeRO o scegli una GPU con più memoria."
     ),
 )
