@@ -82,8 +82,6 @@ def _groups(value: Decimal, locale: Locale) -> bool:
     return integer_digits >= primary + minimum
 
 
-# Remembered too: an edit rounds the same total for each card's verdict, and the same capacities every time.
-@lru_cache(_REMEMBERED)
 def rounded(value: Decimal | Fraction, places: int) -> Decimal:
     """``value`` rounded half up to ``places`` decimal places, to show it.
 
