@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 import traceback
 from collections.abc import Callable
+from decimal import Decimal
 
 from babel import Locale
 
 from calc.calculators import load
-from calc.evaluation import evaluate, restore, unavailable
+from calc.evaluation import default_texts, evaluate, restore, unavailable
 from calc.i18n import load_translations
+from calc.inputs import Amount, Count
 
 
 def evaluator(calculator: str, locale: str, localedir: str) -> Callable[[str], str]:
@@ -53,6 +55,32 @@ def evaluator(calculator: str, locale: str, localedir: str) -> Callable[[str], s
         return json.dumps(view.as_dict())
 
     return evaluate_json
+
+
+def rehearsals(calculator: str, locale: str, count: int) -> list[str]:
+    """``count`` requests for the worker's warm-up: the default form with one number after another edited, as a reader
+    would edit it.
+
+    The defaults alone would rehearse little: their step is remembered after the first
+    (calc.formulas.step.moments), so the computing and formatting a reader's edits run would stay cold.
+
+    >>> [json.loads(request)["changed"] for request in rehearsals("accumulation", "en", 3)]
+    [['micro_batch'], ['accumulation_steps'], ['gpus']]
+    """
+    chosen, parsed_locale = load(calculator), Locale.parse(locale)
+    texts = default_texts(chosen, parsed_locale)
+    numbers = [i for i in chosen.inputs if isinstance(i, Count | Amount) and i.default is not None]
+    requests = []
+    for turn in range(count):
+        number = numbers[turn % len(numbers)]
+        # An eighth more each time round, or the field's smallest step if that is more, so that the results change.
+        times = turn // len(numbers) + 1
+        smallest = Decimal(1) if isinstance(number, Count) else Decimal(1).scaleb(-number.places)
+        step = max(times * smallest, (number.default * times / 8).quantize(smallest))
+        value = min(number.default + step, number.maximum)
+        edited = {**texts, number.name: number.text(value, parsed_locale)}
+        requests.append(json.dumps({"values": edited, "changed": [number.name]}))
+    return requests
 
 
 def _raw(value: object) -> str | list[str]:

@@ -12,7 +12,7 @@ from babel import Locale
 
 from calc.accumulation import CALCULATOR
 from calc.batch_inputs import MEMORY_BUDGET
-from calc.browser import evaluator
+from calc.browser import evaluator, rehearsals
 from calc.calculators import NAMES, load
 from calc.evaluation import default_texts, evaluate, restore
 from calc.formatting import format_number, unit_symbol
@@ -122,6 +122,17 @@ def test_the_worker_entry_point_speaks_json(localedir, locale):
     answer = json.loads(evaluate_json(json.dumps(request)))
     assert answer["outputs"]["effective_batch"] == "256"
     assert answer["address"] == "gpus=4"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_worker_s_warm_up_computes_results_the_defaults_do_not(localedir, name, locale="en"):
+    # The warm-up is there to run the code a reader's edits run: forms the page accepts, many with other results
+    # (an edit can change nothing shown: a count of layers under full recomputation, on the activation page).
+    evaluate_json = evaluator(name, locale, str(localedir))
+    defaults = json.loads(evaluate_json(json.dumps({"address": ""})))["outputs"]
+    views = [json.loads(evaluate_json(request)) for request in rehearsals(name, locale, 60)]
+    other = [view for view in views if not any(view["errors"].values()) and view["outputs"] != defaults]
+    assert len(other) >= len(views) // 3
 
 
 @pytest.mark.parametrize("locale", LOCALES)

@@ -54,7 +54,7 @@ const ready = new Promise((resolve, reject) => {
     fail(error);
   };
   worker.addEventListener("message", ({ data }) => {
-    if (data.id !== undefined) return;
+    if (data.id !== undefined || data.type === "warmed") return;
     if (data.type === "ready") {
       clearTimeout(timer);
       recordPhases(data.phases);
@@ -354,12 +354,20 @@ for (const button of form.querySelectorAll("[data-copy]")) {
   button.addEventListener("click", () => copy(document.getElementById(button.dataset.copy).textContent));
 }
 
+// The worker's warm-up once ready (calc-worker.js) is over: the reader's first edits are fast from then on.
+const warmed = new Promise((resolve) => {
+  worker.addEventListener("message", ({ data }) => data.type === "warmed" && resolve());
+});
+
 ready.then(() => {
   root.dataset.calc = "ready";
   performance.mark("calc:ready");
-  // Cache the site for repeat and offline visits only now: every file is
-  // in the HTTP cache, so the service worker revalidates, not downloads.
-  navigator.serviceWorker?.register(new URL("../sw.js", import.meta.url)).catch((error) => {
-    console.warn("Offline use is unavailable:", error);
-  });
+  // Cache the site for repeat and offline visits only now, when every file
+  // is in the HTTP cache (the service worker revalidates, not downloads),
+  // and after the warm-up, which on a small machine needs the processor more.
+  warmed.then(() =>
+    navigator.serviceWorker?.register(new URL("../sw.js", import.meta.url)).catch((error) => {
+      console.warn("Offline use is unavailable:", error);
+    }),
+  );
 }, fail);

@@ -3,6 +3,7 @@
 //   in:  {type: "start", calculator, locale, catalog}, then {id, type: "evaluate", request}
 //        (request: {values, changed} or {address}, as calc.browser reads it)
 //   out: {type: "ready", phases} or {type: "error", message} once, then
+//        {type: "warmed"} once the warm-up below is over, and
 //        {id, type: "result", view} or {id, type: "error", message} per request
 //        (view: the JSON text Python wrote, parsed by the page: a string crosses
 //        to the page for a copy, where an object is cloned key by key)
@@ -25,12 +26,13 @@ const LOCALEDIR = "/catalogs";
 // A restored interpreter runs on WebAssembly compiled for a quick start,
 // which V8 replaces by optimized code only for what has run often; Pyodide's
 // own boot ran that much Python, the restore none, and the reader's first
-// edits were slow (docs/performance.md). So once ready it evaluates the
-// page's defaults up to this many times, each in a task of its own, until
-// the reader's first request: from then on their own edits warm it up, and a
-// warm-up would only hold them back. The first also reads the locale's data
-// from Babel's files: work the page need not wait for to say it is ready.
-const WARM_UP_EVALUATIONS = 30;
+// edits were slow (docs/performance.md). So once ready it evaluates up to this
+// many variations of the page's defaults (calc.browser.rehearsals), each in a
+// task of its own, until the reader's first request: from then on their own
+// edits warm it up, and a warm-up would only hold them back. The first also
+// reads the locale's data from Babel's files: work the page need not wait for
+// to say it is ready.
+const WARM_UP_EVALUATIONS = 60;
 let asked = false;
 
 let evaluator;
@@ -59,16 +61,27 @@ async function start({ calculator, locale, catalog }) {
   pyodide.FS.writeFile(`${folder}/messages.mo`, await catalogBytes);
   const browser = await timed("import", () => pyodide.pyimport("calc.browser"));
   const evaluate = await timed("setup", () => browser.evaluator(calculator, locale, LOCALEDIR));
-  if (phases.snapshot) warmUp(evaluate, WARM_UP_EVALUATIONS);
+  // Made once the page is ready, as the warm-up's first task.
+  warmUp(evaluate, () => (phases.snapshot ? browser.rehearsals(calculator, locale, WARM_UP_EVALUATIONS).toJs() : []));
   return evaluate;
 }
 
-function warmUp(evaluate, times) {
-  setTimeout(() => {
-    if (times === 0 || asked) return;
-    evaluate(JSON.stringify({ address: "" })); // the defaults
-    warmUp(evaluate, times - 1);
-  });
+// Each evaluation in a task of its own, queued through a channel: a timer's
+// would wait 4 ms after the fifth, time the warm-up needs.
+function warmUp(evaluate, rehearsals) {
+  const channel = new MessageChannel();
+  let requests;
+  channel.port1.onmessage = () => {
+    requests ??= rehearsals();
+    if (requests.length === 0 || asked) {
+      channel.port1.close();
+      self.postMessage({ type: "warmed" });
+      return;
+    }
+    evaluate(requests.shift());
+    channel.port2.postMessage(null);
+  };
+  channel.port2.postMessage(null);
 }
 
 // A policy that refuses WebAssembly makes Pyodide's loader wait forever:
