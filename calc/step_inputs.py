@@ -230,7 +230,7 @@ def step_recipe(optimizer: str, precision: str, method: str, *, recipe_field: bo
     precisions = RECIPES[optimizer].computes_in
     if precision not in precisions:
         raise RecipeComputesIn(tuple(precisions), field="precision")
-    recipe = precisions[precision]
+    recipe = precisions[precision].step
     if rule := refusal(recipe, method):
         raise REFUSED[rule](method, recipe_field, field="method")
     return recipe

@@ -18,7 +18,7 @@ from babel import Locale
 from babel.numbers import get_minus_sign_symbol, get_plus_sign_symbol
 
 from calc.formatting import format_names, format_number, format_quantity, rounded, rounded_up
-from calc.formulas.model_states import RECIPES
+from calc.formulas.model_states import RECIPES, chosen_as
 from calc.formulas.parameters import TARGET_MODULES
 from calc.i18n import N_
 from calc.inputs import Choice
@@ -117,14 +117,9 @@ class _Words:
     def recipe(self, recipe: str) -> str:
         """A step recipe (calc.formulas.step.STEP_RECIPES) as the VRAM page's fields choose it: the training
         recipe's own label (its option's), and the precision the layers compute in."""
-        training, precision = next(
-            (training, precision)
-            for training in RECIPES.values()
-            for precision, computed in training.computes_in.items()
-            if computed == recipe
-        )
+        training, precision = chosen_as(recipe)
         return self.translated(N_("“%(recipe)s”, precision %(precision)s")) % {
-            "recipe": self.translated(training.label),
+            "recipe": self.translated(RECIPES[training].label),
             "precision": precision,
         }
 

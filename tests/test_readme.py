@@ -1,7 +1,9 @@
 """The README shows what the build makes: a picture of every locale's page."""
 
+import dataclasses
 import warnings
 
+from calc.formulas.model_states import Computation, Optimizer, TrainingRecipe
 from sitebuild.config import LOCALES, PAGES, ROOT
 from tools.screenshots import README, TABLE, picture, screenshot_table
 
@@ -35,3 +37,13 @@ def test_the_readme_maps_every_calc_module():
         if path.name not in calculators and f"`calc/{path.name}`" not in map_
     ]
     assert not missing, f"add a row to the README's module map for {missing}"
+
+
+def test_the_readme_names_every_part_of_a_training_recipe():
+    """ "Adding a training recipe" names each field of its record, and of the records it holds: all a recipe touches."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("### Adding a training recipe", 1)[1].split("\n#", 1)[0]
+    records = (TrainingRecipe, Optimizer, Computation)
+    named = [f"`{record.__name__}`" for record in records]
+    named += [f"`{field.name}`" for record in (TrainingRecipe, Computation) for field in dataclasses.fields(record)]
+    assert [name for name in named if name not in section] == []
