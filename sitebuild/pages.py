@@ -21,9 +21,9 @@ from markupsafe import Markup
 from calc.calculator import NOT_EXACT, Calculator
 from calc.calculators import load
 from calc.evaluation import default_texts, evaluate
-from calc.formatting import GIGABYTE, format_names, format_number, format_quantity, unit_symbol
+from calc.formatting import format_names, format_number, unit_symbol
 from calc.inputs import Amount, Count, Value
-from calc.outputs import Citation, Fact, Names, Quantity, exact_gigabytes
+from calc.outputs import Citation, Fact, Names, Quantity, typed
 from calc.problems import InputProblem
 from sitebuild.config import ASSETS, CATALOG, CONTENT_SECURITY_POLICY, LOCALES, PAGES
 from sitebuild.validation import validation_facts
@@ -94,18 +94,10 @@ def worked_example(calculator: Calculator, overrides: dict[str, Value], locale: 
     shown = {name: q for name, q in results.items() if isinstance(q, Quantity)}
     return {
         "inputs": {name: i.text(values[name], locale) for name, i in numbers.items()},
-        "quantities": {name: _typed(values[name], i.unit, locale) for name, i in numbers.items()},
+        "quantities": {name: typed(values[name], i.unit).text(locale, breakable=False) for name, i in numbers.items()},
         "numbers": {name: format_number(q.shown(), locale) for name, q in shown.items()},
         "outputs": {name: q.text(locale, breakable=False) for name, q in shown.items()},
     }
-
-
-def _typed(value: Value, unit: str | None, locale: Locale) -> str:
-    """An example's input, with its unit, for prose: a memory with its own decimals and at least two, as the results
-    beside it show memories (a budget of 25.20 GB beside 14.90 GB, not 25.2 GB)."""
-    if unit == GIGABYTE:
-        return exact_gigabytes(value, value).text(locale, breakable=False)
-    return format_quantity(value, unit, locale, breakable=False)
 
 
 class PageWithoutResults(Exception):
