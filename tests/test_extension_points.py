@@ -8,7 +8,7 @@ import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass, replace
-from decimal import InvalidOperation
+from decimal import Decimal, InvalidOperation
 from typing import ClassVar
 
 import pytest
@@ -196,9 +196,9 @@ def test_a_locale_s_prose_is_computed_once_for_all_its_pages(localedir, monkeypa
     runs = Counter()
     run = pages.worked_example
 
-    def counted(calculator, overrides, locale):
+    def counted(calculator, overrides, locale, translations):
         runs[calculator.name] += 1
-        return run(calculator, overrides, locale)
+        return run(calculator, overrides, locale, translations)
 
     monkeypatch.setattr(pages, "worked_example", counted)
     prose = Prose(environment(TEMPLATES, translations), LOCALES[0], translations)
@@ -210,8 +210,8 @@ def test_a_locale_s_prose_is_computed_once_for_all_its_pages(localedir, monkeypa
 @pytest.mark.parametrize(
     ("failure", "said"),
     [
-        (InputProblem(), "names none of its inputs"),
-        (InputProblem(field="no_such_input"), "names none of its inputs"),
+        (InputProblem(), "names none of the page's inputs"),
+        (InputProblem(field="no_such_input"), "names none of the page's inputs"),
         (InvalidOperation(), "cannot be computed exactly"),
     ],
     ids=["no field", "unknown field", "not exact"],
@@ -225,4 +225,15 @@ def test_a_worked_example_without_results_stops_the_build_saying_which(localedir
 
     monkeypatch.setattr("sitebuild.pages.load", lambda name: replace(accumulation, compute=failing))
     with pytest.raises(PageWithoutResults, match=f"example 'single_gpu' gives no results: .*{said}"):
+        Prose(environment(TEMPLATES, translations), LOCALES[0], translations).context("accumulation")
+
+
+def test_a_worked_example_is_computed_as_the_page_reads_its_values(localedir, monkeypatch):
+    """An example's values are typed into the form and read, checked and settled as a reader's are: a value the field
+    refuses stops the build, rather than reaching prose that no reader could reproduce."""
+    translations = load_translations(localedir, LOCALES[0])
+    accumulation = load("accumulation")
+    refused = replace(accumulation, examples={"no_gpu": {"gpus": Decimal(0)}})
+    monkeypatch.setattr("sitebuild.pages.load", lambda name: refused)
+    with pytest.raises(PageWithoutResults, match="example 'no_gpu' gives no results: gpus: "):
         Prose(environment(TEMPLATES, translations), LOCALES[0], translations).context("accumulation")
