@@ -226,6 +226,5 @@ def address(
             if values[i.name] != i.default:
                 pairs.append((i.name, i.to_address(values[i.name])))
         else:
-            raw = texts[i.name]
-            pairs.append((i.name, raw if isinstance(raw, str) else ",".join(raw)))
+            pairs.append((i.name, i.entered_address(texts[i.name])))
     return urlencode(pairs)

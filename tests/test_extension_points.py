@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from decimal import Decimal, InvalidOperation
 from typing import ClassVar
 
@@ -105,6 +105,13 @@ def test_the_glue_reads_and_writes_every_kind_of_input_and_no_other():
     table = re.search(r"^const KINDS = \{$(.*?)^\};$", glue, flags=re.M | re.S)
     assert table, "web/app.js has no table KINDS"
     assert set(re.findall(r"^  (\w+):", table.group(1), flags=re.M)) == {kind.widget for kind in kinds(Input)}
+
+
+def test_every_kind_of_input_has_a_default_and_the_whole_protocol():
+    """Input's abstract methods refuse a kind that lacks one as it is made; its default is each kind's own field."""
+    for kind in kinds(Input):
+        assert not getattr(kind, "__abstractmethods__", None) or kind.__name__.startswith("_"), kind
+        assert "default" in {field.name for field in fields(kind)}, kind
 
 
 def test_the_glue_shows_every_kind_of_output_and_no_other(localedir):
