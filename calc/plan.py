@@ -163,7 +163,9 @@ CALCULATOR = Calculator(
     summarize=summarize,
     links=links,
     examples={
-        # The default run on an A100 40GB, as the training memory page hands it over: three samples fit.
+        # The default run on an A100 40GB, as the training memory page hands it over: three samples fit. A copy, held
+        # to that page's figure by tests/test_plan.py: examples are data the page's module declares, and it imports
+        # no other calculator.
         "a100": {"memory_budget": Decimal("25.20")},
         "uneven": {"target_batch": Decimal(250), "gpus": Decimal(8)},
     },
