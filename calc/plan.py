@@ -49,6 +49,10 @@ class SampleExceedsBudget(InputProblem):
 
     needed: Decimal
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(Decimal("7.45")),)
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
             "One sample alone needs %(needed)s, more than this budget. Lower the activation memory per sample: "

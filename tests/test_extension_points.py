@@ -244,3 +244,18 @@ def test_a_worked_example_is_computed_as_the_page_reads_its_values(localedir, mo
     monkeypatch.setattr("sitebuild.pages.load", lambda name: refused)
     with pytest.raises(PageWithoutResults, match="example 'no_gpu' gives no results: gpus: "):
         Prose(environment(TEMPLATES, translations), LOCALES[0], translations).context("accumulation")
+
+
+def test_every_kind_of_problem_gives_its_own_examples():
+    """The site's Babel keeps what the problems' words format (sitebuild/babel_usage.py), from each kind's own
+    examples: a kind that holds data and gives none fails here, not in the browser."""
+    for kind in kinds(InputProblem):
+        made = kind.examples()
+        assert made and all(type(problem) is kind for problem in made), kind
+
+    @dataclass
+    class Holding(InputProblem):
+        held: Decimal
+
+    with pytest.raises(NotImplementedError, match="Holding holds data: give it examples"):
+        Holding.examples()
