@@ -73,6 +73,10 @@ class NotCovered(InputProblem):
 
     model_type: str
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls("x"),)
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("This estimate covers %(covered)s, not %(model_type)s.") % {
             "covered": COVERED.text(locale),

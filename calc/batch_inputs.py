@@ -41,8 +41,9 @@ ACTIVATION_PER_SAMPLE = Amount(
         "What each sample adds to the training step's peak. The activation memory estimator gives it as the "
         "per-sample part of the step's peak, which includes the loss's gradients and any recomputation."
     ),
-    # The VRAM page's per-sample figure for its default run, as
-    # tests/test_plan.py::test_the_defaults_are_the_default_run_the_training_memory_page_hands_over checks.
+    # The VRAM page's per-sample figure for its default run. A copy, which
+    # tests/test_plan.py::test_the_defaults_are_the_default_run_the_training_memory_page_hands_over holds to it: a
+    # default is read in the browser too, and a page's worker imports no other calculator (test_extension_points).
     default=Decimal("7.45"),
     maximum=Decimal(10_000),
     places=6,
@@ -56,8 +57,7 @@ MEMORY_BUDGET = Amount(
         "Memory left on each GPU for activations after the weights, gradients and optimizer state; "
         "the chart draws it as a line. Leave it blank if you have none in mind."
     ),
-    # What the VRAM page's default run leaves for activations, as
-    # tests/test_plan.py::test_the_defaults_are_the_default_run_the_training_memory_page_hands_over checks.
+    # What the VRAM page's default run leaves for activations: a copy, as above.
     default=Decimal("8.01"),
     optional=True,
     maximum=Decimal(100_000),

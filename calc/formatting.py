@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from babel import Locale
 from babel.lists import format_list
-from babel.numbers import format_decimal, get_decimal_symbol
+from babel.numbers import format_decimal, get_decimal_symbol, get_minus_sign_symbol, get_plus_sign_symbol
 
 # CLDR's <minimumGroupingDigits> (common/main/*.xml), which Babel does not
 # import: Spanish, and Italian since CLDR 46, write 1000 to 9999 ungrouped
@@ -201,3 +201,14 @@ def _unit_patterns(unit: str, locale: Locale) -> dict[str, str]:
         return {_FALLBACK_PLURAL: "{0} " + _IEC_UNITS[unit]}
     # Babel has no public accessor for a unit's patterns by plural category.
     return locale._data["unit_patterns"][unit]["short"]
+
+
+def sign(negative: bool, locale: Locale) -> str:
+    """The sign a difference is written with, in a column of them: CLDR gives en, es and it the hyphen-minus, a sign to
+    type and parse back, but a table is read, not parsed, and the minus sign (U+2212) is as wide as + and the digits,
+    so the column lines up. A locale whose CLDR sign is already U+2212 (sv, fi) keeps its own.
+
+    >>> sign(True, Locale.parse("en")), sign(False, Locale.parse("it"))
+    ('−', '+')
+    """
+    return get_minus_sign_symbol(locale).replace("-", "\u2212") if negative else get_plus_sign_symbol(locale)

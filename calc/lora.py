@@ -31,8 +31,8 @@ from calc.formulas.parameters import (
 )
 from calc.formulas.step import Peak, adapts_experts, step_peak
 from calc.i18n import N_
-from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of, shape_values
-from calc.models import ARCHITECTURES, PRESETS, ModelShape
+from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of
+from calc.models import ARCHITECTURES, ModelShape
 from calc.outputs import Citation, Column, Fact, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM
 from calc.step_inputs import (
@@ -279,7 +279,6 @@ CALCULATOR = Calculator(
     examples={
         "llama2": {
             "model": "meta-llama/Llama-2-7b-hf",
-            **shape_values(PRESETS["meta-llama/Llama-2-7b-hf"]),
             "rank": Decimal(8),
             "target_modules": frozenset({"q_proj", "v_proj"}),
         },

@@ -47,6 +47,10 @@ class ExpertsWithoutMixture(InputProblem):
 
     mixtures: tuple[str, ...]
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(("x", "y")),)
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
             "Only a mixture of experts has these: leave the field blank, or choose %(mixtures)s."
@@ -162,6 +166,12 @@ class ConfigUnreadable(InputProblem):
     """A pasted text that is no config.json the calculator reads; ``problem`` is the reader's reason."""
 
     problem: ConfigProblem
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        # Every reason's words, each given all it may quote.
+        details = {"limit": 2, "line": 2, "column": 2, "key": "x", "known": ("x", "y"), "model_type": "x", "value": "x"}
+        return tuple(cls(ConfigProblem(code, **details)) for code in CONFIG_WORDS)
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         # A list of names (the model types it reads) joined as the locale joins a list.

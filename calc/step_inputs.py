@@ -132,6 +132,10 @@ class NotInModel(InputProblem):
     missing: tuple[str, ...]
     available: tuple[str, ...]
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(("x",), ("y", "z")), cls(("x", "y"), ("z",)))
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("This model has no %(missing)s. Its projections are %(available)s.") % {
             "missing": format_names(self.missing, locale, style="or"),
@@ -145,6 +149,10 @@ class RecipeComputesIn(InputProblem):
 
     precisions: tuple[str, ...]
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(("bf16",)), cls(("bf16", "fp16")))
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("Choose %(precisions)s: this recipe supports no other precision.") % {
             "precisions": format_names(self.precisions, locale, style="or")
@@ -157,6 +165,10 @@ class ExpertsNotModelled(InputProblem):
     takes the activation memory typed instead (``activation_field``)."""
 
     activation_field: bool
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(True), cls(False))
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         if self.activation_field:
@@ -179,6 +191,10 @@ class AdapterUnderAutocast(InputProblem):
     method: str
     recipe_field: bool
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return tuple(cls(method, field) for method in ("lora", "qlora") for field in (True, False))
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         if self.method == "qlora":
             # The precision fp32 is no way out: QLoRA refuses it too.
@@ -196,6 +212,10 @@ class QuantizedBaseIn16Bits(InputProblem):
 
     method: str
     recipe_field: bool
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls("qlora", True), cls("qlora", False))
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         if self.recipe_field:
@@ -230,7 +250,7 @@ def step_recipe(optimizer: str, precision: str, method: str, *, recipe_field: bo
     precisions = RECIPES[optimizer].computes_in
     if precision not in precisions:
         raise RecipeComputesIn(tuple(precisions), field="precision")
-    recipe = precisions[precision]
+    recipe = precisions[precision].step
     if rule := refusal(recipe, method):
         raise REFUSED[rule](method, recipe_field, field="method")
     return recipe

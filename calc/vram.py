@@ -128,6 +128,10 @@ class OtherModelType(InputProblem):
     known: tuple[str, ...]
     model_type: str
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(("x", "y"), "z"),)
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         unread = ConfigUnreadable(
             ConfigProblem("config_unknown_model_type", known=self.known, model_type=self.model_type)
@@ -245,6 +249,10 @@ class StepNotModelled(InputProblem):
     """A model whose step the calculator does not model; ``modelled`` names the architectures it does."""
 
     modelled: tuple[str, ...]
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(("x", "y")),)
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(

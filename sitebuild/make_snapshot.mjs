@@ -39,8 +39,8 @@ const pyodide = await loadPyodide({
   // Node would give it this build's: give it those a browser gives. Every
   // restore has the snapshot's hash seed anyway; a fixed one makes the same
   // code give the same snapshot. With a random seed the heap's layout, and
-  // so the download, varied by 0.3 MB from one build to the next; this seed
-  // is one of those that gave the smaller (docs/performance.md).
+  // so the download, varied from one build to the next; this seed is one of
+  // those that gave the smaller (docs/performance.md).
   env: { LANG: "C.UTF-8", PYTHONHASHSEED: "12" },
   _sysExecutable: "./this.program",
 });
@@ -55,11 +55,11 @@ pyodide.runPython("import calc.browser\nfrom calc.calculators import NAMES, load
   globals: namespace,
 });
 namespace.destroy();
-// What a restored interpreter has no use for: the listing of the standard
-// library's zip (it gets an empty one) and the finders that read it; then
-// the garbage, this code's own included, so that its memory is zeroed too.
-// (Some 25 KB of the gzipped snapshot. The other caches, such as re's,
-// hold what the reader's first edits would make again.)
+// What a restored interpreter has no use for (docs/performance.md): the
+// listing of the standard library's zip (it gets an empty one) and the
+// finders that read it; then the garbage, this code's own included, so that
+// its memory is zeroed too. The other caches, such as re's, hold what the
+// reader's first edits would make again.
 pyodide.runPython(
   "import gc, sys, zipimport\nzipimport._zip_directory_cache.clear()\nsys.path_importer_cache.clear()\ngc.collect()",
 );

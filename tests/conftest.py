@@ -18,7 +18,7 @@ LOADED_WITH_SCHEME = "light"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "site: needs the whole site built (once a session, about 10 s)")
+    config.addinivalue_line("markers", "site: needs the whole site built (once a session)")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -221,8 +221,11 @@ def extremes(field) -> list:
         return [[option.value] for option in field.options]
     if isinstance(field, Pasted):
         return ["", "{", "[]", '{"model_type": "gpt2"}', '{"model_type": "llama"}']
-    smallest = field.minimum if isinstance(field, Count) else field.minimum + Decimal(1).scaleb(-field.places)
-    return [str(smallest), str(field.maximum)]
+    if isinstance(field, Count):
+        return [str(field.minimum), str(field.maximum)]
+    if isinstance(field, Amount):
+        return [str(field.minimum + Decimal(1).scaleb(-field.places)), str(field.maximum)]
+    raise TypeError(f"no extremes for a {type(field).__name__}: add its kind here")
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -322,7 +322,8 @@ def test_every_rule_the_step_refuses_by_has_its_words_on_the_form():
 @pytest.mark.parametrize("optimizer", RECIPES)
 def test_the_page_refuses_on_the_method_what_the_step_refuses(optimizer):
     shape = PRESETS[DEFAULTS["model"]]
-    for precision, recipe in RECIPES[optimizer].computes_in.items():
+    for precision, computation in RECIPES[optimizer].computes_in.items():
+        recipe = computation.step
         for method in METHODS:
             values = {**DEFAULTS, "optimizer": optimizer, "precision": precision, "method": method}
             setting = Setting(recipe, 1024, method=method, lora_targets=("q_proj",) if method != "full" else ())

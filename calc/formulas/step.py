@@ -73,12 +73,16 @@ from typing import Literal
 
 from calc.formulas import activations
 from calc.formulas.activations import FLOAT32_BYTES, PRECISION_BYTES
-from calc.formulas.model_states import ADAM_8BIT_STATES, RECIPES, STAGES, ModelStates, per_gpu
+from calc.formulas.model_states import (
+    RECIPES,
+    STAGES,
+    Computation,
+    ModelStates,
+    Optimizer,
+    TrainingRecipe,
+    per_gpu,
+)
 from calc.formulas.parameters import (
-    ADAM_MOMENT_BYTES,
-    ADAPTER_ADAM_STATES,
-    ADAPTER_GRADIENT_BYTES,
-    ADAPTER_WEIGHT_BYTES,
     base_bytes_qlora,
     base_parameters,
     expert_shapes,
@@ -110,119 +114,48 @@ MOMENTS = (*LAYER_MOMENTS, "embeddings", "optimizer")
 
 @dataclass(frozen=True)
 class Recipe:
-    """How a training recipe keeps its states and computes: what a step's peak depends on beyond the model."""
+    """A training recipe computing at one precision: what a step's peak depends on beyond the model."""
 
-    states: ModelStates  # bytes per trainable parameter: the training recipes' that compute in it (model_states)
-    activations: str  # the precision the layers compute in (calc.formulas.activations.PRECISION_BYTES)
-    weights_dtype: str  # the precision of the weights the layers use, and of the gradients autograd makes
-    autocast: bool  # the weights are float32 and torch.autocast runs the layers in bfloat16
-    temporaries: Fraction  # the optimizer step's temporaries, bytes per trainable parameter
-    optimizer: str  # adamw, adamw-8bit or sgd: what a LoRA adapter's float32 parameters are trained with
-    measured: bool  # tools/measure_steps.py runs it on a CPU
+    training: TrainingRecipe
+    computation: Computation
+
+    @property
+    def states(self) -> ModelStates:
+        return self.training.states
+
+    @property
+    def temporaries(self) -> Fraction:
+        return self.training.temporaries
+
+    @property
+    def optimizer(self) -> Optimizer:
+        return self.training.optimizer
+
+    @property
+    def activations(self) -> str:
+        return self.computation.activations
+
+    @property
+    def autocast(self) -> bool:
+        return self.computation.autocast
+
+    @property
+    def measured(self) -> bool:
+        return self.computation.measured
 
 
-STEP_RECIPES: dict[str, Recipe] = {
-    # Pure bf16 weights, gradients and AdamW state (torch.optim.AdamW on a bf16 model). With foreach, PyTorch's
-    # default on CUDA, _multi_tensor_adam (torch/optim/adam.py) updates the states in place and allocates one list:
-    # exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs), as large as the state, in its dtype.
-    "adamw-bf16": Recipe(
-        states=RECIPES["adamw-bf16"].states,
-        activations="bf16",
-        weights_dtype="bf16",
-        autocast=False,
-        temporaries=Fraction(2),
-        optimizer="adamw",
-        measured=True,
-    ),
-    # The same in float32 throughout: exp_avg_sq_sqrt in float32.
-    "adam-fp32": Recipe(
-        states=RECIPES["adam-fp32"].states,
-        activations="fp32",
-        weights_dtype="fp32",
-        autocast=False,
-        temporaries=Fraction(4),
-        optimizer="adamw",
-        measured=True,
-    ),
-    # SGD with momentum in float32: _multi_tensor_sgd (torch/optim/sgd.py) updates the momentum buffers and the
-    # weights in place (torch._foreach_add_(device_params, device_grads, alpha=-lr)): no temporary.
-    "sgd-fp32": Recipe(
-        states=RECIPES["sgd-fp32"].states,
-        activations="fp32",
-        weights_dtype="fp32",
-        autocast=False,
-        temporaries=Fraction(0),
-        optimizer="sgd",
-        measured=True,
-    ),
-    # Float32 weights, gradients and AdamW state, the layers run under torch.autocast(dtype=torch.bfloat16): the
-    # states are adam-fp32's; autocast casts each weight to bf16 once per forward pass and keeps the copy in its
-    # cache while the forward pass runs, and the matmuls save it for backward (weight_copies below).
-    "autocast-bf16": Recipe(
-        states=RECIPES["adam-fp32"].states,
-        activations="bf16",
-        weights_dtype="fp32",
-        autocast=True,
-        temporaries=Fraction(4),
-        optimizer="adamw",
-        measured=True,
-    ),
-    # The mixed-precision recipes keep bf16 weights for the layers and an fp32 master copy in the optimizer state
-    # (ZeRO §3.1), as DeepSpeed and FSDP train. Their step upcasts the gradients to float32 for the master update
-    # (DeepSpeed's ZeRO optimizer: the fp32 gradient partition, single_partition_of_fp32_groups[i].grad), 4 bytes per
-    # parameter, sharded as the optimizer state, and updates with a fused kernel (FusedAdam, bitsandbytes' 8-bit
-    # kernel, a fused SGD) that allocates nothing more. Not measured: they need a CUDA device.
-    "adamw-mixed": Recipe(
-        states=RECIPES["adamw-mixed"].states,
-        activations="bf16",
-        weights_dtype="bf16",
-        autocast=False,
-        temporaries=Fraction(4),
-        optimizer="adamw",
-        measured=False,
-    ),
-    "adamw-8bit": Recipe(
-        states=RECIPES["adamw-8bit"].states,
-        activations="bf16",
-        weights_dtype="bf16",
-        autocast=False,
-        temporaries=Fraction(4),
-        optimizer="adamw-8bit",
-        measured=False,
-    ),
-    "sgd-momentum": Recipe(
-        states=RECIPES["sgd-momentum"].states,
-        activations="bf16",
-        weights_dtype="bf16",
-        autocast=False,
-        temporaries=Fraction(4),
-        optimizer="sgd",
-        measured=False,
-    ),
-    # bf16 weights and gradients with AdamW's moments in float32 (model_states, adamw-bf16-fp32-states): an optimizer
-    # that keeps them so takes the square roots of float32 second moments, 4 bytes a parameter. Not measured:
-    # PyTorch's AdamW keeps its moments in the weights' dtype.
-    "adamw-bf16-fp32-states": Recipe(
-        states=RECIPES["adamw-bf16-fp32-states"].states,
-        activations="bf16",
-        weights_dtype="bf16",
-        autocast=False,
-        temporaries=Fraction(4),
-        optimizer="adamw",
-        measured=False,
-    ),
-    # SGD with momentum on float32 weights under bf16 autocast: sgd-fp32's states and step, autocast-bf16's copies
-    # and activations.
-    "autocast-sgd-bf16": Recipe(
-        states=RECIPES["sgd-fp32"].states,
-        activations="bf16",
-        weights_dtype="fp32",
-        autocast=True,
-        temporaries=Fraction(0),
-        optimizer="sgd",
-        measured=True,
-    ),
-}
+def _step_recipes() -> dict[str, Recipe]:
+    steps: dict[str, Recipe] = {}
+    for training in RECIPES.values():
+        for computation in training.computes_in.values():
+            recipe = Recipe(training, computation)
+            if steps.setdefault(computation.step, recipe) != recipe:
+                raise ValueError(f"two recipes compute as {computation.step!r}: give each step its own id")
+    return steps
+
+
+# The steps the training recipes compute as (calc.formulas.model_states.RECIPES), by id.
+STEP_RECIPES: dict[str, Recipe] = _step_recipes()
 
 
 @dataclass(frozen=True)
@@ -453,28 +386,6 @@ def _terms(shape: ModelShape, setting: Setting) -> activations.SavedTensors:
 # Eager attention masks a model makes per forward pass, one per kind of layer (calc.models.ActivationHabits).
 _MASKS = {name: habits.eager_masks for name, habits in activations.FAMILIES.items()}
 
-# SGD's momentum_buffer: a clone of the gradient on the first step (torch/optim/sgd.py, _multi_tensor_sgd:
-# device_grads[i].detach().clone()), the gradient's size thereafter.
-_SGD_MOMENTUM_BYTES = ADAPTER_GRADIENT_BYTES
-
-# A LoRA adapter's parameters are float32 (calc.formulas.parameters: ADAPTER_WEIGHT_BYTES, peft's upcast) and so are
-# their gradients; the optimizer's state and its step's temporaries follow the optimizer, in float32.
-_ADAPTER_STATES = {
-    # exp_avg, exp_avg_sq (torch/optim/adam.py, Adam._init_group: zeros_like(param)); the foreach step's
-    # exp_avg_sq_sqrt, as large as one of them.
-    "adamw": (ADAPTER_ADAM_STATES, Fraction(ADAM_MOMENT_BYTES)),
-    # bitsandbytes' 8-bit states and their block constants, updated in its kernel.
-    "adamw-8bit": (
-        ModelStates(Fraction(ADAPTER_WEIGHT_BYTES), Fraction(ADAPTER_GRADIENT_BYTES), ADAM_8BIT_STATES),
-        Fraction(0),
-    ),
-    # momentum_buffer, updated in place.
-    "sgd": (
-        ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, _SGD_MOMENTUM_BYTES))),
-        Fraction(0),
-    ),
-}
-
 
 @dataclass(frozen=True)
 class _Groups:
@@ -510,13 +421,13 @@ def model_states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, Mode
     if setting.method == "full":
         per_parameter, temporaries, frozen = recipe.states, recipe.temporaries, Fraction(0)
     else:
-        per_parameter, temporaries = _ADAPTER_STATES[recipe.optimizer]
+        per_parameter, temporaries = recipe.optimizer.adapter, recipe.optimizer.adapter_temporaries
         base = base_parameters(shape)
         if setting.method == "qlora":
             # The projections in NF4 with double quantization, the rest (embeddings, norms, lm_head) in bf16.
             frozen = Fraction(base_bytes_qlora(shape))
         else:
-            frozen = Fraction(base * PRECISION_BYTES[recipe.weights_dtype])
+            frozen = base * recipe.states.weights  # kept as the recipe keeps the weights it trains
     states = per_gpu(per_parameter, trainable, stage, gpus)
     # ZeRO-3 shards every weight, frozen or not (Rajbhandari et al. 2019, §5.3).
     states = dataclasses.replace(states, weights=states.weights + frozen / (gpus if stage >= 3 else 1))
