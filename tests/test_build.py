@@ -414,7 +414,9 @@ def over_budget(values):
 def target_over_its_maximum(plan):
     batching, *others = plan.groups
     target, *rest = batching.inputs
-    return replace(plan, groups=(replace(batching, inputs=(replace(target, maximum=Decimal(10)), *rest)), *others))
+    groups = (replace(batching, inputs=(replace(target, maximum=Decimal(10)), *rest)), *others)
+    # Without examples, which the build computes first for the other pages' links, and which would fail too.
+    return replace(plan, groups=groups, examples={})
 
 
 @pytest.mark.parametrize(
