@@ -11,7 +11,7 @@ default (``head_dim``: hidden size over heads; untied embeddings; no experts).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from decimal import Decimal
 from gettext import NullTranslations
 
@@ -126,37 +126,6 @@ MODEL = model_choice(
 TRUE, FALSE = "true", "false"
 
 
-# How each of calc.configs' reasons is worded, by its code: the reader itself stays free of the catalogs.
-# Each takes gettext, the reason's details, and a function that formats one of them as a number.
-CONFIG_WORDS: dict[str, Callable[[Callable[[str], str], Mapping[str, object], Callable[[str], str]], str]] = {
-    "config_too_large": lambda _, details, number: (
-        _("This is too long to be a config.json: paste one of at most %(limit)s bytes.") % {"limit": number("limit")}
-    ),
-    "config_too_deep": lambda _, details, number: _("This JSON nests far deeper than a config.json does."),
-    "config_not_json": lambda _, details, number: (
-        _("This is not valid JSON: look at line %(line)s, character %(column)s.")
-        % {"line": number("line"), "column": number("column")}
-    ),
-    "config_not_object": lambda _, details, number: _("A config.json holds one JSON object, between braces."),
-    "config_missing_key": lambda _, details, number: _("The config has no %(key)s.") % {"key": details["key"]},
-    "config_unknown_model_type": lambda _, details, number: (
-        _("The calculator reads the model types %(known)s, not %(model_type)s.")
-        % {"known": details["known"], "model_type": details["model_type"]}
-    ),
-    "config_not_count": lambda _, details, number: (
-        _("%(key)s is %(value)s: it should be a whole number, at least one.")
-        % {"key": details["key"], "value": details["value"]}
-    ),
-    "config_not_boolean": lambda _, details, number: (
-        _("%(key)s is %(value)s: it should be true or false.") % {"key": details["key"], "value": details["value"]}
-    ),
-    "config_unsupported": lambda _, details, number: (
-        _("The calculator cannot count a model with %(key)s set to %(value)s.")
-        % {"key": details["key"], "value": details["value"]}
-    ),
-}
-
-
 @dataclass
 class ConfigUnreadable(InputProblem):
     """A pasted text that is no config.json the calculator reads; ``problem`` is the reader's reason."""
@@ -164,16 +133,16 @@ class ConfigUnreadable(InputProblem):
     problem: ConfigProblem
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        # A list of names (the model types it reads) joined as the locale joins a list.
-        details = {
-            name: format_names(value, locale) if isinstance(value, tuple) else value
-            for name, value in self.problem.details.items()
-        }
-
-        def number(name: str) -> str:
-            return format_number(Decimal(details[name]), locale)
-
-        return CONFIG_WORDS[self.problem.code](translations.gettext, details, number)
+        # What the reason holds as the locale writes it: a number grouped, names joined as a list.
+        details = {}
+        for held in fields(self.problem):
+            value = getattr(self.problem, held.name)
+            if isinstance(value, int):
+                value = format_number(Decimal(value), locale)
+            elif isinstance(value, tuple):
+                value = format_names(value, locale)
+            details[held.name] = value
+        return translations.gettext(self.problem.words) % details
 
 
 def _reading(text: str) -> Reading:

@@ -17,7 +17,7 @@ from babel import Locale
 from calc import gpus
 from calc.batch_inputs import GPUS, MICRO_BATCH, TARGET_BATCH
 from calc.calculator import Calculator, Changed, Group
-from calc.configs import ConfigProblem, Reading
+from calc.configs import Reading, UnknownModelType
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
@@ -129,9 +129,7 @@ class OtherModelType(InputProblem):
     model_type: str
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        unread = ConfigUnreadable(
-            ConfigProblem("config_unknown_model_type", known=self.known, model_type=self.model_type)
-        )
+        unread = ConfigUnreadable(UnknownModelType(self.model_type, self.known))
         way_out = translations.gettext("For another model, choose “%(count_option)s”.") % {
             "count_option": translations.gettext(COUNT_OPTION.label)
         }
@@ -143,8 +141,8 @@ def _reading(text: str) -> Reading:
     try:
         return CONFIG.parse(text)
     except ConfigUnreadable as unread:
-        if unread.problem.code == "config_unknown_model_type":
-            raise OtherModelType(unread.problem.details["known"], unread.problem.details["model_type"]) from None
+        if isinstance(unread.problem, UnknownModelType):
+            raise OtherModelType(unread.problem.known, unread.problem.model_type) from None
         raise
 
 

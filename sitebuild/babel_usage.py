@@ -27,7 +27,7 @@ from calc.configs import ConfigProblem
 from calc.evaluation import default_texts, evaluate
 from calc.formatting import GIGABYTE
 from calc.inputs import Amount, Count
-from calc.model_inputs import CONFIG_WORDS, ConfigUnreadable
+from calc.model_inputs import ConfigUnreadable
 from calc.problems import InputProblem
 from sitebuild.config import LOCALES
 
@@ -52,26 +52,21 @@ def kinds(base: type) -> list[type]:
     return found
 
 
+def example(kind: type) -> object:
+    """A problem of ``kind``, every number it holds a 2, every text "x"."""
+    # Annotations are strings here (PEP 563).
+    typed = {"int": 2, "str": "x", "tuple[str, ...]": ("x", "y")}
+    return kind(**{f.name: typed.get(f.type, Decimal(2)) for f in dataclasses.fields(kind) if not f.kw_only})
+
+
 def problems() -> list[InputProblem]:
-    """One problem of each kind, every number it holds a 2, every text "x"; a pasted config's, one per reason."""
+    """One problem of each kind; a pasted config's, one per kind of reason (each that is no other kinds' base)."""
     made = []
     for kind in kinds(InputProblem):
         if kind is ConfigUnreadable:
-            details = {
-                "limit": 2,
-                "line": 2,
-                "column": 2,
-                "key": "x",
-                "known": ("x", "y"),
-                "model_type": "x",
-                "value": "x",
-            }
-            made += [kind(ConfigProblem(code, **details)) for code in CONFIG_WORDS]
-            continue
-        # Annotations are strings here (PEP 563).
-        typed = {"int": 2, "str": "x", "tuple[str, ...]": ("x", "y")}
-        held = {f.name: typed.get(f.type, Decimal(2)) for f in dataclasses.fields(kind) if not f.kw_only}
-        made.append(kind(**held))
+            made += [kind(example(reason)) for reason in kinds(ConfigProblem) if not reason.__subclasses__()]
+        else:
+            made.append(example(kind))
     return made
 
 
