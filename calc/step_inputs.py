@@ -22,7 +22,7 @@ from calc.formatting import format_names
 from calc.formulas.activations import PRECISION_BYTES
 from calc.formulas.model_states import RECIPES
 from calc.formulas.parameters import TARGET_MODULES, expert_shapes, target_modules
-from calc.formulas.step import Setting, refusal
+from calc.formulas.step import Refusal, Setting, refusal
 from calc.i18n import N_
 from calc.inputs import Choice, ChoiceSet, Count, Input, Option
 from calc.model_inputs import DEFAULT_MODEL, TYPED_SHAPE, shape_of
@@ -167,45 +167,17 @@ class ExpertsNotModelled(InputProblem):
         return translations.gettext("An adapter on the experts' weights is not modelled: choose other target modules.")
 
 
-# calc.formulas.step's refusals, worded on the method's field with only the ways out that the page offers and the
-# step accepts: each holds the ``method`` chosen, and whether the page has a recipe field (``recipe_field``; the
-# others assume AdamW, adamw_recipe).
-
-
 @dataclass
-class AdapterUnderAutocast(InputProblem):
-    """An fp32 recipe computing in 16 bits (autocast) under an adapter: only a page with a recipe field gets here."""
+class Refused(InputProblem):
+    """A setting calc.formulas.step refuses (:func:`~calc.formulas.step.refusal`), in its own words on the method's
+    field: whether the page has a recipe field (``recipe_field``; the others assume AdamW, adamw_recipe) decides
+    the ways out."""
 
-    method: str
+    refusal: Refusal
     recipe_field: bool
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        if self.method == "qlora":
-            # The precision fp32 is no way out: QLoRA refuses it too.
-            return translations.gettext("QLoRA under autocast is not modelled: choose a recipe in 16\u00a0bits.")
-        return translations.gettext(
-            "An adapter over fp32 weights under autocast is not modelled: choose a recipe in 16 bits, or the "
-            "precision fp32."
-        )
-
-
-@dataclass
-class QuantizedBaseIn16Bits(InputProblem):
-    """QLoRA computing in fp32. On a page with a recipe field that recipe keeps fp32 weights, which compute in 16 bits
-    only under autocast, refused with an adapter: the recipe must change too."""
-
-    method: str
-    recipe_field: bool
-
-    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        if self.recipe_field:
-            return translations.gettext(
-                "QLoRA computes in 16\u00a0bits: choose a recipe in 16\u00a0bits and the precision bf16 or fp16."
-            )
-        return translations.gettext("QLoRA computes in 16\u00a0bits: choose the precision bf16 or fp16.")
-
-
-REFUSED = {"adapter_autocast": AdapterUnderAutocast, "qlora_precision": QuantizedBaseIn16Bits}
+        return translations.gettext(self.refusal.words(self.recipe_field))
 
 
 def checked_targets(values: Mapping[str, object], shape: ModelShape) -> frozenset[str]:
@@ -231,8 +203,8 @@ def step_recipe(optimizer: str, precision: str, method: str, *, recipe_field: bo
     if precision not in precisions:
         raise RecipeComputesIn(tuple(precisions), field="precision")
     recipe = precisions[precision]
-    if rule := refusal(recipe, method):
-        raise REFUSED[rule](method, recipe_field, field="method")
+    if refused := refusal(recipe, method):
+        raise Refused(refused, recipe_field, field="method")
     return recipe
 
 

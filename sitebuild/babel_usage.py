@@ -12,6 +12,7 @@ classes in babel.dates), which is why this is measured, not listed.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import sys
 from decimal import Decimal
@@ -23,11 +24,9 @@ import babel.localedata
 from babel import Locale
 
 from calc.calculators import NAMES, load
-from calc.configs import ConfigProblem
 from calc.evaluation import default_texts, evaluate
 from calc.formatting import GIGABYTE
 from calc.inputs import Amount, Count
-from calc.model_inputs import ConfigUnreadable
 from calc.problems import InputProblem
 from sitebuild.config import LOCALES
 
@@ -52,22 +51,26 @@ def kinds(base: type) -> list[type]:
     return found
 
 
-def example(kind: type) -> object:
-    """A problem of ``kind``, every number it holds a 2, every text "x"."""
+def examples(kind: type) -> list:
+    """Problems of ``kind``: every number they hold a 2, every text "x", every switch either way, and a reason they
+    hold (a problem of its own, :class:`~calc.configs.ConfigProblem`) of each kind that is no other kinds' base."""
     # Annotations are strings here (PEP 563).
-    typed = {"int": 2, "str": "x", "tuple[str, ...]": ("x", "y")}
-    return kind(**{f.name: typed.get(f.type, Decimal(2)) for f in dataclasses.fields(kind) if not f.kw_only})
+    typed = {"int": [2], "str": ["x"], "tuple[str, ...]": [("x", "y")], "bool": [True, False]}
+    held = []
+    for field in dataclasses.fields(kind):
+        if field.kw_only:
+            continue
+        reason = vars(sys.modules[kind.__module__]).get(field.type)
+        if isinstance(reason, type) and issubclass(reason, Exception):
+            held.append([made for leaf in kinds(reason) if not leaf.__subclasses__() for made in examples(leaf)])
+        else:
+            held.append(typed.get(field.type, [Decimal(2)]))
+    return [kind(*values) for values in itertools.product(*held)]
 
 
 def problems() -> list[InputProblem]:
-    """One problem of each kind; a pasted config's, one per kind of reason (each that is no other kinds' base)."""
-    made = []
-    for kind in kinds(InputProblem):
-        if kind is ConfigUnreadable:
-            made += [kind(example(reason)) for reason in kinds(ConfigProblem) if not reason.__subclasses__()]
-        else:
-            made.append(example(kind))
-    return made
+    """Problems of every kind (:func:`examples`)."""
+    return [problem for kind in kinds(InputProblem) for problem in examples(kind)]
 
 
 class _Recording(dict):
