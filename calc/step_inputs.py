@@ -42,6 +42,19 @@ METHOD = Choice(
 )
 
 
+def _smallest(model_type: str) -> ModelShape:
+    """A model of ``model_type`` with every size one: what it has to target follows from the architecture alone."""
+    mixture = {"experts": 1, "experts_per_token": 1, "expert_intermediate_size": 1}
+    sizes = dict.fromkeys(("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "intermediate_size"), 1)
+    return architecture_shape(
+        model_type,
+        **sizes,
+        vocab_size=1,
+        tie_word_embeddings=False,
+        **(mixture if ARCHITECTURES[model_type].experts else {}),
+    )
+
+
 def architecture_targets(model_type: str) -> tuple[str, ...]:
     """What LoRA can target in any model of ``model_type``: the names follow from the architecture alone (fused
     projections, experts), whatever the sizes.
@@ -51,16 +64,7 @@ def architecture_targets(model_type: str) -> tuple[str, ...]:
     >>> architecture_targets("qwen3")
     ('q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj')
     """
-    mixture = {"experts": 1, "experts_per_token": 1, "expert_intermediate_size": 1}
-    sizes = dict.fromkeys(("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "intermediate_size"), 1)
-    shape = architecture_shape(
-        model_type,
-        **sizes,
-        vocab_size=1,
-        tie_word_embeddings=False,
-        **(mixture if ARCHITECTURES[model_type].experts else {}),
-    )
-    return target_modules(shape)
+    return target_modules(_smallest(model_type))
 
 
 def _model_targets(values: Mapping[str, object]) -> tuple[str, ...] | None:
@@ -83,9 +87,9 @@ TARGETS = ChoiceSet(
     default=frozenset(target_modules(PRESETS[DEFAULT_MODEL])),
     offered_by=_model_targets,
 )
-# The targets that are a mixture's expert weights: the step does not model an adapter on them
-# (calc.formulas.step.adapts_experts), so choosing a model never brings them (with_targets' ``offered``).
-EXPERT_TARGETS = frozenset(name for shape in PRESETS.values() for name in expert_shapes(shape))
+# The targets that are a mixture's expert weights, in any architecture, preset or typed: the step does not model an
+# adapter on them (calc.formulas.step.adapts_experts), so choosing a model never brings them (with_targets' offered).
+EXPERT_TARGETS = frozenset(name for model_type in ARCHITECTURES for name in expert_shapes(_smallest(model_type)))
 # The targets a model brings when chosen, on every page that totals the step: the same run on the LoRA and VRAM pages.
 STEP_TARGETS = tuple(name for name in TARGET_MODULES if name not in EXPERT_TARGETS)
 PRECISION = Choice(

@@ -234,6 +234,25 @@ def test_a_config_that_cannot_be_read_says_why_beside_its_field(text, message):
     assert "config" not in view.address
 
 
+@pytest.mark.parametrize("page", ["lora", "vram", "activations"])
+@pytest.mark.parametrize("model", ["mistralai/Mixtral-8x7B-v0.1", "Qwen/Qwen3-30B-A3B"])
+def test_a_mixture_typed_by_hand_brings_the_targets_its_preset_does(page, model):
+    """Which targets are experts follows from the architecture, not from the presets: a shape typed without one gets
+    no expert targets either."""
+    from calc.calculators import load
+
+    calculator = load(page)
+    fields = {field.name: field for field in calculator.inputs if field.name in SHAPE_FIELDS}
+    typed = {name: fields[name].text(value, EN) for name, value in shape_values(PRESETS[model], fields).items()}
+
+    def targets(**texts):
+        raw = {**default_texts(calculator, EN), **texts}
+        return evaluate(calculator, raw, EN, NullTranslations(), changed=frozenset(texts)).texts["target_modules"]
+
+    assert targets(model=model) == targets(model="custom", **typed)
+    assert not any(name.startswith("experts.") for name in targets(model="custom", **typed))
+
+
 def test_an_address_naming_only_a_mixture_opens_with_its_own_targets():
     from calc.evaluation import restore
 
