@@ -267,16 +267,12 @@ class CountNeedsActivations(InputProblem):
         return translations.gettext("With only a parameter count, enter the activation memory too.")
 
 
-# The inputs that change the model or its shape, and so its count.
-_RESHAPING = frozenset({"model", CONFIG.name, *SHAPE_FIELDS})
-
-
 def _settle_model(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
     """A preset or a pasted config fills the shape; typing a shape field makes the model custom, and the count
     follows the shape; typing a count leaves the shape for the count alone."""
     settled = settle_shape(values, changed)
     model = values.get("model")
-    if _counted(values, changed, settled):
+    if _counted(values, changed):
         # Whatever was edited with the count: the shape settles as ever, and is left aside.
         return settled if settled.get("model", model) == COUNT else {**settled, "model": COUNT}
     if changed and changed & SHAPE_FIELDS.keys() and model == COUNT:
@@ -293,8 +289,8 @@ def _settle_model(values: Mapping[str, object], changed: Changed) -> dict[str, o
     return settled
 
 
-def _counted(values: Mapping[str, object], changed: Changed, settled: Mapping[str, object]) -> bool:
-    """Whether the count is one of the reader's own, which makes the count mode (``settled``: the shape's settling)."""
+def _counted(values: Mapping[str, object], changed: Changed) -> bool:
+    """Whether the count is one of the reader's own, which makes the count mode."""
     model, given = values.get("model"), values.get("parameters")
     # The preset's count as the field shows it (8.03), and as an older address carries it exactly (8.030261248).
     own = (billions(PRESETS[model]), _exact_billions(PRESETS[model])) if model in PRESETS else ()
@@ -302,10 +298,8 @@ def _counted(values: Mapping[str, object], changed: Changed, settled: Mapping[st
         # An address's count that is not its preset's (?parameters=7.5). A link that gives only the model (another
         # page's, ?model=Qwen/Qwen3-8B) leaves the default count, the default preset's: that is none of its own.
         return bool(own) and given not in (None, *own, PARAMETERS.default)
-    if given in own:
-        return False  # the preset's own count, typed again or with the whole form
-    # Typed; or not the preset's where neither the preset nor its shape changed: typed while another edit waited.
-    return "parameters" in changed or (bool(own) and given is not None and not settled and not changed & _RESHAPING)
+    # Typed, unless the preset's own count was typed again.
+    return "parameters" in changed and given not in own
 
 
 # Choosing a mixture brings the projections the step models as targets; the experts stay for the user to choose, and

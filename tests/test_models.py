@@ -129,7 +129,7 @@ def test_choosing_a_mixture_offers_its_experts():
     # Choosing it brings the projections the step models, as on the VRAM page; the experts are offered, to choose.
     assert view.texts["target_modules"] == ["q_proj", "k_proj", "v_proj", "o_proj"]
     chosen = [*view.texts["target_modules"], "experts.gate_up_proj", "experts.down_proj"]
-    view = lora("target_modules", **{**view.texts, "target_modules": chosen})
+    view = lora("target_modules", **{**view.texts, "model": "mistralai/Mixtral-8x7B-v0.1", "target_modules": chosen})
     assert view.errors["target_modules"] is None
     assert view.outputs["base_parameters"] == "46,702,792,704"
     assert view.outputs["active_parameters"] == "12,879,925,248"

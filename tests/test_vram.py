@@ -369,23 +369,27 @@ def test_a_typed_shape_s_count_never_makes_its_page_refuse_it(fields):
     assert shown > 0 and abs(shown - exact) <= exact / 20
 
 
-@pytest.mark.parametrize("changed", [{"optimizer"}, {"optimizer", "parameters"}], ids=["the recipe named", "both"])
-def test_a_count_typed_while_another_edit_waited_stays_as_typed(changed):
-    """The count typed while the recipe's request waited its turn: whether the request names it or the recipe alone,
-    the count is the reader's, and the total follows it (5B with Adam in fp32, 16 bytes each, and 3 GB of
-    activations)."""
+def test_a_count_typed_while_another_edit_waited_stays_as_typed():
+    """The count typed while the recipe's request waited its turn, which names both: the count is the reader's, and the
+    total follows it (5B with Adam in fp32, 16 bytes each, and 3 GB of activations)."""
     texts = {"optimizer": "adam-fp32", "parameters": "5", "activation_memory": "3", "overhead": "0"}
     page = evaluate(
-        CALCULATOR, {**default_texts(CALCULATOR, EN), **texts}, EN, NullTranslations(), changed=frozenset(changed)
+        CALCULATOR,
+        {**default_texts(CALCULATOR, EN), **texts},
+        EN,
+        NullTranslations(),
+        changed=frozenset({"optimizer", "parameters"}),
     )
     assert page.texts == {"model": COUNT}
     assert page.outputs["total_memory"] == "83.00\xa0GB"
 
 
-def test_a_gpu_s_memory_typed_while_another_edit_waited_makes_the_gpu_custom():
-    texts = {**default_texts(CALCULATOR, EN), "gpu_memory": "30"}
+def test_what_a_request_does_not_name_was_not_typed_and_a_preset_fills_it():
+    """Only after an answer that failed, and so was never applied, does the form hold a value that differs from its
+    preset's without the request naming it: the preset's replaces it, so that the form shows what is computed."""
+    texts = {**default_texts(CALCULATOR, EN), "gpu_memory": "30", "parameters": "5", "layers": "16"}
     page = evaluate(CALCULATOR, texts, EN, NullTranslations(), changed=frozenset({"sequence_length"}))
-    assert page.texts == {"gpu": "custom"}
+    assert page.texts == {"gpu_memory": "25.75", "parameters": "8.03", "layers": "32"}
 
 
 def test_the_count_mode_needs_the_activations_and_keeps_the_zero_paper_s_figures():
