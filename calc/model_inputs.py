@@ -13,15 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from decimal import Decimal
+from fractions import Fraction
 from gettext import NullTranslations
 
 from babel import Locale
 
 from calc.calculator import Changed
 from calc.configs import ConfigProblem, Reading, read_config
-from calc.formatting import format_names, format_number
+from calc.formatting import format_names, format_number, rounded
+from calc.formulas.parameters import base_parameters
 from calc.i18n import N_
-from calc.inputs import Choice, Count, Field, Input, Option, Pasted
+from calc.inputs import Amount, Choice, Count, Field, Input, Option, Pasted
 from calc.models import ARCHITECTURES, PRESETS, ModelShape, architecture_shape
 from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem
@@ -331,3 +333,68 @@ def shape_of(values: Mapping[str, object]) -> ModelShape:
     """The model the form describes: a preset's own shape, which knows what the form may not
     (Gemma-2's head_dim, tied embeddings, biases), or the typed one."""
     return PRESETS.get(values["model"]) or typed_shape(values)
+
+
+# The model choice's value for a model known by its parameter count alone (the VRAM page's): no shape.
+COUNT = "count"
+
+
+def billions(shape: ModelShape) -> Decimal:
+    """A model's parameter count, in billions as a count field holds it: to hundredths, what a reader would type
+    (8.03, not 8.030261248), or to two significant digits below a hundredth, so that a small test model is never 0
+    (4,212,992 is 0.0042). A preset's step counts its shape's own parameters; the field's figure is read only in the
+    count mode, where it is the reader's.
+
+    >>> billions(PRESETS["meta-llama/Llama-3.1-8B"])
+    Decimal('8.03')
+    """
+    count = base_parameters(shape)
+    # Two significant digits of a count below ten million; at most nine places, a single parameter, as the field takes.
+    places = min(9, max(2, 11 - len(str(count))))
+    return rounded(Fraction(count, 10**9), places)
+
+
+def _exact_billions(shape: ModelShape) -> Decimal:
+    return Decimal(base_parameters(shape)).scaleb(-9)
+
+
+def count_mode(
+    settle_shape: Callable[[Mapping[str, object], Changed], dict], count: Amount
+) -> Callable[[Mapping[str, object], Changed], dict]:
+    """The ``settle`` of a model that may also be known by its parameter count alone, typed in ``count`` (billions),
+    around the shape's (:func:`shape_inputs`): a preset or a pasted config fills the shape; typing a shape field makes
+    the model custom, and the count follows the shape; typing a count makes the model :data:`COUNT` and leaves the
+    shape aside."""
+
+    def counted(values: Mapping[str, object], changed: Changed) -> bool:
+        """Whether the count is one of the reader's own, which makes the count mode."""
+        model, given = values.get("model"), values.get(count.name)
+        # The preset's count as the field shows it (8.03), and as an older address carries it exactly (8.030261248).
+        own = (billions(PRESETS[model]), _exact_billions(PRESETS[model])) if model in PRESETS else ()
+        if changed is None:
+            # An address's count that is not its preset's (?parameters=7.5). A link that gives only the model (another
+            # page's, ?model=Qwen/Qwen3-8B) leaves the default count, the default preset's: that is none of its own.
+            return bool(own) and given not in (None, *own, count.default)
+        # Typed, unless the preset's own count was typed again.
+        return count.name in changed and given not in own
+
+    def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
+        settled = settle_shape(values, changed)
+        model = values.get("model")
+        if counted(values, changed):
+            # Whatever was edited with the count: the shape settles as ever, and is left aside.
+            return settled if settled.get("model", model) == COUNT else {**settled, "model": COUNT}
+        if changed and changed & SHAPE_FIELDS.keys() and model == COUNT:
+            settled["model"] = CUSTOM
+        current = {**values, **settled}
+        model = current.get("model")
+        if model not in (None, COUNT) and (model in PRESETS or all(current.get(name) for name in TYPED_SHAPE)):
+            try:
+                shown = billions(shape_of(current))
+            except InputProblem:
+                shown = None  # a shape that cannot be: its field says so
+            if shown is not None and shown != current.get(count.name):
+                settled[count.name] = shown
+        return settled
+
+    return settle

@@ -13,6 +13,21 @@ from babel import Locale
 
 from calc.calculators import load
 from calc.evaluation import default_texts, evaluate
+from calc.fit import (
+    ADAPT,
+    CELL,
+    FUSE,
+    HIGHER_STAGE,
+    LARGER_GPU,
+    MORE_GPUS,
+    RECOMPUTE,
+    SENTENCE,
+    SEVERAL_GPUS,
+    SHORTEN,
+    SHORTFALL,
+    shortfall,
+    verdict,
+)
 from calc.formatting import format_names, rounded
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, ModelStates, per_gpu
@@ -39,32 +54,19 @@ from calc.problems import InputProblem
 from calc.step_inputs import Refused, step_setting
 from calc.step_outputs import LOSS_LABELS, MOMENT_WORDS
 from calc.vram import (
-    ADAPT,
     CALCULATOR,
-    CELL,
     COUNT,
     COUNT_LEAVES_OUT,
-    FUSE,
-    HIGHER_STAGE,
-    LARGER_GPU,
     LEAVE_BLANK,
-    MORE_GPUS,
     NEEDS_MODEL,
     NOT_EMPTY,
     NOT_MODELLED,
     NOT_ONE,
-    RECOMPUTE,
-    SENTENCE,
-    SEVERAL_GPUS,
-    SHORTEN,
-    SHORTFALL,
     TYPED,
     billions,
     gpu_memory,
     links,
     settle,
-    shortfall,
-    verdict,
 )
 from sitebuild.config import LOCALES, ROOT
 from tests.expectations import expected
