@@ -38,16 +38,25 @@ def shortfall(estimate: Fraction) -> Fraction:
     return estimate * SHORTFALL / (1 - SHORTFALL)
 
 
-def verdict(capacity: Fraction, total: Fraction, words: tuple[str, str, str] = CELL, tight: Fraction = 0) -> Phrase:
-    """Whether ``total`` bytes fit in ``capacity`` (total ≤ capacity), and by how much; a fit with less than ``tight``
-    to spare is tight. The margin is the difference of the two figures as the page shows them, in hundredths of a GB,
-    so that it reads as their subtraction (two cards shown with 24.15 GB are short by the same amount); a capacity
-    typed with more decimals may round onto the total, a margin of 0.00 GB."""
-    fits, tight_fit, short = words
-    margin = abs(rounded(capacity / GB, 2) - rounded(total / GB, 2))
-    if total <= capacity:
-        return Phrase(fits if capacity - total >= tight else tight_fit, {"spare": Quantity(margin, GIGABYTE, 2)})
-    return Phrase(short, {"missing": Quantity(margin, GIGABYTE, 2)})
+class Need:
+    """``total`` bytes to fit, with what every verdict on them shares, computed once however many cards are judged: the
+    total as the page shows it, and ``tight``, the spare under which a fit is tight (:func:`shortfall`)."""
+
+    def __init__(self, total: Fraction, tight: Fraction = Fraction(0)) -> None:
+        self.total, self.tight, self.shown = total, tight, rounded(total / GB, 2)
+
+    def verdict(self, capacity: Fraction, words: tuple[str, str, str] = CELL, shown: Decimal | None = None) -> Phrase:
+        """Whether the total fits in ``capacity`` bytes (total ≤ capacity), and by how much. The margin is the
+        difference of the two figures as the page shows them, in hundredths of a GB, so that it reads as their
+        subtraction (two cards shown with 24.15 GB are short by the same amount); a capacity typed with more decimals
+        may round onto the total, a margin of 0.00 GB. ``shown``: the capacity's figure, where known (a listed
+        card's)."""
+        fits, tight_fit, short = words
+        margin = abs((rounded(capacity / GB, 2) if shown is None else shown) - self.shown)
+        if self.total <= capacity:
+            spare = {"spare": Quantity(margin, GIGABYTE, 2)}
+            return Phrase(fits if capacity - self.total >= self.tight else tight_fit, spare)
+        return Phrase(short, {"missing": Quantity(margin, GIGABYTE, 2)})
 
 
 # The ways to make room, each offered only where the form has not chosen it already and it can help.

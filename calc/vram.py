@@ -19,7 +19,7 @@ from calc import gpus
 from calc.batch_inputs import GPUS, MICRO_BATCH, TARGET_BATCH
 from calc.calculator import Calculator, Changed, Group
 from calc.configs import Reading, UnknownModelType
-from calc.fit import CELL, GB, SENTENCE, SHORTFALL, accumulates, carried, places_of, shortfall, verdict, ways_out
+from calc.fit import CELL, GB, SENTENCE, SHORTFALL, Need, accumulates, carried, places_of, shortfall, ways_out
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
@@ -78,6 +78,13 @@ def gpu_memory(gpu: gpus.GPU) -> Decimal:
     (Decimal('25.75'), 25757220864)
     """
     return rounded_down(Fraction(gpu.bytes, GB), 2)
+
+
+# Each listed card's name, figure and capacity in bytes (that figure's, as the page computes with it): no edit changes
+# them, and every edit shows every card's.
+_CARDS = tuple(
+    (gpu.name, Quantity(gpu_memory(gpu), GIGABYTE, places=2), Fraction(gpu_memory(gpu)) * GB) for gpu in gpus.GPUS
+)
 
 
 # The field's words, in the order the catalogs list them.
@@ -408,11 +415,12 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     tight = shortfall(sum(parts.values()))
     parts["overhead"] = overhead
     total = sum(parts.values())
+    need = Need(total, tight)  # once for every card's verdict
 
     rows = part_rows(parts, labels)
     return {
         "total_memory": gigabytes(total, 2),
-        "your_gpu": verdict(capacity, total, SENTENCE, tight),
+        "your_gpu": need.verdict(capacity, SENTENCE),
         "largest_micro_batch": largest,
         "peak_moment": moment,
         "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
@@ -425,14 +433,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "earlier_gradients": gigabytes(earlier, 2),
         "breakdown_bar": rows,
         "breakdown": [*rows, (N_("Total"), gigabytes(total, 2))],
-        "fits": [
-            (
-                gpu.name,
-                Quantity(gpu_memory(gpu), GIGABYTE, places=2),
-                verdict(Fraction(gpu_memory(gpu)) * GB, total, CELL, tight),
-            )
-            for gpu in gpus.GPUS
-        ],
+        "fits": [(name, memory, need.verdict(card, CELL, shown=memory.value)) for name, memory, card in _CARDS],
     }
 
 

@@ -25,8 +25,8 @@ from calc.fit import (
     SEVERAL_GPUS,
     SHORTEN,
     SHORTFALL,
+    Need,
     shortfall,
-    verdict,
 )
 from calc.formatting import format_names, rounded
 from calc.formulas.activations import FAMILIES
@@ -224,11 +224,11 @@ def test_gpus_are_listed_smallest_first_with_unique_ids():
 
 def test_the_verdict_compares_exactly():
     h100 = Fraction(GPUS_BY_ID["h100-80gb"].bytes)
-    assert verdict(h100, h100).quantities["spare"].value == 0
-    assert verdict(h100, h100 + Fraction(1, 3)).message == "Short by %(missing)s"
+    assert Need(h100).verdict(h100).quantities["spare"].value == 0
+    assert Need(h100 + Fraction(1, 3)).verdict(h100).message == "Short by %(missing)s"
     # The paper's 7.5B model with ZeRO-1 on 64 GPUs: 31.4 GB per GPU, more than a 24 GB card's 25.8 GB.
     needed = per_gpu(RECIPES["adamw-mixed"].states, PSI, 1, 64).total
-    fitting = [gpu.id for gpu in GPUS if verdict(Fraction(gpu.bytes), needed).message.startswith("Fits")]
+    fitting = [gpu.id for gpu in GPUS if Need(needed).verdict(Fraction(gpu.bytes)).message.startswith("Fits")]
     assert fitting == ["v100-32gb", "a100-40gb", "l40s", "h100-80gb", "a100-80gb", "h200"]
 
 
@@ -485,7 +485,7 @@ def test_the_overhead_adds_to_the_total_and_to_every_verdict():
     assert with_overhead["total_memory"].value - without["total_memory"].value == Decimal("1.5")
     total = Fraction(with_overhead["total_memory"].value) * GB
     tight = shortfall(total - Fraction(3, 2) * GB)  # the step's measured error, of the total less the overhead
-    cells = [verdict(Fraction(gpu_memory(gpu)) * GB, total, CELL, tight) for gpu in GPUS]
+    cells = [Need(total, tight).verdict(Fraction(gpu_memory(gpu)) * GB, CELL) for gpu in GPUS]
     assert [row[2] for row in with_overhead["fits"]] == cells
     # 40 GB against 30.11 GB of model state, 2 GB of activations and 1.5 GB of overhead: 6.39 GB to spare.
     assert rounded(with_overhead["your_gpu"].quantities["spare"].value, 2) == Decimal("6.39")
