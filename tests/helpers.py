@@ -131,12 +131,15 @@ def visit(context, url: str):
 def start_over(ready_pages, locale: str, name: str = "accumulation"):
     """A calculator's page in ``locale``, Python ready, the form back at its defaults."""
     page = ready_pages(locale, name)
-    # As a reader would start over: the defaults back in every field.
+    # As a reader would start over: the defaults back in every field, each input edited as typing edits it.
     page.evaluate(
         """() => {
             const form = document.querySelector("form[data-calculator]");
             form.reset();
-            form.dispatchEvent(new Event("input"));
+            for (const input of form.querySelectorAll("[data-input]")) {
+                const control = input.querySelector(`[name="${input.dataset.input}"]`);
+                control.dispatchEvent(new Event("input", { bubbles: true }));
+            }
         }"""
     )
     expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")
