@@ -27,6 +27,7 @@ from calc.formulas.step import (
     Moment,
     Peak,
     adapts_experts,
+    foreach_temporaries,
     largest_per_sample,
     limit_of,
     model_states,
@@ -62,7 +63,7 @@ from calc.step_inputs import (
     step_setting,
     with_targets,
 )
-from calc.step_outputs import PART_LABELS, labels_at, moment_phrase, part_rows
+from calc.step_outputs import MOMENT_WORDS, PART_LABELS, labels_at, moment_phrase, part_rows
 
 GB = 10**9
 
@@ -157,7 +158,7 @@ PARAMETERS = Amount(
     "parameters",
     N_("Parameters, in billions"),
     N_(
-        "The model's parameter count, in billions to two decimals, filled in from its shape. If you type another "
+        "The model's parameter count in billions, rounded to hundredths, filled in from its shape. If you type another "
         "number, the page counts the model by that number alone, with every parameter trained, and adds the "
         "activation memory you enter."
     ),
@@ -342,6 +343,23 @@ SENTENCE = (
     N_("Your GPU is short by %(missing)s."),
 )
 
+# A listed card without bf16 (calc.gpus.GPU.bf16) when the precision is bf16: in the table, and about the reader's own.
+# Where the recipe computes in fp16 too, that takes the same memory (calc.formulas.model_states, _in_16_bits).
+NO_BF16_CELL = (N_("%(verdict)s (no bf16 on this card: choose fp16)"), N_("%(verdict)s (no bf16 on this card)"))
+NO_BF16_SENTENCE = (
+    N_("%(verdict)s This card has no bf16: choose fp16, which takes the same memory."),
+    N_("%(verdict)s This card has no bf16, which this recipe computes in."),
+)
+
+
+def without_bf16(verdict: Phrase, values: Mapping[str, object], gpu: gpus.GPU | None, words: tuple[str, str]) -> Phrase:
+    """``verdict``, and where ``gpu`` is a listed card without bf16 and the precision is bf16, that it has none."""
+    if gpu is None or gpu.bf16 or values["precision"] != "bf16":
+        return verdict
+    in_fp16 = "fp16" in RECIPES[values["optimizer"]].computes_in
+    return Phrase(words[0] if in_fp16 else words[1], {"verdict": verdict})
+
+
 # The most the step's estimate fell short of PyTorch's measured peak, as a share of that peak, in
 # validation/steps.json (4.4021%, a mixture's LoRA step), rounded up to a tenth of a percent so that no measured
 # shortfall exceeds it (tests/test_vram.py holds it to the data).
@@ -384,6 +402,72 @@ COUNT_LEAVES_OUT = N_(
 COUNT_IGNORES_METHOD = Phrase(
     N_("With only a parameter count, every parameter is trained: the method chosen is not used."), {}
 )
+
+# The optimizer step's temporaries where they are PyTorch AdamW's foreach list (calc.formulas.step.foreach_temporaries).
+AT_FOREACH_STEP = N_(
+    "The peak comes %(moment)s. Its temporaries, %(size)s, are those of PyTorch's AdamW with foreach, its default "
+    "when you create it yourself on CUDA. The fused AdamW, which the Hugging Face Trainer uses by default, allocates "
+    "none: with it, the peak is lower by up to that much."
+)
+
+# DeepSpeed's ZeRO defaults (deepspeed/runtime/zero/config.py, DeepSpeedZeroConfig): reduce_bucket_size, 5e8 elements
+# in the trained weights' dtype (ZeRO-1 flattens the gradients into buckets of that size to reduce them, ZeRO-2 keeps
+# one such buffer, two with overlap_comm, stage_1_and_2.py, backward's ipg_buffer; ZeRO-3 one, stage3.py,
+# __ipg_bucket_flat_buffer); under ZeRO-3, stage3_max_live_parameters, 1e9, the gathered weights kept before any is
+# released (a module larger than that is still gathered whole), and stage3_prefetch_bucket_size, 5e7, those fetched
+# ahead. The step's model counts none of them: the overhead must.
+REDUCE_BUCKET = 500_000_000
+MAX_LIVE_PARAMETERS = 1_000_000_000
+PREFETCH_BUCKET = 50_000_000
+ZERO_BUFFERS = N_(
+    "The verdicts count ZeRO's communication buffers only within the overhead. With DeepSpeed's defaults, the "
+    "gradients are reduced in buckets of reduce_bucket_size elements, %(bucket)s here, twice that under ZeRO-2 with "
+    "overlap_comm: add that to the overhead, or lower reduce_bucket_size."
+)
+ZERO_3_BUFFERS = N_(
+    "The verdicts count ZeRO-3's buffers only within the overhead. With DeepSpeed's defaults, the gradients are "
+    "reduced in buckets of reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay until they "
+    "reach stage3_max_live_parameters, up to %(live)s here, and a module larger than that is gathered whole; and "
+    "stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or lower these settings."
+)
+
+
+def zero_buffers(values: Mapping[str, object]) -> Phrase | None:
+    """What DeepSpeed's ZeRO allocates with its default settings and the total leaves to the overhead."""
+    stage = int(values["zero_stage"])
+    if stage == 0:
+        return None
+    element = RECIPES[values["optimizer"]].states.weights  # the trained weights' bytes, as DeepSpeed keeps them
+    bucket = REDUCE_BUCKET * element
+    if stage < 3:
+        return Phrase(ZERO_BUFFERS, {"bucket": gigabytes(bucket, 2)})
+    if values["model"] == COUNT:
+        weights = Fraction(values["parameters"]) * GB * element
+    else:
+        shape = shape_of(values)
+        weights = model_states(shape, step_setting(values, shape, values["optimizer"], recipe_field=True))[0].weights
+    live, prefetch = min(MAX_LIVE_PARAMETERS * element, weights), PREFETCH_BUCKET * element
+    return Phrase(
+        ZERO_3_BUFFERS,
+        {
+            "bucket": gigabytes(bucket, 2),
+            "live": gigabytes(live, 2),
+            "prefetch": gigabytes(prefetch, 2),
+            "total": gigabytes(bucket + live + prefetch, 2),
+        },
+    )
+
+
+def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Phrase:
+    """Where the peak is the optimizer step's, which of PyTorch's AdamW it assumes, where that matters."""
+    shape = shape_of(values)
+    stage, replicas = int(values["zero_stage"]), int(values["gpus"])
+    setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=replicas)
+    if temporaries and foreach_temporaries(setting):
+        moment = Phrase(MOMENT_WORDS["optimizer"], {})
+        return Phrase(AT_FOREACH_STEP, {"moment": moment, "size": gigabytes(temporaries, 2)})
+    return moment_phrase(N_("The peak comes %(moment)s."), "optimizer")
+
 
 # Where not even one sample fits: the fixed part fits, or not even that.
 NOT_ONE = N_("Not even one sample fits: %(ways)s.")
@@ -551,6 +635,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 ),
                 {**moment.quantities, "earlier": gigabytes(earlier, 2)},
             )
+        elif step.moment == "optimizer":
+            moment = at_optimizer_step(values, step.parts["optimizer_temporaries"])
         shown_per_sample = (
             Quantity(per_sample, GIGABYTE, places=_places(per_sample))
             if left > 0
@@ -570,7 +656,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         per_sample, moment = None, None
         if temporaries > parts["activations"]:
             parts = {**parts, "activations": Fraction(0), "optimizer_temporaries": temporaries}
-            moment = moment_phrase(N_("The peak comes %(moment)s."), "optimizer")
+            moment = at_optimizer_step(values, temporaries)
         budget = rounded_down(left / GB, 2) if left > 0 else None
         if values["model"] == COUNT:
             largest, shown_per_sample = NEEDS_MODEL, None
@@ -587,10 +673,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     rows = part_rows(parts, labels)
     return {
         "total_memory": gigabytes(total, 2),
-        "your_gpu": verdict(capacity, total, SENTENCE, tight),
+        "your_gpu": without_bf16(
+            verdict(capacity, total, SENTENCE, tight), values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE
+        ),
         "largest_micro_batch": largest,
         "peak_moment": moment,
         "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
+        "zero_buffers": zero_buffers(values),
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
         "activation_budget": Quantity(budget, GIGABYTE, places=_places(budget)) if budget is not None else None,
         "per_sample": shown_per_sample,
@@ -604,7 +693,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             (
                 gpu.name,
                 Quantity(gpu_memory(gpu), GIGABYTE, places=2),
-                verdict(Fraction(gpu_memory(gpu)) * GB, total, CELL, tight),
+                without_bf16(verdict(Fraction(gpu_memory(gpu)) * GB, total, CELL, tight), values, gpu, NO_BF16_CELL),
             )
             for gpu in gpus.GPUS
         ],
@@ -677,6 +766,12 @@ def facts() -> dict[str, Fact]:
         # The recipe the page opens with, as the field shows it (a message id).
         "default_recipe": next(option.label for option in OPTIMIZER.options if option.value == OPTIMIZER.default),
         "shortfall": Quantity(SHORTFALL * 100, PERCENT, places=1),
+        # The foreach AdamW's temporaries of the two recipes the Trainer's rows name, bytes per parameter; and the
+        # PyTorch release from which the Trainer's default optim is "adamw_torch_fused" (transformers'
+        # TrainingArguments: default_optim, under is_torch_greater_or_equal_than_2_8).
+        "fp32_temporaries": Quantity(RECIPES["adam-fp32"].temporaries, places=0),
+        "bf16_temporaries": Quantity(RECIPES["adamw-bf16"].temporaries, places=0),
+        "fused_torch": "2.8",
         "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
         "one": Quantity(1),
         # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default): its
@@ -745,6 +840,7 @@ CALCULATOR = Calculator(
         ),
         Text("peak_moment", N_("When the peak comes")),
         Text("method_note", N_("Method")),
+        Text("zero_buffers", N_("ZeRO's buffers")),
         Figure(
             "activation_budget",
             N_("Left for the micro-batch on your GPU"),
