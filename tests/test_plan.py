@@ -248,7 +248,8 @@ def test_the_accumulation_page_opens_on_the_plan_of_the_default_run():
 
 def test_a_target_whose_share_has_no_divisor_near_what_fits_gets_a_nearby_target():
     """97 samples on one GPU with room for 10: the only exact plan is one sample over 97 steps, and the page says that
-    a target of 100 would allow micro-batches of 10 (review 7, technical item 24); a plan near what fits gets no hint."""
+    a target of 100 would allow micro-batches of 10 (review 7, technical item 24); a plan near what fits gets no
+    hint."""
     result = plan(97, 1, 80, "7.45")
     assert (result["micro_batch"].value, result["accumulation_steps"].value) == (1, 97)
     hint = result["nearby_target"]

@@ -32,7 +32,6 @@ const inputs = [...form.querySelectorAll("[data-input]")].map((element) => ({
   kind: element.dataset.kind,
   controls: [...element.querySelectorAll(`[name="${element.dataset.input}"]`)],
 }));
-const names = inputs.map((input) => input.name);
 // Each output's elements, as the template drew them: its name, and its kind (the widget of calc.outputs that draws it).
 const parts = [...form.querySelectorAll("[data-output]")];
 const links = [...document.querySelectorAll("a[data-link]")];
@@ -231,7 +230,9 @@ function show(view) {
   outcome.hidden = Boolean(view.prompt);
 }
 
+// The last answer's view: what supersedes it is no longer there to see.
 function follow(view) {
+  offer(view.offered);
   show(view);
   for (const link of links) {
     const carried = view.links[link.dataset.link];
@@ -268,15 +269,30 @@ function announceLater(text) {
   }, ANNOUNCE_AFTER_MS);
 }
 
+// Whether every input's controls hold what the page was drawn with: the values the default view is for.
+function atDefaults() {
+  return inputs.flatMap((input) => input.controls).every((control) => {
+    if (control.type === "checkbox") return control.checked === control.defaultChecked;
+    if (control.tagName === "SELECT") return [...control.options].every((option) => option.selected === option.defaultSelected);
+    return control.value === control.defaultValue;
+  });
+}
+
+// What the reader typed stays, to copy or to reload with; the address stays too, to send with a report. The
+// default view is shown only while the form holds its values; otherwise no results, and the status says why.
 function fail(error) {
   if (root.dataset.calc === "error") return;
   console.error("The calculator is unavailable:", error);
   root.dataset.calc = "error";
   worker.terminate();
-  // Back to the default values and their view; the address stays, to reload or to send with a report.
-  form.reset();
-  offer(defaultView.offered);
-  show(defaultView);
+  if (atDefaults()) {
+    offer(defaultView.offered);
+    show(defaultView);
+  } else {
+    root.dataset.edited = "";
+    placeholder.hidden = true;
+    outcome.hidden = true;
+  }
   results.removeAttribute("aria-busy");
   for (const fieldset of form.querySelectorAll("fieldset")) fieldset.disabled = true;
 }
@@ -318,7 +334,6 @@ async function askInTurn() {
     const view = await evaluate(waiting.shift()());
     if (root.dataset.calc === "error") break; // fail() ended the worker: leave the loop as a finished one
     setTexts(view.texts, editedSinceRead);
-    offer(view.offered);
     if (waiting.length > 0) continue; // a later request has the last word
     follow(view);
     announceLater(view.announcement);
@@ -327,8 +342,7 @@ async function askInTurn() {
   asking = false;
 }
 
-// An input event of the form itself (after form.reset(), as the tests start over) edits every input.
-form.addEventListener("input", (event) => edited(event.target === form ? names : [event.target.name]));
+form.addEventListener("input", (event) => edited([event.target.name]));
 // There is nothing to submit: results follow the inputs, and Enter must not reload.
 form.addEventListener("submit", (event) => event.preventDefault());
 

@@ -69,7 +69,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
-from typing import Literal
+from typing import ClassVar
 
 from calc.formulas import activations
 from calc.formulas.activations import FLOAT32_BYTES, PRECISION_BYTES
@@ -90,6 +90,7 @@ from calc.formulas.parameters import (
     linear_shapes,
     lora_parameters,
 )
+from calc.marker import N_
 from calc.models import ModelShape
 
 # The breakdown's parts, in the order they are shown.
@@ -228,24 +229,62 @@ def _whole(value: Fraction | int) -> Fraction | int:
     return value.numerator if isinstance(value, Fraction) and value.denominator == 1 else value
 
 
-# The settings this module refuses though each part exists, and why: the form layer (calc.step_inputs) words each
-# on its field.
-REFUSALS = {
-    "adapter_autocast": "an adapter over float32 weights under autocast is not modelled",
-    "qlora_precision": "QLoRA computes in bf16: choose a recipe that does",
-}
+@dataclass
+class Refusal(ValueError):
+    """A setting this module refuses though each part exists, training ``method``. Each kind is a subclass: its
+    ``reason``, and its words on a form's method field (:class:`calc.step_inputs.Refused` shows them)."""
+
+    method: str
+    reason: ClassVar[str]
+
+    def words(self, recipe_field: bool) -> str:
+        """The message id that says so, with only the ways out the step accepts and the form offers: another recipe
+        only where it has a recipe field (``recipe_field``; else the page assumes AdamW)."""
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.reason
 
 
-def refusal(recipe: str, method: str) -> Literal["adapter_autocast", "qlora_precision"] | None:
-    """The rule (:data:`REFUSALS`) that training ``method`` with the step recipe ``recipe`` breaks, if any.
+@dataclass
+class AdapterUnderAutocast(Refusal):
+    """An fp32 recipe computing in 16 bits (autocast) under an adapter: only a form with a recipe field gets here."""
+
+    reason = "an adapter over float32 weights under autocast is not modelled"
+
+    def words(self, recipe_field: bool) -> str:
+        if self.method == "qlora":
+            # The precision fp32 is no way out: QLoRA refuses it too.
+            return N_("QLoRA under autocast is not modelled: choose a recipe in 16\u00a0bits.")
+        return N_(
+            "An adapter over fp32 weights under autocast is not modelled: choose a recipe in 16 bits, or the "
+            "precision fp32."
+        )
+
+
+@dataclass
+class QuantizedBaseIn16Bits(Refusal):
+    """QLoRA computing in fp32. With a recipe field that recipe keeps fp32 weights, which compute in 16 bits only under
+    autocast, refused with an adapter: the recipe must change too."""
+
+    reason = "QLoRA computes in bf16: choose a recipe that does"
+
+    def words(self, recipe_field: bool) -> str:
+        if recipe_field:
+            return N_("QLoRA computes in 16\u00a0bits: choose a recipe in 16\u00a0bits and the precision bf16 or fp16.")
+        return N_("QLoRA computes in 16\u00a0bits: choose the precision bf16 or fp16.")
+
+
+def refusal(recipe: str, method: str) -> Refusal | None:
+    """The refusal that training ``method`` with the step recipe ``recipe`` meets, if any.
 
     >>> refusal("autocast-bf16", "lora"), refusal("adam-fp32", "qlora"), refusal("adamw-mixed", "qlora")
-    ('adapter_autocast', 'qlora_precision', None)
+    (AdapterUnderAutocast(method='lora'), QuantizedBaseIn16Bits(method='qlora'), None)
     """
     if method != "full" and STEP_RECIPES[recipe].autocast:
-        return "adapter_autocast"
+        return AdapterUnderAutocast(method)
     if method == "qlora" and STEP_RECIPES[recipe].activations != "bf16":
-        return "qlora_precision"
+        return QuantizedBaseIn16Bits(method)
     return None
 
 
@@ -254,8 +293,8 @@ def _check(shape: ModelShape, setting: Setting) -> None:
         raise ValueError(f"recipe must be one of {', '.join(STEP_RECIPES)}, not {setting.recipe!r}")
     if setting.method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {setting.method!r}")
-    if rule := refusal(setting.recipe, setting.method):
-        raise ValueError(REFUSALS[rule])
+    if refused := refusal(setting.recipe, setting.method):
+        raise refused
     if setting.zero_stage not in STAGES:
         raise ValueError(f"ZeRO stage must be one of {STAGES}, not {setting.zero_stage!r}")
     if isinstance(setting.gpus, bool) or not isinstance(setting.gpus, int) or setting.gpus < 1:
