@@ -3,7 +3,8 @@
 // and every calculator imported from the site's wheels (unpacked in
 // SITE_PACKAGES). Writes it to OUT, XORed with the WebAssembly's initial
 // memory as web/snapshot.js expects it, not yet compressed.
-// Usage: node sitebuild/make_snapshot.mjs RUNTIME SITE_PACKAGES OUT
+// Usage: node sitebuild/make_snapshot.mjs RUNTIME SITE_PACKAGES OUT LOADER WEBASSEMBLY
+// (LOADER and WEBASSEMBLY: Pyodide's file names, as sitebuild/runtime.py gives them).
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -30,8 +31,8 @@ function zeroFreeMemory(module) {
   if (module.HEAP8.length !== size) throw new Error("zeroing free memory grew the heap");
 }
 
-const [runtime, unpacked, out] = process.argv.slice(2);
-const { loadPyodide } = await import(pathToFileURL(join(runtime, "pyodide.mjs")).href);
+const [runtime, unpacked, out, loader, webAssembly] = process.argv.slice(2);
+const { loadPyodide } = await import(pathToFileURL(join(runtime, loader)).href);
 const pyodide = await loadPyodide({
   indexURL: `${runtime}/`,
   _makeSnapshot: true,
@@ -66,5 +67,5 @@ pyodide.runPython(
 pyodide.FS.unmount(sitePackages);
 zeroFreeMemory(pyodide._module);
 const snapshot = pyodide.makeMemorySnapshot();
-xorInitialMemory(snapshot, readFileSync(join(runtime, "pyodide.asm.wasm")));
+xorInitialMemory(snapshot, readFileSync(join(runtime, webAssembly)));
 writeFileSync(out, snapshot);

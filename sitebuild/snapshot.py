@@ -45,7 +45,7 @@ from itertools import chain
 from pathlib import Path
 
 from sitebuild.config import RUNTIME
-from sitebuild.runtime import FILES_FOR_JAVASCRIPT, LOADER
+from sitebuild.runtime import FILES_FOR_JAVASCRIPT, LOADER, WEBASSEMBLY
 
 MAKER = Path(__file__).with_name("make_snapshot.mjs")
 
@@ -139,7 +139,11 @@ def build_snapshot(runtime: Path, wheels: list[Path], work: Path) -> dict[str, s
         with zipfile.ZipFile(wheel) as archive:
             archive.extractall(site_packages)
     raw = work / "snapshot"
-    subprocess.run(["node", str(MAKER), str(runtime), str(site_packages), str(raw)], check=True, cwd=MAKER.parent)
+    subprocess.run(
+        ["node", str(MAKER), str(runtime), str(site_packages), str(raw), LOADER, WEBASSEMBLY],
+        check=True,
+        cwd=MAKER.parent,
+    )
     snapshot = raw.read_bytes()
     # Level 9 would save next to nothing, for a much longer build (docs/performance.md).
     data = gzip.compress(pack_pages(snapshot), compresslevel=6, mtime=0)

@@ -112,7 +112,8 @@ def test_the_build_stops_without_pyodide(tmp_path):
 
 def test_the_javascript_names_none_of_pyodides_files(tmp_path):
     """sitebuild/runtime.py names them once: the build tells the worker, and the tests tell pyodide_views.mjs."""
-    for script in [*(ROOT / "web").glob("*.js"), ROOT / "tests" / "pyodide_views.mjs"]:
+    scripts = [*(ROOT / "web").glob("*.js"), *(ROOT / "sitebuild").glob("*.mjs"), *(ROOT / "bench").glob("*.js")]
+    for script in [*scripts, ROOT / "tests" / "pyodide_views.mjs"]:
         text = script.read_text(encoding="utf-8")
         assert [name for name in (*CORE_FILES, LOCKFILE) if name in text] == [], script.name
     worker = tmp_path / "calc-worker.js"
