@@ -118,12 +118,13 @@ SHAPE = tuple(
 # VRAM and LoRA pages refuse it. Choosing a model brings the targets the step models.
 COVERED_TARGETS = {name for shape in PRESETS.values() if shape.model_type in FAMILIES for name in target_modules(shape)}
 PAGE_TARGETS = replace(TARGETS, options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS))
-# This page computes in the model's own dtype: autocast over an fp32 model is not modelled here (its Limitations).
+# This page computes in the model's own dtype: autocast over an fp32 model is not modelled here (its Limitations), but
+# the VRAM page's recipe "Adam or AdamW, all in fp32" at bf16 is.
 PAGE_PRECISION = replace(
     PRECISION,
     description=N_(
         "The dtype the model is loaded and computes in, which its activations share. Autocast over an fp32 model "
-        "is not modelled here."
+        "is not modelled here; the training memory per GPU calculator models it."
     ),
 )
 PAGE_CONFIG = replace(CONFIG, parse=_covered)

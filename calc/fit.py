@@ -11,6 +11,8 @@ from decimal import Decimal
 from fractions import Fraction
 
 from calc.formatting import GIGABYTE, rounded, rounded_down, rounded_up
+from calc.formulas.model_states import RECIPES
+from calc.gpus import GPU
 from calc.i18n import N_
 from calc.outputs import Phrase, Phrases, Quantity
 
@@ -25,6 +27,23 @@ SENTENCE = (
     N_("Your GPU holds it, with %(spare)s to spare: a tight fit, within the estimate's measured error."),
     N_("Your GPU is short by %(missing)s."),
 )
+
+# A listed card without bf16 (calc.gpus.GPU.bf16) when the precision is bf16: in the table, and about the reader's own.
+# Where the recipe computes in fp16 too, that takes the same memory (calc.formulas.model_states, _in_16_bits).
+NO_BF16_CELL = (N_("%(verdict)s (no bf16 on this card: choose fp16)"), N_("%(verdict)s (no bf16 on this card)"))
+NO_BF16_SENTENCE = (
+    N_("%(verdict)s This card has no bf16: choose fp16, which takes the same memory."),
+    N_("%(verdict)s This card has no bf16, which this recipe computes in."),
+)
+
+
+def without_bf16(verdict: Phrase, values: Mapping[str, object], gpu: GPU | None, words: tuple[str, str]) -> Phrase:
+    """``verdict``, and where ``gpu`` is a listed card without bf16 and the precision is bf16, that it has none."""
+    if gpu is None or gpu.bf16 or values["precision"] != "bf16":
+        return verdict
+    in_fp16 = "fp16" in RECIPES[values["optimizer"]].computes_in
+    return Phrase(words[0] if in_fp16 else words[1], {"verdict": verdict})
+
 
 # The most the step's estimate fell short of PyTorch's measured peak, as a share of that peak, in
 # validation/steps.json (4.4021%, a mixture's LoRA step), rounded up to a tenth of a percent so that no measured

@@ -175,7 +175,7 @@ CONFIG = Pasted(
     N_("Paste a config.json"),
     N_(
         "The model's config.json, as its repository holds it: it fills in the shape below. A multimodal model's "
-        "text_config is read as its language model."
+        "text_config is read as its language model; the vision encoder and the image tokens are not counted."
     ),
     parse=_reading,
 )

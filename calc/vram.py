@@ -19,7 +19,21 @@ from calc import gpus
 from calc.batch_inputs import GPUS, MICRO_BATCH, TARGET_BATCH
 from calc.calculator import Calculator, Changed, Group
 from calc.configs import Reading, UnknownModelType
-from calc.fit import CELL, GB, SENTENCE, SHORTFALL, Need, accumulates, carried, places_of, shortfall, ways_out
+from calc.fit import (
+    CELL,
+    GB,
+    NO_BF16_CELL,
+    NO_BF16_SENTENCE,
+    SENTENCE,
+    SHORTFALL,
+    Need,
+    accumulates,
+    carried,
+    places_of,
+    shortfall,
+    ways_out,
+    without_bf16,
+)
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
@@ -28,6 +42,7 @@ from calc.formulas.step import (
     Moment,
     Peak,
     adapts_experts,
+    foreach_temporaries,
     largest_per_sample,
     limit_of,
     model_states,
@@ -65,7 +80,7 @@ from calc.step_inputs import (
     step_setting,
     with_targets,
 )
-from calc.step_outputs import PART_LABELS, labels_at, moment_phrase, part_rows
+from calc.step_outputs import MOMENT_WORDS, PART_LABELS, labels_at, moment_phrase, part_rows
 
 
 @cache  # a card's figure never changes, and every edit shows every card's
@@ -142,7 +157,7 @@ PARAMETERS = Amount(
     "parameters",
     N_("Parameters, in billions"),
     N_(
-        "The model's parameter count, in billions to two decimals, filled in from its shape. If you type another "
+        "The model's parameter count in billions, rounded to hundredths, filled in from its shape. If you type another "
         "number, the page counts the model by that number alone, with every parameter trained, and adds the "
         "activation memory you enter."
     ),
@@ -296,6 +311,72 @@ COUNT_IGNORES_METHOD = Phrase(
     N_("With only a parameter count, every parameter is trained: the method chosen is not used."), {}
 )
 
+# The optimizer step's temporaries where they are PyTorch AdamW's foreach list (calc.formulas.step.foreach_temporaries).
+AT_FOREACH_STEP = N_(
+    "The peak comes %(moment)s. Its temporaries, %(size)s, are those of PyTorch's AdamW with foreach, its default "
+    "when you create it yourself on CUDA. The fused AdamW, which the Hugging Face Trainer uses by default, allocates "
+    "none: with it, the peak is lower by up to that much."
+)
+
+# DeepSpeed's ZeRO defaults (deepspeed/runtime/zero/config.py, DeepSpeedZeroConfig): reduce_bucket_size, 5e8 elements
+# in the trained weights' dtype (ZeRO-1 flattens the gradients into buckets of that size to reduce them, ZeRO-2 keeps
+# one such buffer, two with overlap_comm, stage_1_and_2.py, backward's ipg_buffer; ZeRO-3 one, stage3.py,
+# __ipg_bucket_flat_buffer); under ZeRO-3, stage3_max_live_parameters, 1e9, the gathered weights kept before any is
+# released (a module larger than that is still gathered whole), and stage3_prefetch_bucket_size, 5e7, those fetched
+# ahead. The step's model counts none of them: the overhead must.
+REDUCE_BUCKET = 500_000_000
+MAX_LIVE_PARAMETERS = 1_000_000_000
+PREFETCH_BUCKET = 50_000_000
+ZERO_BUFFERS = N_(
+    "The verdicts count ZeRO's communication buffers only within the overhead. With DeepSpeed's defaults, the "
+    "gradients are reduced in buckets of reduce_bucket_size elements, %(bucket)s here, twice that under ZeRO-2 with "
+    "overlap_comm: add that to the overhead, or lower reduce_bucket_size."
+)
+ZERO_3_BUFFERS = N_(
+    "The verdicts count ZeRO-3's buffers only within the overhead. With DeepSpeed's defaults, the gradients are "
+    "reduced in buckets of reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay until they "
+    "reach stage3_max_live_parameters, up to %(live)s here, and a module larger than that is gathered whole; and "
+    "stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or lower these settings."
+)
+
+
+def zero_buffers(values: Mapping[str, object]) -> Phrase | None:
+    """What DeepSpeed's ZeRO allocates with its default settings and the total leaves to the overhead."""
+    stage = int(values["zero_stage"])
+    if stage == 0:
+        return None
+    element = RECIPES[values["optimizer"]].states.weights  # the trained weights' bytes, as DeepSpeed keeps them
+    bucket = REDUCE_BUCKET * element
+    if stage < 3:
+        return Phrase(ZERO_BUFFERS, {"bucket": gigabytes(bucket, 2)})
+    if values["model"] == COUNT:
+        weights = Fraction(values["parameters"]) * GB * element
+    else:
+        shape = shape_of(values)
+        weights = model_states(shape, step_setting(values, shape, values["optimizer"], recipe_field=True))[0].weights
+    live, prefetch = min(MAX_LIVE_PARAMETERS * element, weights), PREFETCH_BUCKET * element
+    return Phrase(
+        ZERO_3_BUFFERS,
+        {
+            "bucket": gigabytes(bucket, 2),
+            "live": gigabytes(live, 2),
+            "prefetch": gigabytes(prefetch, 2),
+            "total": gigabytes(bucket + live + prefetch, 2),
+        },
+    )
+
+
+def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Phrase:
+    """Where the peak is the optimizer step's, which of PyTorch's AdamW it assumes, where that matters."""
+    shape = shape_of(values)
+    stage, replicas = int(values["zero_stage"]), int(values["gpus"])
+    setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=replicas)
+    if temporaries and foreach_temporaries(setting):
+        moment = Phrase(MOMENT_WORDS["optimizer"], {})
+        return Phrase(AT_FOREACH_STEP, {"moment": moment, "size": gigabytes(temporaries, 2)})
+    return moment_phrase(N_("The peak comes %(moment)s."), "optimizer")
+
+
 # Where not even one sample fits: the fixed part fits, or not even that.
 NOT_ONE = N_("Not even one sample fits: %(ways)s.")
 NOT_EMPTY = N_("Even without samples, the step does not fit: %(ways)s.")
@@ -391,6 +472,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 ),
                 {**moment.quantities, "earlier": gigabytes(earlier, 2)},
             )
+        elif step.moment == "optimizer":
+            moment = at_optimizer_step(values, step.parts["optimizer_temporaries"])
         shown_per_sample = (
             Quantity(per_sample, GIGABYTE, places=places_of(per_sample))
             if left > 0
@@ -410,7 +493,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         per_sample, moment = None, None
         if temporaries > parts["activations"]:
             parts = {**parts, "activations": Fraction(0), "optimizer_temporaries": temporaries}
-            moment = moment_phrase(N_("The peak comes %(moment)s."), "optimizer")
+            moment = at_optimizer_step(values, temporaries)
         budget = rounded_down(left / GB, 2) if left > 0 else None
         if values["model"] == COUNT:
             largest, shown_per_sample = NEEDS_MODEL, None
@@ -428,10 +511,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     rows = part_rows(parts, labels)
     return {
         "total_memory": gigabytes(total, 2),
-        "your_gpu": need.verdict(capacity, SENTENCE),
+        "your_gpu": without_bf16(
+            need.verdict(capacity, SENTENCE), values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE
+        ),
         "largest_micro_batch": largest,
         "peak_moment": moment,
         "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
+        "zero_buffers": zero_buffers(values),
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
         "activation_budget": Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None,
         "per_sample": shown_per_sample,
@@ -441,7 +527,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "earlier_gradients": gigabytes(earlier, 2),
         "breakdown_bar": rows,
         "breakdown": [*rows, (N_("Total"), gigabytes(total, 2))],
-        "fits": [(name, memory, need.verdict(card, CELL, shown=memory.value)) for name, memory, card in _CARDS],
+        "fits": [
+            (name, memory, without_bf16(need.verdict(card, CELL, shown=memory.value), values, gpu, NO_BF16_CELL))
+            for gpu, (name, memory, card) in zip(gpus.GPUS, _CARDS, strict=True)
+        ],
     }
 
 
@@ -511,6 +600,12 @@ def facts() -> dict[str, Fact]:
         # The recipe the page opens with, as the field shows it (a message id).
         "default_recipe": next(option.label for option in OPTIMIZER.options if option.value == OPTIMIZER.default),
         "shortfall": Quantity(SHORTFALL * 100, PERCENT, places=1),
+        # The foreach AdamW's temporaries of the two recipes the Trainer's rows name, bytes per parameter; and the
+        # PyTorch release from which the Trainer's default optim is "adamw_torch_fused" (transformers'
+        # TrainingArguments: default_optim, under is_torch_greater_or_equal_than_2_8).
+        "fp32_temporaries": Quantity(RECIPES["adam-fp32"].temporaries, places=0),
+        "bf16_temporaries": Quantity(RECIPES["adamw-bf16"].temporaries, places=0),
+        "fused_torch": "2.8",
         "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
         "one": Quantity(1),
         # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default): its
@@ -579,6 +674,7 @@ CALCULATOR = Calculator(
         ),
         Text("peak_moment", N_("When the peak comes")),
         Text("method_note", N_("Method")),
+        Text("zero_buffers", N_("ZeRO's buffers")),
         Figure(
             "activation_budget",
             N_("Left for the micro-batch on your GPU"),

@@ -283,6 +283,7 @@ def test_the_accumulation_page_carries_its_memory_to_the_vram_page(ready_pages, 
 
 def test_following_a_link_fills_the_next_page(context, base_url, localedir):
     page = visit(context, f"{base_url}{LOCALES[0]}/?micro_batch=2")
+    expect_shown_as_cpython_shows(page, localedir)  # the address's answer, links included
     page.locator("a[data-link=vram]").click()
     expect(page).to_have_url(f"{base_url}{LOCALES[0]}/{carried_to_vram(localedir)}")
     wait_until_ready(page)

@@ -20,6 +20,8 @@ from calc.fit import (
     HIGHER_STAGE,
     LARGER_GPU,
     MORE_GPUS,
+    NO_BF16_CELL,
+    NO_BF16_SENTENCE,
     RECOMPUTE,
     SENTENCE,
     SEVERAL_GPUS,
@@ -36,6 +38,7 @@ from calc.formulas.step import (
     METHODS,
     STEP_RECIPES,
     Setting,
+    foreach_temporaries,
     largest_per_sample,
     limit_of,
     model_states,
@@ -54,15 +57,21 @@ from calc.problems import InputProblem
 from calc.step_inputs import Refused, step_setting
 from calc.step_outputs import LOSS_LABELS, MOMENT_WORDS
 from calc.vram import (
+    AT_FOREACH_STEP,
     CALCULATOR,
     COUNT,
     COUNT_LEAVES_OUT,
     LEAVE_BLANK,
+    MAX_LIVE_PARAMETERS,
     NEEDS_MODEL,
     NOT_EMPTY,
     NOT_MODELLED,
     NOT_ONE,
+    PREFETCH_BUCKET,
+    REDUCE_BUCKET,
     TYPED,
+    ZERO_3_BUFFERS,
+    ZERO_BUFFERS,
     billions,
     gpu_memory,
     links,
@@ -263,6 +272,11 @@ def test_a_preset_fills_its_count_as_a_reader_would_type_it():
         assert settle({**values, "parameters": exact}, None).get("model", repo) == repo
 
 
+def _bare(said):
+    """A verdict without what a card lacking bf16 adds to it (NO_BF16_CELL, NO_BF16_SENTENCE)."""
+    return said.quantities["verdict"] if "verdict" in said.quantities else said
+
+
 def test_the_table_of_cards_shows_the_memory_the_field_takes_and_margins_that_subtract():
     """Each card's row shows the capacity its field would hold and that the verdict counts with; the margin is that
     figure less the total shown, so two cards shown with the same memory (the A10G's and the L4's 24.15 GB, before
@@ -273,10 +287,10 @@ def test_the_table_of_cards_shows_the_memory_the_field_takes_and_margins_that_su
         total = results["total_memory"].shown()
         for gpu, (name, memory, said) in zip(GPUS, results["fits"], strict=True):
             assert name == gpu.name and memory == Quantity(gpu_memory(gpu), "digital-gigabyte", 2)
-            ((_, margin),) = said.quantities.items()
+            ((_, margin),) = _bare(said).quantities.items()
             assert margin.shown() == abs(memory.shown() - total), (name, said)
             yours = CALCULATOR.results({**values, "gpu": gpu.id, "gpu_memory": gpu_memory(gpu)})["your_gpu"]
-            assert yours.quantities == said.quantities
+            assert _bare(yours).quantities == _bare(said).quantities
 
 
 def test_the_default_run_is_the_step_s_peak_and_the_overhead():
@@ -487,7 +501,7 @@ def test_the_overhead_adds_to_the_total_and_to_every_verdict():
     total = Fraction(with_overhead["total_memory"].value) * GB
     tight = shortfall(total - Fraction(3, 2) * GB)  # the step's measured error, of the total less the overhead
     cells = [Need(total, tight).verdict(Fraction(gpu_memory(gpu)) * GB, CELL) for gpu in GPUS]
-    assert [row[2] for row in with_overhead["fits"]] == cells
+    assert [_bare(row[2]) for row in with_overhead["fits"]] == cells
     # 40 GB against 30.11 GB of model state, 2 GB of activations and 1.5 GB of overhead: 6.39 GB to spare.
     assert rounded(with_overhead["your_gpu"].quantities["spare"].value, 2) == Decimal("6.39")
 
@@ -851,3 +865,82 @@ def test_the_recipe_table_s_three_adamw_recipes_give_one_lora_result_and_8_bit_a
         for recipe in ("adamw-mixed", "adamw-bf16-fp32-states", "adamw-bf16", "adamw-8bit")
     }
     assert totals["adamw-mixed"] == totals["adamw-bf16-fp32-states"] == totals["adamw-bf16"] > totals["adamw-8bit"]
+
+
+def test_a_card_without_bf16_says_so_when_the_run_computes_in_bf16():
+    """The T4 and the V100s have no bf16 (compute capability below 8.0; review 7, item 19): their rows, and the
+    sentence about your GPU when it is one of them, say so, and name fp16 where the recipe computes in it too."""
+    without = {gpu.id for gpu in GPUS if not gpu.bf16}
+    assert without == {"t4", "v100-16gb", "v100-32gb"}
+    results = CALCULATOR.results(DEFAULTS)
+    for gpu, (_, _, said) in zip(GPUS, results["fits"], strict=True):
+        assert (said.message == NO_BF16_CELL[0]) == (gpu.id in without), gpu.id
+    fp16 = CALCULATOR.results({**DEFAULTS, "precision": "fp16"})
+    assert all(said.message in CELL for _, _, said in fp16["fits"])
+    # fp16 takes the same memory, so the verdict inside is the one fp16 gets.
+    assert [_bare(row[2]) for row in results["fits"]] == [row[2] for row in fp16["fits"]]
+    t4 = {**DEFAULTS, "gpu": "t4", "gpu_memory": gpu_memory(GPUS_BY_ID["t4"])}
+    assert CALCULATOR.results(t4)["your_gpu"].message == NO_BF16_SENTENCE[0]
+    # A recipe that computes in bf16 alone has no fp16 to offer.
+    bf16_only = CALCULATOR.results({**t4, "method": "full", "optimizer": "adamw-bf16"})
+    assert bf16_only["your_gpu"].message == NO_BF16_SENTENCE[1]
+    assert bf16_only["fits"][0][2].message == NO_BF16_CELL[1]
+    assert CALCULATOR.results({**DEFAULTS, "gpu": "a100-40gb"})["your_gpu"].message in SENTENCE
+
+
+def test_zero_s_buffers_are_sized_with_deepspeed_s_defaults():
+    """The total leaves ZeRO's buffers to the overhead, and the note says how much they take with DeepSpeed's
+    defaults (deepspeed/runtime/zero/config.py): the gradient bucket at every stage, and under ZeRO-3 the live
+    gathered weights, at most the whole model's, and the prefetch bucket (review 7, item 6)."""
+    assert (REDUCE_BUCKET, MAX_LIVE_PARAMETERS, PREFETCH_BUCKET) == (5 * 10**8, 10**9, 5 * 10**7)
+    assert CALCULATOR.results(DEFAULTS)["zero_buffers"] is None
+    for stage in ("1", "2"):
+        note = CALCULATOR.results({**DEFAULTS, "zero_stage": stage, "gpus": Decimal(8)})["zero_buffers"]
+        assert note.message == ZERO_BUFFERS and note.quantities["bucket"] == gigabytes(10**9, 2)  # 5e8 in bf16
+    fp32 = {**DEFAULTS, "method": "full", "optimizer": "adam-fp32", "precision": "fp32", "zero_stage": "2"}
+    assert CALCULATOR.results(fp32)["zero_buffers"].quantities["bucket"] == gigabytes(2 * 10**9, 2)
+    llama = CALCULATOR.results({**DEFAULTS, "method": "full", "zero_stage": "3", "gpus": Decimal(8)})["zero_buffers"]
+    assert llama.message == ZERO_3_BUFFERS
+    assert {name: q.shown() for name, q in llama.quantities.items()} == {
+        "bucket": Decimal("1.00"),
+        "live": Decimal("2.00"),
+        "prefetch": Decimal("0.10"),
+        "total": Decimal("3.10"),
+    }
+    # A model smaller than stage3_max_live_parameters can have no more than its own weights gathered.
+    small = {**DEFAULTS, "model": "Qwen/Qwen2.5-0.5B", "method": "full", "zero_stage": "3", "gpus": Decimal(8)}
+    small = {**small, **settle(small, frozenset({"model"}))}
+    live = CALCULATOR.results(small)["zero_buffers"].quantities["live"]
+    assert live == gigabytes(2 * base_parameters(PRESETS["Qwen/Qwen2.5-0.5B"]), 2)
+    # The count mode too: its 8.03 billion parameters in 16 bits, more than stage3_max_live_parameters.
+    count = CALCULATOR.results({**COUNTED, "zero_stage": "3"})["zero_buffers"]
+    assert count.quantities["live"] == gigabytes(2 * 10**9, 2)
+
+
+def test_an_optimizer_step_peak_names_the_adamw_it_assumes():
+    """Where the peak is the optimizer step's and its temporaries are PyTorch AdamW's foreach list, the page says so,
+    and that the Trainer's fused AdamW allocates none (review 7, item 7); the mixed-precision recipes' temporaries are
+    the master update's, which fused changes nothing of."""
+    trainer = {**DEFAULTS, "method": "full", "optimizer": "adam-fp32", "precision": "bf16"}
+    results = CALCULATOR.results(trainer)
+    moment = results["peak_moment"]
+    assert moment.message == AT_FOREACH_STEP
+    rows = dict(results["breakdown"])
+    assert moment.quantities["size"] == rows["Optimizer step's temporaries"]
+    # The same with the activation memory typed, where the temporaries outweigh it.
+    typed = CALCULATOR.results({**trainer, "activation_memory": Decimal(1)})["peak_moment"]
+    assert typed.message == AT_FOREACH_STEP and typed.quantities["size"] == moment.quantities["size"]
+    mixed = CALCULATOR.results({**trainer, "optimizer": "adamw-mixed"})
+    assert mixed["peak_moment"].message == "The peak comes %(moment)s."
+    shape = PRESETS["meta-llama/Llama-3.1-8B"]
+    for method, recipe, foreach in (
+        ("full", "adam-fp32", True),
+        ("full", "adamw-bf16", True),
+        ("full", "adamw-mixed", False),
+        ("full", "adamw-8bit", False),
+        ("lora", "adamw-mixed", True),
+        ("lora", "adamw-8bit", False),
+        ("lora", "sgd-momentum", False),
+    ):
+        setting = step_setting({**DEFAULTS, "method": method}, shape, recipe, recipe_field=True)
+        assert foreach_temporaries(setting) is foreach, (method, recipe)

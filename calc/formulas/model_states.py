@@ -84,6 +84,8 @@ class Optimizer:
 
     adapter: ModelStates  # the adapter's weight, gradient and optimizer state
     adapter_temporaries: Fraction  # the optimizer step's temporaries
+    # Whether those temporaries are PyTorch AdamW's foreach list, which its fused implementation does not allocate.
+    foreach_adamw: bool = False
 
 
 def _adapter(optimizer: Fraction) -> ModelStates:
@@ -94,6 +96,7 @@ ADAMW = Optimizer(
     adapter=_adapter(2 * Fraction(ADAM_MOMENT_BYTES)),
     # The foreach step's exp_avg_sq_sqrt (torch/optim/adam.py, _multi_tensor_adam), as large as one moment.
     adapter_temporaries=Fraction(ADAM_MOMENT_BYTES),
+    foreach_adamw=True,
 )
 # bitsandbytes' 8-bit states and their block constants, updated in its kernel.
 ADAMW_8BIT = Optimizer(
@@ -133,6 +136,9 @@ class TrainingRecipe:
     optimizer: Optimizer  # what it keeps for a LoRA adapter instead
     temporaries: Fraction  # the optimizer step's temporaries in full fine-tuning, bytes per trained parameter
     computes_in: dict[str, Computation]
+    # Whether those temporaries are PyTorch AdamW's foreach list (exp_avg_sq_sqrt), its default when created on CUDA;
+    # with fused=True (_fused_adamw, which updates in place), the step allocates none.
+    foreach_adamw: bool = False
 
 
 # The mixed-precision recipes keep bf16 weights for the layers and an fp32 master copy in the optimizer state
@@ -176,6 +182,7 @@ RECIPES: dict[str, TrainingRecipe] = {
             # forward pass runs; the matmuls save it for backward (calc.formulas.step, weight copies).
             **_in_16_bits(Computation("autocast-bf16", "bf16", autocast=True, measured=True)),
         },
+        foreach_adamw=True,
     ),
     # bf16 weights and gradients with AdamW's moments in fp32, and no master copy: 2 + 2 + 8 = 12. PyTorch's
     # AdamW makes its moments in the weights' dtype (torch/optim/adamw.py), so this takes an optimizer that
@@ -205,6 +212,7 @@ RECIPES: dict[str, TrainingRecipe] = {
         # state, in its dtype.
         temporaries=Fraction(2),
         computes_in={"bf16": Computation("adamw-bf16", "bf16", measured=True)},
+        foreach_adamw=True,
     ),
     # bitsandbytes 8-bit AdamW under mixed precision: 2 + 2 + (4 + 2 + 1/32) = 10 1/32. bitsandbytes updates
     # whatever weights it is given, so the fp32 master copy is the mixed-precision trainer's (ZeRO §3.1).

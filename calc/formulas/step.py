@@ -474,6 +474,14 @@ def model_states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, Mode
     return states, per_parameter, temporaries * trainable / (gpus if stage >= 1 else 1)
 
 
+def foreach_temporaries(setting: Setting) -> bool:
+    """Whether the optimizer step's temporaries (:func:`model_states`) are PyTorch AdamW's foreach list, which the
+    fused AdamW, the Hugging Face Trainer's default (``optim="adamw_torch_fused"`` with PyTorch 2.8 or later,
+    transformers' TrainingArguments.default_optim), does not allocate."""
+    recipe = STEP_RECIPES[setting.recipe]
+    return recipe.training.foreach_adamw if setting.method == "full" else recipe.optimizer.foreach_adamw
+
+
 # Remembered: most of a page's edits (the micro-batch, the GPU, the target batch) leave the model and the setting as
 # they were, and the moments are most of an edit's work. Callers only read them.
 @lru_cache(maxsize=32)
