@@ -30,7 +30,7 @@ class View:
     a screen reader hears once the reader pauses. ``texts``: inputs whose
     widget Python sets (from an address, or kept in step by ``settle``).
     ``address``: the inputs as the page's query string. ``links``: the
-    query string each linked calculator's page gets. ``offered``: for each
+    query string each linked calculator's page gets; a page without one is not offered. ``offered``: for each
     input that hides some of its options (a group of checkboxes), the values
     of those shown.
     ``failed``: evaluating

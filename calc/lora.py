@@ -170,7 +170,10 @@ def summarize(outputs: Mapping[str, str], results: Mapping[str, object], transla
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """The VRAM page gets the run: the model (its repo id, or its typed shape), the adapter and the step's settings,
     one GPU, and the recipe the run's total is computed with; not a target batch, which is the reader's to set there
-    (the prose says what its default's accumulation adds)."""
+    (the prose says what its default's accumulation adds). A run whose total this page does not model gets no link:
+    the VRAM page, which models the same step, would open on an error (an adapter on a mixture's experts)."""
+    if results["run_memory"] is None:
+        return {}
     model = {"model": values["model"]}
     if values["model"] == CUSTOM:
         model |= {

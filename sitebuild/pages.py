@@ -240,13 +240,15 @@ def render_calculator(prose: Prose, name: str, base_url: str = "") -> str:
     if view.prompt is not None:
         problems = "; ".join(f"{field}: {error}" for field, error in view.errors.items() if error)
         raise PageWithoutResults(f"the {name} page in {locale!r} opens on no results: {problems or view.prompt}")
-    # Links that carry this page's values to another: their address follows the results.
+    # Links that carry this page's values to another: their address follows the results, and one that carries
+    # nothing is not offered, as in the browser.
     links = [
         {
             **link,
             "path": relative(path, PAGES[link["page"]]),
             "href": relative(path, PAGES[link["page"]])
             + (f"?{carried}" if (carried := view.links.get(link["page"])) else ""),
+            "carried": bool(carried),
         }
         for link in prose.words(name).links
     ]

@@ -170,6 +170,11 @@ def expect_shown_as_cpython_shows(page, localedir, *outputs: str):
         carried = view.links.get(link.get_attribute("data-link"))
         path = link.get_attribute("data-path")
         expect(link).to_have_attribute("href", f"{path}?{carried}" if carried else path)
+        # A link that carries nothing is not offered.
+        if carried:
+            expect(link).to_be_visible()
+        else:
+            expect(link).to_be_hidden()
     return view
 
 

@@ -163,6 +163,15 @@ def test_following_the_lora_link_opens_the_run_on_the_vram_page(context, base_ur
     expect_shown_as_cpython_shows(page, localedir, "total_memory")
 
 
+def test_the_lora_page_offers_no_link_to_a_run_the_vram_page_refuses(context, base_url, localedir):
+    """An adapter on a mixture's experts: neither page models the step, so the link, which would open on an error
+    there, is not offered."""
+    targets = "q_proj,v_proj,experts.gate_up_proj,experts.down_proj"
+    page = visit(context, f"{base_url}{LOCALES[0]}/lora/?model=mistralai/Mixtral-8x7B-v0.1&target_modules={targets}")
+    assert "vram" not in expect_shown_as_cpython_shows(page, localedir, "run_memory").links
+    expect(page.locator('a[data-role="check-on-gpu"]')).to_be_hidden()
+
+
 def test_lora_explains_a_shape_or_a_choice_that_cannot_be(ready_pages, locale=A_LOCALE):
     page = start_over(ready_pages, locale, "lora")
     page.fill("[name=kv_heads]", "3")

@@ -171,6 +171,8 @@ def test_a_mixture_runs_with_an_adapter_on_its_attention_and_says_so_on_its_expe
     )
     assert page.outputs["trainable_parameters"] not in ("", "0")
     assert page.announcement.endswith("so neither is the run's total; the counts above hold.")
+    # Nor is the VRAM page, which models the same step, offered: it would refuse the run.
+    assert page.links == {}
 
 
 EXPERTS = ["experts.gate_up_proj", "experts.down_proj"]

@@ -195,6 +195,10 @@ def test_bad_settings_are_refused():
         (Setting("autocast-bf16", 128, method="lora", lora_targets=("q_proj",)), "autocast"),
         (Setting("adamw-bf16", 128, zero_stage=4), "ZeRO"),
         (Setting("adamw-bf16", 128, method="lora", lora_targets=("qkv",)), "not in this model"),
+        (Setting("adamw-bf16", 128, attention="bogus"), "attention"),
+        (Setting("adamw-bf16", 128, recomputation="bogus"), "recomputation"),
+        (Setting("adamw-bf16", 0), "sequence"),
+        (Setting("adamw-bf16", -5), "sequence"),
     ):
         with pytest.raises(ValueError, match=message):
             step_peak(shape, setting, 1)

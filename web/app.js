@@ -8,7 +8,8 @@
 //   a checkbox's label: hidden unless the view offers its value;
 //   [data-output]: an output's view, shown as its data-kind says (OUTPUT_KINDS): a line
 //   chart is drawn twice, its picture (kind chart) and its table (kind table);
-//   a[data-link]: the address of a linked calculator, with the values it carries.
+//   a[data-link]: the address of a linked calculator, with the values it carries; its
+//   list item hidden when the view carries nothing there.
 
 // How long the reader must pause before the results are announced, and
 // before the address is brought up to date.
@@ -237,6 +238,7 @@ function follow(view) {
   for (const link of links) {
     const carried = view.links[link.dataset.link];
     link.href = carried ? `${link.dataset.path}?${carried}` : link.dataset.path;
+    link.closest("li").hidden = !carried;
   }
   // A bug's view has no address: the reader's stays, the values to send with a report.
   if (!view.failed) keepAddress(view.address ? `?${view.address}` : location.pathname);

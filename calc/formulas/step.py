@@ -306,14 +306,14 @@ def _check(shape: ModelShape, setting: Setting) -> None:
     if shape.experts and STEP_RECIPES[setting.recipe].autocast:
         # grouped_mm is no autocast op: the experts would compute in float32 (integrations/moe.py, _grouped_mm).
         raise ValueError("a mixture of experts under autocast is not modelled")
+    precision = STEP_RECIPES[setting.recipe].activations
+    activations.check_arguments(shape, setting.sequence_length, precision, setting.attention, setting.recomputation)
 
 
 def adapts_experts(shape: ModelShape, setting: Setting) -> bool:
     """Whether the adapter targets a mixture's 3-D expert weights: peft's ParamWrapper (target_parameters) adds its
     B·A to them in the forward pass, which the step does not model (nor tools/measure_steps.py measure)."""
     return setting.method != "full" and bool(set(setting.lora_targets) & expert_shapes(shape).keys())
-    precision = STEP_RECIPES[setting.recipe].activations
-    activations.check_arguments(shape, setting.sequence_length, precision, setting.attention, setting.recomputation)
 
 
 def _lora_terms(
