@@ -17,6 +17,7 @@ from gettext import NullTranslations
 
 from babel import Locale
 
+from calc.batch_inputs import ACTIVATION_PER_SAMPLE
 from calc.calculator import Calculator, Group
 from calc.configs import Reading
 from calc.formatting import GIGABYTE, PERCENT, rounded_up
@@ -24,7 +25,7 @@ from calc.formulas.activations import FAMILIES
 from calc.formulas.parameters import target_modules
 from calc.formulas.step import adapts_experts, largest_per_sample, moments, saved_breakdown
 from calc.i18n import N_
-from calc.inputs import Input, address_number
+from calc.inputs import Input, address_number, address_within
 from calc.model_inputs import CONFIG, SHAPE_FIELDS, model_choice, shape_inputs, shape_of
 from calc.models import PRESETS
 from calc.outputs import (
@@ -164,12 +165,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     total = sum(parts.values(), Fraction(0))
     # The moment with the largest per-sample part, and that part: what each more sample adds to the step's peak.
     moment = largest_per_sample(moments(shape, setting))
+    # Rounded up to the hundredths the pages show and the links carry, as the VRAM page rounds its own: a plan made
+    # from it never fits more samples than the unrounded figure would.
+    step = Quantity(rounded_up(moment.per_sample_total / 10**9, 2), GIGABYTE, places=2)
 
     return {
         "activation_per_sample": at_least_shown(gigabytes(total, 2)),
-        # Rounded up to the hundredths the pages show and the links carry, as the VRAM page rounds its own: a plan
-        # made from it never fits more samples than the unrounded figure would.
-        "step_per_sample": Quantity(rounded_up(moment.per_sample_total / 10**9, 2), GIGABYTE, places=2),
+        "step_per_sample": step,
         "step_moment": moment_phrase(N_("The activation memory per sample is largest %(moment)s."), moment.name),
         "breakdown_bar": [(LABELS[part], gigabytes(size, 2)) for part, size in parts.items()],
         "breakdown": [
@@ -180,6 +182,15 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             )
             for part, size in parts.items()
         ],
+        "carried_note": None
+        if step.value <= ACTIVATION_PER_SAMPLE.maximum
+        else Phrase(
+            N_(
+                "At %(size)s per sample, this run fits on no GPU. The gradient accumulation memory calculator and the "
+                "batch size planner take at most %(maximum)s, so their links leave the figure blank."
+            ),
+            {"size": step, "maximum": Quantity(ACTIVATION_PER_SAMPLE.maximum, GIGABYTE, places=0)},
+        ),
         "attention_note": NO_SDPA
         if values["attention"] == "flash" and shape.model_type in SOFTCAPPED_ATTENTION
         else None,
@@ -202,9 +213,10 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
     """The accumulation page and the planner get the activation memory per sample at the step's peak, which decides
     out-of-memory, as this page shows it (never 0: it is rounded up); the planner also the sequence length, for its
     tokens per step. The budget goes blank: this page does not know the GPU, and the target pages' default budget is
-    another run's (the planner then asks for it)."""
+    another run's (the planner then asks for it). A figure past what their field takes goes blank too, as the page
+    says (``carried_note``): no GPU holds such a sample."""
     carried = {
-        "activation_per_sample": address_number(results["step_per_sample"].value),
+        "activation_per_sample": address_within(ACTIVATION_PER_SAMPLE, results["step_per_sample"].value),
         "memory_budget": "",
     }
     return {"accumulation": carried, "plan": carried | {"sequence_length": address_number(values["sequence_length"])}}
@@ -269,6 +281,7 @@ CALCULATOR = Calculator(
             (N_("Part"), Column(N_("Per sample"), GIGABYTE), Column(N_("Share"), PERCENT)),
         ),
         Text("attention_note", N_("Attention kernel")),
+        Text("carried_note", N_("Other calculators")),
     ),
     compute=compute,
     summarize=summarize,

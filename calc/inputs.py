@@ -38,6 +38,7 @@ from calc.parsing import field_text, parse_number
 from calc.problems import (
     DecimalMark,
     ForeignGrouping,
+    InputProblem,
     NoneChosen,
     NotAnOption,
     NotPositive,
@@ -71,6 +72,22 @@ def address_number(value: Decimal | int) -> str:
     # Formatted exactly (no context rounds it), then without the zeros that change nothing.
     text = format(Decimal(value), "f")
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def address_within(field: Input, value: Value) -> str:
+    """``value`` as a link writes it for ``field``, the input of the page it opens, or blank where that field would
+    refuse it: the page then asks for the value, rather than refuse one another page handed it (a figure beyond any
+    GPU, a batch beyond the field's bounds).
+
+    >>> gpus = Count("gpus", "", "", default=Decimal(1), maximum=Decimal(8))
+    >>> address_within(gpus, Decimal(8)), address_within(gpus, Decimal(9))
+    ('8', '')
+    """
+    try:
+        field.check(value)
+    except InputProblem:
+        return ""
+    return field.to_address(value)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from gettext import NullTranslations
 from babel import Locale
 
 from calc import gpus
-from calc.batch_inputs import GPUS, MICRO_BATCH, TARGET_BATCH
+from calc.batch_inputs import ACTIVATION_PER_SAMPLE, GPUS, MEMORY_BUDGET, MICRO_BATCH, TARGET_BATCH
 from calc.calculator import Calculator, Changed, Group
 from calc.configs import Reading, UnknownModelType
 from calc.fit import (
@@ -50,7 +50,7 @@ from calc.formulas.step import (
     peak_of,
 )
 from calc.i18n import N_
-from calc.inputs import Amount, Choice, Input, Option, address_number
+from calc.inputs import Amount, Choice, Input, Option, address_number, address_within
 from calc.model_inputs import (
     CONFIG,
     COUNT,
@@ -449,6 +449,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     earlier = Fraction(0)
     if values["model"] != COUNT and values["activation_memory"] is None:
         step, earlier, binding, count, most = _modelled_step(values, free)
+        # Whether the budget counts the earlier micro-batches' gradients (the largest micro-batch accumulates), so
+        # that it holds for any plan, or only for a step without accumulation, which the planner must be told.
+        budget_for = "any" if accumulates(values, count) else "single"
         parts = dict(step.parts)
         labels = labels_at(step.moment, LABELS)
         left = free - binding.fixed_total
@@ -483,7 +486,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             )
         )
     else:
-        count = None
+        # The model state counts every gradient throughout, as the earlier micro-batches' are: any plan.
+        count, budget_for = None, "any"
         parts, temporaries = _typed_parts(values)
         labels = LABELS
         states = sum(parts.values()) - parts["activations"]
@@ -523,6 +527,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "per_sample": shown_per_sample,
         # What the planner multiplies by b, the figure shown (None where the page does not know it).
         "carried_per_sample": per_sample,
+        # The plans the budget holds for, as the planner's budget_for field takes it.
+        "budget_for": budget_for if budget is not None else "any",
         # For the worked example: what the peak holds of the earlier micro-batches' gradients.
         "earlier_gradients": gigabytes(earlier, 2),
         "breakdown_bar": rows,
@@ -537,7 +543,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """The planner gets the target batch, the GPUs, what your GPU leaves for the micro-batch and, with a model, the
     activation memory per sample, both as this page shows them (:func:`carried`), so that the plan's largest
-    micro-batch is this page's.
+    micro-batch is this page's; and whether that budget counts the earlier micro-batches' gradients, without which
+    it holds for no plan that accumulates.
 
     What this page does not know goes blank, so that the planner asks for it rather than plan with its own default:
     the budget where not even the fixed part fits, the memory per sample without the model.
@@ -545,11 +552,13 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
     budget, per_sample = results["activation_budget"], results["carried_per_sample"]
     return {
         "plan": {
-            "target_batch": address_number(values["target_batch"]),
-            "gpus": address_number(values["gpus"]),
+            "target_batch": address_within(TARGET_BATCH, values["target_batch"]),
+            "gpus": address_within(GPUS, values["gpus"]),
             "sequence_length": address_number(values["sequence_length"]),
-            "activation_per_sample": "" if per_sample is None else address_number(per_sample),
-            "memory_budget": "" if budget is None else address_number(budget.value),
+            # Held to the planner's limits: a sample past them fits no GPU, and the planner asks for the figure.
+            "activation_per_sample": "" if per_sample is None else address_within(ACTIVATION_PER_SAMPLE, per_sample),
+            "memory_budget": "" if budget is None else address_within(MEMORY_BUDGET, budget.value),
+            "budget_for": results["budget_for"],
         }
     }
 

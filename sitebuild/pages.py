@@ -223,6 +223,9 @@ class Prose:
             "facts": {key: _fact(fact, locale) for key, fact in calculator.facts().items()},
             "validation": self.validation,
             "math": math_symbol,
+            # For the prose's links to other pages: this page's name, and each page's address from here.
+            "this_page": name,
+            "page_hrefs": {other: relative(PAGES[name], other_path) for other, other_path in PAGES.items()},
         }
 
 
@@ -270,7 +273,6 @@ def render_calculator(prose: Prose, name: str, base_url: str = "") -> str:
         texts=texts,
         view=view,
         links=links,
-        page_hrefs={other: relative(path, other_path) for other, other_path in PAGES.items()},
         related=related,
         **prose.context(name),
     )

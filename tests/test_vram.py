@@ -12,7 +12,7 @@ import pytest
 from babel import Locale
 
 from calc.calculators import load
-from calc.evaluation import default_texts, evaluate
+from calc.evaluation import default_texts, evaluate, restore
 from calc.fit import (
     ADAPT,
     CELL,
@@ -570,6 +570,55 @@ def test_the_budget_never_exceeds_what_is_left_and_the_plan_is_this_page_s(model
         assert largest.value <= exact and binding.at(largest.value) <= free
 
 
+def _opened(name: str, address: str, **changes: str):
+    """The view of page ``name`` opened at ``address`` with ``changes`` in it, in English."""
+    target = load(name)
+    texts = restore(target, "&".join([address, *(f"{field}={value}" for field, value in changes.items())]), EN)
+    return evaluate(target, texts, EN, NullTranslations(), restoring=True)
+
+
+@pytest.mark.parametrize(
+    ("address", "single"),
+    [
+        # Full fine-tuning with ZeRO-1 on 8 GPUs of 50 GB, target 16: two samples fit without accumulation, while one
+        # sample over two steps, which holds the first micro-batch's gradients, is short by 2.68 GB.
+        ("method=full&zero_stage=1&gpus=8&gpu=custom&gpu_memory=50&target_batch=16", True),
+        # The same on H200s, target 64: 121.64 GB, which holds for no plan that accumulates.
+        ("method=full&zero_stage=1&gpus=8&gpu=h200&target_batch=64", True),
+        # Its target needs accumulation: the budget counts the earlier micro-batches' gradients, and holds for any plan.
+        ("method=full&zero_stage=1&gpus=8&gpu=h200&target_batch=1024", False),
+        ("", False),
+    ],
+)
+def test_every_plan_the_planner_lists_from_the_budget_handed_over_fits_on_this_page(address, single):
+    """Whatever target the reader then plans for, each plan the planner lists with the handed budget fits here at
+    that micro-batch and target, and a budget that holds only without accumulation is said so: the planner then
+    lists no plan that accumulates, and refuses a target that needs one (review 7, technical item 4)."""
+    page = _opened("vram", address)
+    assert page.prompt is None, page.errors
+    handed = page.links["plan"]
+    assert ("budget_for=single" in handed) == single
+    target = int(page.values["target_batch"])
+    largest = int(page.results["largest_micro_batch"].value)
+    gpus = int(page.values["gpus"])
+    for planned_target in sorted({target, target * 2, target * 8, target * 32, gpus, gpus * 3}):
+        plan = _opened("plan", handed, target_batch=str(planned_target))
+        if plan.prompt is not None:
+            # Only a budget for a step without accumulation refuses, on its own field, a target that needs it.
+            assert single and [name for name, error in plan.errors.items() if error] == ["budget_for"]
+            assert planned_target > gpus * largest
+            continue
+        rows = [(int(b.value), int(a.value)) for b, a, _ in plan.results["plans"]]
+        assert rows and all(a == 1 for _, a in rows) if single else rows
+        for b, a in rows:
+            checked = _opened("vram", address, micro_batch=str(b), target_batch=str(b * a * gpus))
+            assert "missing" not in checked.results["your_gpu"].quantities, (planned_target, b, a)
+    # The plan for this page's own target is its largest micro-batch, where the share per GPU allows it.
+    own = _opened("plan", handed)
+    if (target // gpus) % largest == 0:
+        assert own.outputs["micro_batch"] == str(largest)
+
+
 def test_no_budget_is_carried_when_the_rest_alone_does_not_fit():
     """Left blank, so that the planner asks for a budget rather than plan with its own default."""
     values = {**COUNTED, "gpu": "custom", "gpu_memory": Decimal(20)}
@@ -582,6 +631,7 @@ def test_no_budget_is_carried_when_the_rest_alone_does_not_fit():
             "sequence_length": "4096",
             "activation_per_sample": "",
             "memory_budget": "",
+            "budget_for": "any",
         }
     }
 
