@@ -135,7 +135,7 @@ LABELS = {
     "mlp": N_("MLP"),
     "norms": N_("Norms"),
     "logits": N_("Logits and loss"),
-    "outside": N_("Token ids and checkpointed layer inputs"),
+    "outside": N_("Token ids (and, with full recomputation, layer inputs)"),
 }
 
 
@@ -277,7 +277,7 @@ CALCULATOR = Calculator(
         Bar("breakdown_bar", N_("Where the saved tensors go")),
         Table(
             "breakdown",
-            N_("Saved for the backward pass per sample, by component, at that moment"),
+            N_("Saved for the backward pass per sample, by component, at the moment it is largest"),
             (N_("Part"), Column(N_("Per sample"), GIGABYTE), Column(N_("Share"), PERCENT)),
         ),
         Text("attention_note", N_("Attention kernel")),
