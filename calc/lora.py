@@ -233,7 +233,7 @@ def facts() -> dict[str, Fact]:
         "qlora_preparation": gigabytes(preparation(shape), 2),
         "prepare_source": Citation(
             "prepare_model_for_kbit_training",
-            "https://github.com/huggingface/peft/blob/v0.20.0/src/peft/utils/other.py#L151",
+            "https://github.com/huggingface/peft/blob/v0.21.2/src/peft/utils/other.py#L158",
         ),
         # transformers' BitsAndBytesConfig: bnb_4bit_quant_type="fp4", bnb_4bit_use_double_quant=False.
         "bnb_defaults": Citation(
