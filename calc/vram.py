@@ -62,7 +62,7 @@ from calc.step_inputs import (
     step_setting,
     with_targets,
 )
-from calc.step_outputs import PART_LABELS, labels_at, moment_phrase, part_rows
+from calc.step_outputs import PART_LABELS, attention_note, labels_at, moment_phrase, part_rows
 
 GB = 10**9
 
@@ -518,8 +518,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     free = capacity - overhead
     # The gradients of earlier micro-batches at the peak: the step's.
     earlier = Fraction(0)
+    note = None
     if values["model"] != COUNT and values["activation_memory"] is None:
         step, earlier, binding, count, most = _modelled_step(values, free)
+        note = attention_note(values, shape_of(values))
         parts = dict(step.parts)
         labels = labels_at(step.moment, LABELS)
         left = free - binding.fixed_total
@@ -583,6 +585,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "largest_micro_batch": largest,
         "peak_moment": moment,
         "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
+        "attention_note": note,
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
         "activation_budget": Quantity(budget, GIGABYTE, places=_places(budget)) if budget is not None else None,
         "per_sample": shown_per_sample,
@@ -737,6 +740,7 @@ CALCULATOR = Calculator(
         ),
         Text("peak_moment", N_("When the peak comes")),
         Text("method_note", N_("Method")),
+        Text("attention_note", N_("Attention kernel")),
         Figure(
             "activation_budget",
             N_("Left for the micro-batch on your GPU"),
