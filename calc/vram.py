@@ -59,6 +59,7 @@ from calc.step_inputs import (
     STEP_TARGETS,
     TARGETS,
     ExpertsNotModelled,
+    step_recipe,
     step_setting,
     with_targets,
 )
@@ -330,9 +331,40 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to spare"), N_("Short by %(missing)s"))
 SENTENCE = (
     N_("Your GPU holds it, with %(spare)s to spare."),
-    N_("Your GPU holds it, with %(spare)s to spare: a tight fit, within the estimate's measured error."),
+    N_("Your GPU holds it, with %(spare)s to spare: a tight fit, less than the estimate's largest measured shortfall."),
     N_("Your GPU is short by %(missing)s."),
 )
+
+# A tight fit where the measurements (validation/steps.json, tools/measure_steps.py: single steps on one CPU, stage 0)
+# did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
+# they left out.
+TIGHT_UNMEASURED = N_(
+    "Your GPU holds it, with %(spare)s to spare: a tight fit, less than the estimate's largest measured shortfall, "
+    "and the measurements did not cover %(unmeasured)s."
+)
+UNMEASURED_RECIPE = N_("this training recipe")
+UNMEASURED_SHARDING = N_("ZeRO's sharding")
+UNMEASURED_QLORA = N_("QLoRA's 4-bit base")
+UNMEASURED_ACCUMULATION = N_("the gradients that accumulation keeps")
+UNMEASURED_TYPED = N_("an activation memory typed in")
+UNMEASURED_COUNT = N_("the ZeRO paper's sum")
+
+
+def unmeasured(values: Mapping[str, object], accumulating: bool) -> tuple[str, ...]:
+    """What of the form's setup the step's measurements did not cover (none: the measured error applies)."""
+    if values["model"] == COUNT:
+        return (UNMEASURED_COUNT,)
+    typed = values["activation_memory"] is not None
+    recipe = step_recipe(values["optimizer"], values["precision"], values["method"], recipe_field=True)
+    left_out = (
+        (UNMEASURED_TYPED, typed),
+        (UNMEASURED_RECIPE, not STEP_RECIPES[recipe].measured),
+        (UNMEASURED_SHARDING, int(values["zero_stage"]) > 0 and int(values["gpus"]) > 1),
+        (UNMEASURED_QLORA, values["method"] == "qlora"),
+        (UNMEASURED_ACCUMULATION, accumulating),
+    )
+    return tuple(reason for reason, applies in left_out if applies)
+
 
 # The most the step's estimate fell short of PyTorch's measured peak, as a share of that peak, in
 # validation/steps.json (4.4021%, a mixture's LoRA step), rounded up to a tenth of a percent so that no measured
@@ -579,9 +611,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     total = sum(parts.values())
 
     rows = part_rows(parts, labels)
+    yours = verdict(capacity, total, SENTENCE, tight)
+    left_out = unmeasured(values, accumulating=earlier > 0)
+    if yours.message == SENTENCE[1] and left_out:
+        yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, "unmeasured": Phrases(left_out)})
     return {
         "total_memory": gigabytes(total, 2),
-        "your_gpu": verdict(capacity, total, SENTENCE, tight),
+        "your_gpu": yours,
         "largest_micro_batch": largest,
         "peak_moment": moment,
         "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
