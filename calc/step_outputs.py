@@ -8,7 +8,7 @@ from fractions import Fraction
 from calc.formulas.activations import FAMILIES
 from calc.i18n import N_
 from calc.models import ModelShape
-from calc.outputs import Phrase, Quantity, gigabytes
+from calc.outputs import Citation, Phrase, Quantity, gigabytes
 
 PART_LABELS = {
     "weights": N_("Weights"),
@@ -85,3 +85,15 @@ NO_SDPA = Phrase(
 def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | None:
     """What the fused estimate stands for where transformers refuses SDPA for the model, or None."""
     return NO_SDPA if values["attention"] == "flash" and shape.model_type in SOFTCAPPED_ATTENTION else None
+
+
+# How the step's QLoRA loads its base (the QLoRA paper's setting), and peft's preparation that most recipes add, which
+# the step leaves out (calc.formulas.parameters.qlora_preparation): what the LoRA and VRAM pages quote.
+QLORA_CONFIG = (
+    'BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", '
+    "bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)"
+)
+PREPARE_SOURCE = Citation(
+    "prepare_model_for_kbit_training",
+    "https://github.com/huggingface/peft/blob/v0.21.2/src/peft/utils/other.py#L158",
+)

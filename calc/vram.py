@@ -21,7 +21,7 @@ from calc.configs import ConfigProblem, Reading
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
-from calc.formulas.parameters import base_parameters
+from calc.formulas.parameters import base_parameters, qlora_preparation
 from calc.formulas.step import (
     STEP_RECIPES,
     Moment,
@@ -63,7 +63,15 @@ from calc.step_inputs import (
     step_setting,
     with_targets,
 )
-from calc.step_outputs import PART_LABELS, attention_note, labels_at, moment_phrase, part_rows
+from calc.step_outputs import (
+    PART_LABELS,
+    PREPARE_SOURCE,
+    QLORA_CONFIG,
+    attention_note,
+    labels_at,
+    moment_phrase,
+    part_rows,
+)
 
 GB = 10**9
 
@@ -409,6 +417,32 @@ COUNT_IGNORES_METHOD = Phrase(
     N_("With only a parameter count, every parameter is trained: the method chosen is not used."), {}
 )
 
+# QLoRA's base as the step counts it, and what peft's preparation, which most recipes call, adds to it: the total
+# then fits your GPU, or not.
+QLORA_AS_LOADED = N_(
+    "The total counts QLoRA's base as loaded in NF4 with double quantization and bf16 compute, as in the QLoRA "
+    "paper. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the base to "
+    "fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at least "
+    "%(prepared)s, and the activations can grow too."
+)
+QLORA_PREPARED_SHORT = N_(
+    "The total counts QLoRA's base as loaded in NF4 with double quantization and bf16 compute, as in the QLoRA "
+    "paper. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the base to "
+    "fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at least "
+    "%(prepared)s, more than your GPU holds."
+)
+
+
+def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fraction) -> Phrase | None:
+    """With QLoRA on a model, what peft's preparation would add: its fp32 copies, sharded as the weights are."""
+    if values["method"] != "qlora" or values["model"] == COUNT:
+        return None
+    sharded = int(values["gpus"]) if int(values["zero_stage"]) >= 3 else 1
+    extra = Fraction(qlora_preparation(shape_of(values))) / sharded
+    sentence = QLORA_AS_LOADED if total + extra <= capacity else QLORA_PREPARED_SHORT
+    return Phrase(sentence, {"extra": gigabytes(extra, 2), "prepared": gigabytes(total + extra, 2)})
+
+
 # Where not even one sample fits: the fixed part fits, or not even that.
 NOT_ONE = N_("Not even one sample fits: %(ways)s.")
 NOT_EMPTY = N_("Even without samples, the step does not fit: %(ways)s.")
@@ -622,6 +656,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "peak_moment": moment,
         "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
         "attention_note": note,
+        "qlora_base": _qlora_note(values, total, capacity),
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
         "activation_budget": Quantity(budget, GIGABYTE, places=_places(budget)) if budget is not None else None,
         "per_sample": shown_per_sample,
@@ -742,6 +777,9 @@ def facts() -> dict[str, Fact]:
         # nvidia-smi's figure for a process that only initialised CUDA (https://github.com/pytorch/pytorch/issues/34323).
         "cuda_context": Quantity(781, MEBIBYTE),
         "overhead": Quantity(OVERHEAD.default, GIGABYTE, places=2),
+        # How the step loads QLoRA's base, and the preparation it leaves out (_qlora_note).
+        "qlora_config": QLORA_CONFIG,
+        "prepare_source": PREPARE_SOURCE,
         "h100_nominal": Quantity(80, GIGABYTE),
         "h100_mib": Quantity(gpus.GPUS_BY_ID["h100-80gb"].mib, MEBIBYTE),
         "h100_gib": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].mib, 1024), GIBIBYTE, places=2),
@@ -777,6 +815,7 @@ CALCULATOR = Calculator(
         Text("peak_moment", N_("When the peak comes")),
         Text("method_note", N_("Method")),
         Text("attention_note", N_("Attention kernel")),
+        Text("qlora_base", N_("QLoRA's base")),
         Figure(
             "activation_budget",
             N_("Left for the micro-batch on your GPU"),

@@ -16,7 +16,7 @@ from calc.evaluation import default_texts, evaluate
 from calc.formatting import format_names, rounded
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, ModelStates, per_gpu
-from calc.formulas.parameters import base_parameters, target_modules
+from calc.formulas.parameters import base_parameters, qlora_preparation, target_modules
 from calc.formulas.step import (
     METHODS,
     REFUSALS,
@@ -879,3 +879,25 @@ def test_the_recipe_table_s_three_adamw_recipes_give_one_lora_result_and_8_bit_a
         for recipe in ("adamw-mixed", "adamw-bf16-fp32-states", "adamw-bf16", "adamw-8bit")
     }
     assert totals["adamw-mixed"] == totals["adamw-bf16-fp32-states"] == totals["adamw-bf16"] > totals["adamw-8bit"]
+
+
+def test_qlora_s_total_says_what_peft_s_preparation_adds_and_whether_it_then_fits():
+    """The step counts QLoRA's base as loaded; most recipes then call prepare_model_for_kbit_training, whose fp32
+    copies the LoRA page counts (its second QLoRA row). On a T4, Llama-3.1-8B's run fits as loaded, 1.28 GB to spare,
+    but not with the 2.10 GB those copies add (Italian review of 2026-12-04, item 3); under ZeRO-3 they are sharded
+    as the weights are."""
+    from calc.lora import CALCULATOR as LORA
+    from calc.vram import QLORA_AS_LOADED, QLORA_PREPARED_SHORT
+
+    values = {**DEFAULTS, "method": "qlora", "gpu": "t4", "gpu_memory": gpu_memory(GPUS_BY_ID["t4"])}
+    results = CALCULATOR.results(values)
+    note = results["qlora_base"]
+    assert results["your_gpu"].message == SENTENCE[0]
+    assert note.message == QLORA_PREPARED_SHORT
+    extra = qlora_preparation(PRESETS[values["model"]])
+    assert note.quantities["extra"] == gigabytes(extra, 2) == LORA.facts()["qlora_preparation"]
+    assert note.quantities["prepared"] == gigabytes(Fraction(results["total_memory"].value) * GB + Fraction(extra), 2)
+    sharded = CALCULATOR.results({**values, "zero_stage": "3", "gpus": Decimal(4)})["qlora_base"]
+    assert sharded.message == QLORA_AS_LOADED
+    assert sharded.quantities["extra"] == gigabytes(Fraction(extra) / 4, 2)
+    assert CALCULATOR.results(DEFAULTS)["qlora_base"] is None
