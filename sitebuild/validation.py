@@ -79,23 +79,24 @@ class _Words:
         }
 
     def percent(self, share: Fraction, *, up: bool = False) -> str:
-        """``share`` (0.01 is 1%) in hundredths of a percent: rounded half up, as a measured point's value reads, or
-        rounded up, ``up``, as a bound reads, so that "at most 4.41%" stays true of 4.4021%."""
+        """``share`` (0.01 is 1%) in hundredths of a percent: rounded half up, or rounded up, ``up``, as a bound and
+        the table's differences read, so that "at most 4.41%" stays true of 4.4021% and its row shows the same."""
         places = 2
         percent = (rounded_up if up else rounded)(abs(share) * 100, places)
         return format_quantity(percent, "concentr-percent", self.locale, breakable=False, places=places)
 
     def difference(self, error: Fraction) -> str:
-        # A table cell, signed as the prose counts them (- under the measurement, + over); a difference that rounds
-        # to nothing but is not nothing says so, rather than "0%", unsigned: "less than" speaks of its size; none at
-        # all is exact, and reads "0%".
+        # A table cell, signed as the prose counts them (- under the measurement, + over), rounded away from zero as
+        # the prose's bounds are, so that the worst row reads as the bound the prose states (-4.41% beside "at most
+        # 4.41%", not -4.40%); a difference below half the last place says so, rather than "0%", unsigned: "less
+        # than" speaks of its size; none at all is exact, and reads "0%".
         smallest = Fraction(1, 10**4)
         if not error:
             return format_quantity(Decimal(0), "concentr-percent", self.locale, breakable=False)
         if abs(error) < smallest / 2:
             return self.translated(N_("<\u00a0%(least)s")) % {"least": self.percent(smallest)}
         sign = _minus(self.locale) if error < 0 else get_plus_sign_symbol(self.locale)
-        return sign + self.percent(error)
+        return sign + self.percent(error, up=True)
 
     def names(self, names: Iterable[str]) -> str:
         """Names, or numbers already written, joined as the locale joins a list."""
