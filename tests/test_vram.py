@@ -901,3 +901,25 @@ def test_qlora_s_total_says_what_peft_s_preparation_adds_and_whether_it_then_fit
     assert sharded.message == QLORA_AS_LOADED
     assert sharded.quantities["extra"] == gigabytes(Fraction(extra) / 4, 2)
     assert CALCULATOR.results(DEFAULTS)["qlora_base"] is None
+
+
+@pytest.mark.parametrize("changes", [{"sequence_length": Decimal(1)}, {"sequence_length": Decimal(16), "gpu": "h200"},
+                                     {"sequence_length": Decimal(64), "gpu": "a100-80gb"}, {}])  # fmt: skip
+def test_the_figures_handed_to_the_planner_show_no_digit_it_does_not_need(changes):
+    """The planner's largest micro-batch, budget // per sample, is this page's; the budget has the fewest decimals
+    that keep it so, and neither figure shows trailing zeros (8.19 GB, not 8.190000 GB)."""
+    from calc.formatting import rounded_down
+    from calc.vram import CARRIED_PLACES
+
+    values = {**DEFAULTS, **changes}
+    if "gpu" in changes:
+        values["gpu_memory"] = gpu_memory(GPUS_BY_ID[changes["gpu"]])
+    results = CALCULATOR.results(values)
+    budget, sample, count = results["activation_budget"], results["per_sample"], results["largest_micro_batch"]
+    assert budget.value // sample.value == count.value
+    for shown in (budget, sample):
+        digits = shown.text(EN, breakable=False).split("\xa0")[0].split(".")[1]
+        assert len(digits) == 2 or not digits.endswith("0"), shown
+    # Fewer decimals in the budget (the floor of its floor is the floor of what is left) would plan fewer samples.
+    shorter = [p for p in CARRIED_PLACES if p < budget.places]
+    assert all(rounded_down(budget.value, p) // sample.value != count.value for p in shorter)
