@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import re
 import shutil
@@ -35,8 +36,8 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from build import build  # noqa: E402
-from sitebuild.config import LOCALES, PAGES, PYODIDE_PACKAGE  # noqa: E402
-from sitebuild.runtime import CORE_FILES  # noqa: E402
+from sitebuild.config import LOCALES, PAGES, PYODIDE_PACKAGE, RUNTIME  # noqa: E402
+from sitebuild.runtime import CORE_FILES, LOADER  # noqa: E402
 from tests.browser import launch_profile  # noqa: E402
 from tools.serve import AsGitHubPages, copy_beside, serving  # noqa: E402
 
@@ -562,6 +563,9 @@ def main() -> None:
         site = Path(folder) / "site"
         build(site)
         shutil.copytree(ROOT / "bench", site / "bench", ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+        bare = site / "bench" / "bare.js"
+        names = f"const PYODIDE_FOLDER = {json.dumps(f'../{RUNTIME}/')};\nconst LOADER = {json.dumps(LOADER)};\n"
+        bare.write_text(names + bare.read_text(encoding="utf-8"), encoding="utf-8")
         with serving(site, CountingHandler) as base, sync_playwright() as playwright:
             warm_up(base, site)
             rows, second = {}, {}

@@ -11,10 +11,9 @@ Values travel one way through these modules:
   worker imports only its calculator: :mod:`calc.model_inputs` (with
   :mod:`calc.presets` and :mod:`calc.configs`), :mod:`calc.batch_inputs`,
   :mod:`calc.step_inputs` and :mod:`calc.step_outputs`;
-- a calculator module (:mod:`calc.accumulation`, :mod:`calc.vram`,
-  :mod:`calc.lora`, :mod:`calc.activations`, :mod:`calc.plan`) declares a
-  page (:class:`calc.calculator.Calculator`): its inputs, its outputs, and
-  how the formulas fill them;
+- a calculator module, one per page (:data:`calc.calculators.PAGES`),
+  declares a page (:class:`calc.calculator.Calculator`): its inputs, its
+  outputs, and how the formulas fill them;
 - :mod:`calc.outputs` holds the kinds of result (figures, tables, bars),
   written in the locale by :mod:`calc.formatting` and drawn by :mod:`calc.charts`;
 - :mod:`calc.evaluation` ties those steps into the view a page shows,

@@ -18,26 +18,14 @@ from collections.abc import Mapping
 from decimal import Decimal
 from gettext import NullTranslations
 
-from calc.batch_inputs import ACTIVATION_PER_SAMPLE, GPUS, MEMORY_BUDGET, MICRO_BATCH
+from calc.batch_inputs import ACCUMULATION_STEPS, ACTIVATION_PER_SAMPLE, GPUS, MEMORY_BUDGET, MICRO_BATCH, TARGET_BATCH
 from calc.calculator import Calculator, Group
 from calc.formatting import GIGABYTE
 from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import N_
-from calc.inputs import Count, address_number
+from calc.inputs import address_within
 from calc.outputs import Chart, Citation, Fact, Figure, Phrase, Plot, Quantity, Series, Text, exact_gigabytes
 from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
-
-# Bounds well past any real training run (the largest clusters have about
-# 10^5 GPUs), yet small enough that every result stays exact and readable.
-# The default is the planner's plan for the site's default run, a target
-# batch of 64 (calc.plan; tests/test_plan.py holds it to its link).
-ACCUMULATION_STEPS = Count(
-    "accumulation_steps",
-    N_("Accumulation steps"),
-    N_("Micro-batches whose gradients are added up before each optimizer step."),
-    default=Decimal(64),
-    maximum=Decimal(1_000_000),
-)
 
 
 def compute(values: Mapping[str, Decimal | None]) -> dict[str, object]:
@@ -152,22 +140,24 @@ def summarize(outputs: Mapping[str, str], results: Mapping[str, object], transla
 
 
 def links(values: Mapping[str, Decimal | None], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
-    """The training-VRAM page gets this page's peak activation memory per GPU and its batch; the planner, its batch
-    and memory."""
+    """The planner gets this page's batch and memory; the training-VRAM page its GPUs (which shard the model states
+    under ZeRO), micro-batch and effective batch, so that it shows this run, not its own defaults.
+
+    Not the activation memory: this page knows no model, and the VRAM page would add a figure estimated for one
+    model to the model state of the model it shows (its default, unless the reader chose another). Without it, the
+    VRAM page computes the activations of the model the reader chooses there, at this micro-batch. Each value is
+    held to the receiving field's limits (an effective batch past the target's maximum goes blank)."""
     plan = {
-        "target_batch": address_number(results["effective_batch"].value),
-        "gpus": address_number(values["gpus"]),
-        "activation_per_sample": address_number(values["activation_per_sample"]),
+        "target_batch": address_within(TARGET_BATCH, results["effective_batch"].value),
+        "gpus": address_within(GPUS, values["gpus"]),
+        "activation_per_sample": address_within(ACTIVATION_PER_SAMPLE, values["activation_per_sample"]),
     }
     if values["memory_budget"] is not None:
-        plan["memory_budget"] = address_number(values["memory_budget"])
-    # The VRAM page also gets the GPUs (which shard the model states under ZeRO), the micro-batch and the effective
-    # batch, so that it shows this run, not its own defaults.
+        plan["memory_budget"] = address_within(MEMORY_BUDGET, values["memory_budget"])
     vram = {
-        "activation_memory": address_number(results["activation_memory"].value),
-        "gpus": address_number(values["gpus"]),
-        "micro_batch": address_number(values["micro_batch"]),
-        "target_batch": address_number(results["effective_batch"].value),
+        "gpus": address_within(GPUS, values["gpus"]),
+        "micro_batch": address_within(MICRO_BATCH, values["micro_batch"]),
+        "target_batch": address_within(TARGET_BATCH, results["effective_batch"].value),
     }
     return {"vram": vram, "plan": plan}
 

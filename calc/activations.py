@@ -17,6 +17,7 @@ from gettext import NullTranslations
 
 from babel import Locale
 
+from calc.batch_inputs import ACTIVATION_PER_SAMPLE
 from calc.calculator import Calculator, Group
 from calc.configs import Reading
 from calc.formatting import GIGABYTE, PERCENT, rounded_up
@@ -24,7 +25,7 @@ from calc.formulas.activations import FAMILIES
 from calc.formulas.parameters import target_modules
 from calc.formulas.step import adapts_experts, largest_per_sample, moments, saved_breakdown
 from calc.i18n import N_
-from calc.inputs import Input, address_number
+from calc.inputs import Input, address_number, address_within
 from calc.model_inputs import CONFIG, SHAPE_FIELDS, model_choice, shape_inputs, shape_of
 from calc.models import PRESETS
 from calc.outputs import (
@@ -34,6 +35,7 @@ from calc.outputs import (
     Fact,
     Figure,
     Names,
+    Phrase,
     Quantity,
     Table,
     Text,
@@ -71,6 +73,10 @@ class NotCovered(InputProblem):
     """A config.json of an architecture the estimate does not cover."""
 
     model_type: str
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls("x"),)
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("This estimate covers %(covered)s, not %(model_type)s.") % {
@@ -113,12 +119,13 @@ SHAPE = tuple(
 # VRAM and LoRA pages refuse it. Choosing a model brings the targets the step models.
 COVERED_TARGETS = {name for shape in PRESETS.values() if shape.model_type in FAMILIES for name in target_modules(shape)}
 PAGE_TARGETS = replace(TARGETS, options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS))
-# This page computes in the model's own dtype: autocast over an fp32 model is not modelled here (its Limitations).
+# This page computes in the model's own dtype: autocast over an fp32 model is not modelled here (its Limitations), but
+# the VRAM page's recipe "Adam or AdamW, all in fp32" at bf16 is.
 PAGE_PRECISION = replace(
     PRECISION,
     description=N_(
         "The dtype the model is loaded and computes in, which its activations share. Autocast over an fp32 model "
-        "is not modelled here."
+        "is not modelled here; the training memory per GPU calculator models it."
     ),
 )
 PAGE_CONFIG = replace(CONFIG, parse=_covered)
@@ -128,7 +135,7 @@ LABELS = {
     "mlp": N_("MLP"),
     "norms": N_("Norms"),
     "logits": N_("Logits and loss"),
-    "outside": N_("Token ids and checkpointed layer inputs"),
+    "outside": N_("Token ids (and, with full recomputation, layer inputs)"),
 }
 
 
@@ -146,12 +153,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     total = sum(parts.values(), Fraction(0))
     # The moment with the largest per-sample part, and that part: what each more sample adds to the step's peak.
     moment = largest_per_sample(moments(shape, setting))
+    # Rounded up to the hundredths the pages show and the links carry, as the VRAM page rounds its own: a plan made
+    # from it never fits more samples than the unrounded figure would.
+    step = Quantity(rounded_up(moment.per_sample_total / 10**9, 2), GIGABYTE, places=2)
 
     return {
         "activation_per_sample": at_least_shown(gigabytes(total, 2)),
-        # Rounded up to the hundredths the pages show and the links carry, as the VRAM page rounds its own: a plan
-        # made from it never fits more samples than the unrounded figure would.
-        "step_per_sample": Quantity(rounded_up(moment.per_sample_total / 10**9, 2), GIGABYTE, places=2),
+        "step_per_sample": step,
         "step_moment": moment_phrase(N_("The activation memory per sample is largest %(moment)s."), moment.name),
         "breakdown_bar": [(LABELS[part], gigabytes(size, 2)) for part, size in parts.items()],
         "breakdown": [
@@ -162,6 +170,15 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             )
             for part, size in parts.items()
         ],
+        "carried_note": None
+        if step.value <= ACTIVATION_PER_SAMPLE.maximum
+        else Phrase(
+            N_(
+                "At %(size)s per sample, this run fits on no GPU. The gradient accumulation memory calculator and the "
+                "batch size planner take at most %(maximum)s, so their links leave the figure blank."
+            ),
+            {"size": step, "maximum": Quantity(ACTIVATION_PER_SAMPLE.maximum, GIGABYTE, places=0)},
+        ),
         "attention_note": attention_note(values, shape),
     }
 
@@ -182,9 +199,10 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
     """The accumulation page and the planner get the activation memory per sample at the step's peak, which decides
     out-of-memory, as this page shows it (never 0: it is rounded up); the planner also the sequence length, for its
     tokens per step. The budget goes blank: this page does not know the GPU, and the target pages' default budget is
-    another run's (the planner then asks for it)."""
+    another run's (the planner then asks for it). A figure past what their field takes goes blank too, as the page
+    says (``carried_note``): no GPU holds such a sample."""
     carried = {
-        "activation_per_sample": address_number(results["step_per_sample"].value),
+        "activation_per_sample": address_within(ACTIVATION_PER_SAMPLE, results["step_per_sample"].value),
         "memory_budget": "",
     }
     return {"accumulation": carried, "plan": carried | {"sequence_length": address_number(values["sequence_length"])}}
@@ -245,10 +263,11 @@ CALCULATOR = Calculator(
         Bar("breakdown_bar", N_("Where the saved tensors go")),
         Table(
             "breakdown",
-            N_("Saved for the backward pass per sample, by component, at that moment"),
+            N_("Saved for the backward pass per sample, by component, at the moment it is largest"),
             (N_("Part"), Column(N_("Per sample"), GIGABYTE), Column(N_("Share"), PERCENT)),
         ),
         Text("attention_note", N_("Attention kernel")),
+        Text("carried_note", N_("Other calculators")),
     ),
     compute=compute,
     summarize=summarize,

@@ -1,5 +1,5 @@
-"""The inputs of a batch that several pages share: the micro-batch, the target batch, data-parallel GPUs, activation
-memory per sample, a budget.
+"""The inputs of a batch that several pages share: the micro-batch, the accumulation steps, the target batch,
+data-parallel GPUs, activation memory per sample, a budget.
 
 They live here, not in one calculator's module, so that a page's worker
 imports only its own calculator (:func:`calc.calculators.load`). Their defaults
@@ -41,8 +41,9 @@ ACTIVATION_PER_SAMPLE = Amount(
         "What each sample adds to the training step's peak. The activation memory estimator gives it as the "
         "per-sample part of the step's peak, which includes the loss's gradients and any recomputation."
     ),
-    # The VRAM page's per-sample figure for its default run, as
-    # tests/test_plan.py::test_the_defaults_are_the_default_run_the_training_memory_page_hands_over checks.
+    # The VRAM page's per-sample figure for its default run. A copy, which
+    # tests/test_plan.py::test_the_defaults_are_the_default_run_the_training_memory_page_hands_over holds to it: a
+    # default is read in the browser too, and a page's worker imports no other calculator (test_extension_points).
     default=Decimal("7.45"),
     maximum=Decimal(10_000),
     places=6,
@@ -53,11 +54,11 @@ MEMORY_BUDGET = Amount(
     "memory_budget",
     N_("Activation memory budget per GPU"),
     N_(
-        "Memory left on each GPU for activations after the weights, gradients and optimizer state; "
-        "the chart draws it as a line. Leave it blank if you have none in mind."
+        "Memory left on each GPU for what grows with the micro-batch, after the weights, gradients, optimizer state "
+        "and overhead: the training memory per GPU calculator's “Left for the micro-batch on your GPU”. The chart "
+        "draws it as a line. Leave it blank if you have none in mind."
     ),
-    # What the VRAM page's default run leaves for activations, as
-    # tests/test_plan.py::test_the_defaults_are_the_default_run_the_training_memory_page_hands_over checks.
+    # What the VRAM page's default run leaves for activations: a copy, as above.
     default=Decimal("8.01"),
     optional=True,
     maximum=Decimal(100_000),
@@ -70,4 +71,15 @@ TARGET_BATCH = Count(
     N_("The batch size your learning rate was tuned for: samples per optimizer step."),
     default=Decimal(64),
     maximum=Decimal(1_000_000_000),
+)
+# Bounds well past any real training run (the largest clusters have about
+# 10^5 GPUs), yet small enough that every result stays exact and readable.
+# The default is the planner's plan for the site's default run, a target
+# batch of 64 (calc.plan; tests/test_plan.py holds it to its link).
+ACCUMULATION_STEPS = Count(
+    "accumulation_steps",
+    N_("Accumulation steps"),
+    N_("Micro-batches whose gradients are added up before each optimizer step."),
+    default=Decimal(64),
+    maximum=Decimal(1_000_000),
 )

@@ -53,7 +53,8 @@ class Calculator:
       each held to its field's limits as a typed value is, but those named in
       ``derived``: a figure settle computes from other inputs (the VRAM page's
       count of a shape), which the limits of what a reader types must not refuse.
-    - ``links`` gives, for another calculator's page, the values to carry there.
+    - ``links`` gives, for another calculator's page, the values to carry there; a page it leaves out is not
+      offered, for a run that page would refuse.
     - ``examples`` are named sets of values (over the defaults) that the
       page's prose works through; ``facts()`` gives the named quantities it
       quotes (a recipe's bytes, a card's memory), so that every number in prose

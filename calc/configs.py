@@ -1,7 +1,8 @@
 """Reading a model's shape from the text of its ``config.json``, as transformers would build the model.
 
 Pure and Babel-free: text in, a :class:`~calc.models.ModelShape` out, or a
-:class:`ConfigProblem` whose ``code`` and ``details`` the page words. The
+:class:`ConfigProblem` of the kind found, which holds what its message quotes
+and the message's id (the page translates and fills it). The
 text is parsed as JSON data and nothing else: no value in it is ever
 evaluated, and what it names is quoted back only as plain text.
 
@@ -19,7 +20,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import ClassVar
 
+from calc.marker import N_
 from calc.models import ARCHITECTURES, ModelShape, architecture_shape
 
 # A config.json is a few kilobytes; a megabyte is far more than any, and little enough to read in a browser.
@@ -30,13 +33,76 @@ MAX_DEPTH = 16
 QUOTED = 60
 
 
+@dataclass
 class ConfigProblem(ValueError):
-    """Why a text is not a config.json the calculator reads: a ``code`` and what its message quotes."""
+    """Why a text is not a config.json the calculator reads. Each kind is a subclass holding what its message quotes
+    (a number as an ``int``, names as a tuple) and that message's id, ``words``, with a placeholder per field
+    (:class:`calc.model_inputs.ConfigUnreadable` words any kind alike)."""
 
-    def __init__(self, code: str, **details: object) -> None:
-        super().__init__(code)
-        self.code = code
-        self.details = details
+    words: ClassVar[str]
+
+    def __str__(self) -> str:
+        return repr(self)
+
+
+@dataclass
+class TooLong(ConfigProblem):
+    limit: int
+    words = N_("This is too long to be a config.json: paste one of at most %(limit)s bytes.")
+
+
+@dataclass
+class TooDeep(ConfigProblem):
+    words = N_("This JSON nests far deeper than a config.json does.")
+
+
+@dataclass
+class NotJson(ConfigProblem):
+    line: int
+    column: int
+    words = N_("This is not valid JSON: look at line %(line)s, character %(column)s.")
+
+
+@dataclass
+class NotAnObject(ConfigProblem):
+    words = N_("A config.json holds one JSON object, between braces.")
+
+
+@dataclass
+class UnknownModelType(ConfigProblem):
+    model_type: str
+    known: tuple[str, ...]
+    words = N_("The calculator reads the model types %(known)s, not %(model_type)s.")
+
+
+@dataclass
+class KeyProblem(ConfigProblem):
+    """A problem with one key's value: ``key`` is named where it sits in the file (``text_config.hidden_size``)."""
+
+    key: str
+
+
+@dataclass
+class MissingKey(KeyProblem):
+    words = N_("The config has no %(key)s.")
+
+
+@dataclass
+class NotACount(KeyProblem):
+    value: str
+    words = N_("%(key)s is %(value)s: it should be a whole number, at least one.")
+
+
+@dataclass
+class NotABoolean(KeyProblem):
+    value: str
+    words = N_("%(key)s is %(value)s: it should be true or false.")
+
+
+@dataclass
+class Unsupported(KeyProblem):
+    value: str
+    words = N_("The calculator cannot count a model with %(key)s set to %(value)s.")
 
 
 @dataclass(frozen=True)
@@ -55,36 +121,35 @@ def read_config(text: str) -> Reading:
     ...     ' "vocab_size": 151936, "tie_word_embeddings": true}')
     >>> reading.shape.model_type, reading.shape.head_dim, reading.shape.qkv_bias
     ('qwen2', 64, True)
-    >>> read_config('{"model_type": "gpt2"}')
+    >>> read_config('{"model_type": "gpt2"}')  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    calc.configs.ConfigProblem: config_unknown_model_type
+    calc.configs.UnknownModelType: UnknownModelType(model_type='gpt2', known=('llama', ...))
     """
     if len(text.encode("utf-8", errors="replace")) > MAX_BYTES:
-        raise ConfigProblem("config_too_large", limit=MAX_BYTES)
+        raise TooLong(MAX_BYTES)
     if _depth(text) > MAX_DEPTH:
-        raise ConfigProblem("config_too_deep")
+        raise TooDeep()
     try:
         config = json.loads(text)
     except json.JSONDecodeError as error:
-        raise ConfigProblem("config_not_json", line=error.lineno, column=error.colno) from None
+        raise NotJson(error.lineno, error.colno) from None
     except RecursionError:  # only a nesting _depth missed could get here; it is still not a config
-        raise ConfigProblem("config_too_deep") from None
+        raise TooDeep() from None
     if not isinstance(config, dict):
-        raise ConfigProblem("config_not_object")
+        raise NotAnObject()
     model_type = config.get("model_type")
     if model_type is None:
-        raise ConfigProblem("config_missing_key", key="model_type")
+        raise MissingKey("model_type")
     if model_type not in ARCHITECTURES:
         inner = config.get("text_config")
         if isinstance(inner, dict) and inner.get("model_type") in ARCHITECTURES:
             try:
                 return Reading(_shape(inner, inner["model_type"], sized=True), text_config=True)
-            except ConfigProblem as problem:
-                if "key" in problem.details:  # named where it sits in the file
-                    problem.details["key"] = f"text_config.{problem.details['key']}"
+            except KeyProblem as problem:
+                problem.key = f"text_config.{problem.key}"
                 raise
-        raise ConfigProblem("config_unknown_model_type", model_type=_quoted(model_type), known=tuple(ARCHITECTURES))
+        raise UnknownModelType(_quoted(model_type), tuple(ARCHITECTURES))
     return Reading(_shape(config, model_type))
 
 
@@ -116,7 +181,7 @@ def _shape(config: dict, model_type: str, *, sized: bool = False) -> ModelShape:
     # Switches the page cannot show are refused rather than dropped: the count would be another model's.
     for switch in ("attention_bias", "mlp_bias"):
         if _boolean(config, switch, False):
-            raise ConfigProblem("config_unsupported", key=switch, value="true")
+            raise Unsupported(switch, "true")
     experts = {}
     if architecture.experts is not None:
         defaults = architecture.expert_defaults
@@ -131,14 +196,12 @@ def _shape(config: dict, model_type: str, *, sized: bool = False) -> ModelShape:
             width = architecture.expert_width
             experts["expert_intermediate_size"] = _count(config, width, defaults[width])
         if experts["experts_per_token"] > experts["experts"]:
-            raise ConfigProblem(
-                "config_unsupported", key="num_experts_per_tok", value=str(experts["experts_per_token"])
-            )
+            raise Unsupported("num_experts_per_tok", str(experts["experts_per_token"]))
     for key, supported in architecture.supported.items():
         # Compared as the file writes it, so that true is not taken for 1; null, as left out, is the class's default.
         value = config.get(key)
         if value is not None and json.dumps(value) != supported:
-            raise ConfigProblem("config_unsupported", key=key, value=_quoted(value))
+            raise Unsupported(key, _quoted(value))
     return architecture_shape(model_type, tie_word_embeddings=tied, **sizes, **experts)
 
 
@@ -147,17 +210,17 @@ def _count(config: dict, key: str, default: int | None = None) -> int:
     value = config.get(key)
     if value is None:
         if default is None:
-            raise ConfigProblem("config_missing_key", key=key)
+            raise MissingKey(key)
         return default
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigProblem("config_not_count", key=key, value=_quoted(value))
+        raise NotACount(key, _quoted(value))
     return value
 
 
 def _boolean(config: dict, key: str, default: bool) -> bool:
     value = config.get(key, default)
     if not isinstance(value, bool):
-        raise ConfigProblem("config_not_boolean", key=key, value=_quoted(value))
+        raise NotABoolean(key, _quoted(value))
     return value
 
 

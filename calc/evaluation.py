@@ -7,7 +7,7 @@ web worker calls it on every edit, so both show the same strings.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from gettext import NullTranslations
 from urllib.parse import parse_qsl, urlencode
@@ -30,12 +30,14 @@ class View:
     a screen reader hears once the reader pauses. ``texts``: inputs whose
     widget Python sets (from an address, or kept in step by ``settle``).
     ``address``: the inputs as the page's query string. ``links``: the
-    query string each linked calculator's page gets. ``offered``: for each
+    query string each linked calculator's page gets; a page without one is not offered. ``offered``: for each
     input that hides some of its options (a group of checkboxes), the values
     of those shown.
     ``failed``: evaluating
     failed unexpectedly (a bug): the page keeps the address it had, the
     values to send with a report, instead of this view's empty one.
+    ``values`` and ``results``: what the view shows, before formatting (the
+    build's worked examples quote them); not sent to the page.
     """
 
     errors: dict[str, str | None]
@@ -47,6 +49,8 @@ class View:
     links: dict[str, str]
     offered: dict[str, list[str]]
     failed: bool = False
+    values: Mapping[str, Value | None] = field(default_factory=dict, repr=False, compare=False)
+    results: Mapping[str, object] | None = field(default=None, repr=False, compare=False)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -191,7 +195,16 @@ def evaluate(
         links = {page: urlencode(carried) for page, carried in calculator.links(values, results).items()}
     offered = {name: shown for name, i in inputs.items() if (shown := i.offered(values)) is not None}
     return View(
-        errors, outputs, prompt, announcement, shown_texts, address(calculator, texts, values, errors), links, offered
+        errors,
+        outputs,
+        prompt,
+        announcement,
+        shown_texts,
+        address(calculator, texts, values, errors),
+        links,
+        offered,
+        values=values,
+        results=results,
     )
 
 
@@ -213,6 +226,5 @@ def address(
             if values[i.name] != i.default:
                 pairs.append((i.name, i.to_address(values[i.name])))
         else:
-            raw = texts[i.name]
-            pairs.append((i.name, raw if isinstance(raw, str) else ",".join(raw)))
+            pairs.append((i.name, i.entered_address(texts[i.name])))
     return urlencode(pairs)

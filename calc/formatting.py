@@ -2,7 +2,8 @@
 
 Values are shown exactly: every digit the arithmetic produced, none
 invented by rounding. Babel supplies the symbols and patterns; two CLDR
-rules it does not apply are applied here (see the comments below).
+rules it does not apply are applied here (see the comments below), one with
+CLDR data it does not import (calc/cldr.py).
 """
 
 from __future__ import annotations
@@ -14,13 +15,9 @@ from functools import lru_cache
 
 from babel import Locale
 from babel.lists import format_list
-from babel.numbers import format_decimal, get_decimal_symbol
+from babel.numbers import format_decimal, get_decimal_symbol, get_minus_sign_symbol, get_plus_sign_symbol
 
-# CLDR's <minimumGroupingDigits> (common/main/*.xml), which Babel does not
-# import: Spanish, and Italian since CLDR 46, write 1000 to 9999 ungrouped
-# and group from 10 000 on, as the browsers' Intl.NumberFormat does.
-# Locales absent here use 1, the CLDR root value.
-_MINIMUM_GROUPING_DIGITS = {"es": 2, "it": 2}
+from calc.cldr import MINIMUM_GROUPING_DIGITS
 
 # The units the calculators show, by their CLDR ids (binary ones below).
 GIGABYTE = "digital-gigabyte"
@@ -76,7 +73,9 @@ def format_number(value: Decimal, locale: Locale, *, grouping: bool = True) -> s
 
 
 def _groups(value: Decimal, locale: Locale) -> bool:
-    minimum = _MINIMUM_GROUPING_DIGITS.get(locale.language, 1)
+    """Whether CLDR's <minimumGroupingDigits> lets ``value`` be grouped: in Spanish, Italian or Polish 1000 to 9999
+    are not (a group of one digit left of the separator), as the browsers' Intl.NumberFormat writes them."""
+    minimum = MINIMUM_GROUPING_DIGITS.get(str(locale), 1)
     primary = locale.decimal_formats[None].grouping[0]
     integer_digits = value.adjusted() + 1
     return integer_digits >= primary + minimum
@@ -201,3 +200,14 @@ def _unit_patterns(unit: str, locale: Locale) -> dict[str, str]:
         return {_FALLBACK_PLURAL: "{0} " + _IEC_UNITS[unit]}
     # Babel has no public accessor for a unit's patterns by plural category.
     return locale._data["unit_patterns"][unit]["short"]
+
+
+def sign(negative: bool, locale: Locale) -> str:
+    """The sign a difference is written with, in a column of them: CLDR gives en, es and it the hyphen-minus, a sign to
+    type and parse back, but a table is read, not parsed, and the minus sign (U+2212) is as wide as + and the digits,
+    so the column lines up. A locale whose CLDR sign is already U+2212 (sv, fi) keeps its own.
+
+    >>> sign(True, Locale.parse("en")), sign(False, Locale.parse("it"))
+    ('−', '+')
+    """
+    return get_minus_sign_symbol(locale).replace("-", "\u2212") if negative else get_plus_sign_symbol(locale)

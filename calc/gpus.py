@@ -25,13 +25,17 @@ class GPU:
     the driver reports it, its total memory in MiB as ``nvidia-smi``
     prints it, and the printout the total is read from (a public issue's
     address) with the driver that printed it, where the paste shows it:
-    the page links each."""
+    the page links each; and whether it computes in bf16, which takes
+    compute capability 8.0 (Ampere) or later: torch.cuda.is_bf16_supported
+    tests ``major >= 8``, and below that, unless asked not to, only whether a
+    bf16 tensor can be made, which it can, emulated."""
 
     id: str
     name: str
     mib: int
     printout: str
     driver: str | None
+    bf16: bool = True
 
     @property
     def bytes(self) -> int:
@@ -46,7 +50,8 @@ class GPU:
 # Smallest first, as the page lists them. The printout each total is read from, with its driver; a second printout
 # that agrees, or a note on the first, in a comment.
 GPUS: tuple[GPU, ...] = (
-    GPU("t4", "Tesla T4", 15360, "https://github.com/robbyant-research/MagicQuill/issues/57", "535.183.01"),
+    # Turing, compute capability 7.5: no bf16.
+    GPU("t4", "Tesla T4", 15360, "https://github.com/robbyant-research/MagicQuill/issues/57", "535.183.01", bf16=False),
     # Shown as "Tesla V100-SXM2...": an older driver's figure, as no printout from an R5xx driver was found.
     GPU(
         "v100-16gb",
@@ -54,6 +59,7 @@ GPUS: tuple[GPU, ...] = (
         16160,
         "https://github.com/huggingface/text-generation-inference/issues/533",
         "470.182.03",
+        bf16=False,  # Volta, compute capability 7.0
     ),
     GPU("a10g", "NVIDIA A10G", 23028, "https://github.com/NVIDIA/DCGM/issues/232", "535.247.01"),
     # Also driver 550.127.05: https://github.com/NVIDIA/TensorRT-LLM/issues/2398
@@ -64,7 +70,14 @@ GPUS: tuple[GPU, ...] = (
     GPU("rtx-3090", "NVIDIA GeForce RTX 3090", 24576, "https://github.com/noonghunna/club-3090/issues/1106", "595.84"),
     # Shown as "Tesla V100-SXM2..."; the PCIe 32 GB board, --query-gpu memory.total, also:
     # https://github.com/akash-network/provider-configs/pull/90
-    GPU("v100-32gb", "Tesla V100-SXM2-32GB", 32768, "https://github.com/Wan-Video/Wan2.1/issues/5", "525.105.17"),
+    GPU(
+        "v100-32gb",
+        "Tesla V100-SXM2-32GB",
+        32768,
+        "https://github.com/Wan-Video/Wan2.1/issues/5",
+        "525.105.17",
+        bf16=False,  # Volta, compute capability 7.0
+    ),
     GPU(
         "a100-40gb",
         "NVIDIA A100-SXM4-40GB",

@@ -38,6 +38,7 @@ from calc.parsing import field_text, parse_number
 from calc.problems import (
     DecimalMark,
     ForeignGrouping,
+    InputProblem,
     NoneChosen,
     NotAnOption,
     NotPositive,
@@ -73,9 +74,26 @@ def address_number(value: Decimal | int) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def address_within(field: Input, value: Value) -> str:
+    """``value`` as a link writes it for ``field``, the input of the page it opens, or blank where that field would
+    refuse it: the page then asks for the value, rather than refuse one another page handed it (a figure beyond any
+    GPU, a batch beyond the field's bounds).
+
+    >>> gpus = Count("gpus", "", "", default=Decimal(1), maximum=Decimal(8))
+    >>> address_within(gpus, Decimal(8)), address_within(gpus, Decimal(9))
+    ('8', '')
+    """
+    try:
+        field.check(value)
+    except InputProblem:
+        return ""
+    return field.to_address(value)
+
+
 @dataclass(frozen=True)
-class Input:
-    """What every kind has: the name the page and the address use, and its words.
+class Input(ABC):
+    """What every kind has: the name the page and the address use, and its words; and what every kind does (the
+    abstract methods below, and a ``default`` field of its own).
 
     ``label`` and ``description`` are catalog message ids: the field's name,
     and what it stands for (its hint adds what it accepts). ``optional``:
@@ -97,15 +115,35 @@ class Input:
     # Whether the page's address carries the input (a pasted text would make it kilobytes long).
     in_address: ClassVar[bool] = True
 
+    @abstractmethod
+    def read(self, raw: Raw, locale: Locale) -> Value | None:
+        """The value in what the page sends, or the :class:`InputProblem` of it."""
+
+    @abstractmethod
+    def text(self, value: Value | None, locale: Locale) -> Raw:
+        """``value`` written back into the widget, in the page's locale."""
+
+    @abstractmethod
+    def to_address(self, value: Value | None) -> str:
+        """``value`` in the page's address, alike in every locale."""
+
+    @abstractmethod
+    def from_address(self, text: str) -> Value | None:
+        """The value of an address's ``text``; a ``ValueError`` for a text not written as addresses write it."""
+
     def accepts(self, locale: Locale, translations: NullTranslations) -> str:
         """The hint's second sentence: what the input takes ("" when the widget shows it)."""
         return ""
 
-    def check(self, value: Value) -> None:
+    def check(self, value: Value) -> None:  # noqa: B027 (a kind without limits refuses nothing)
         """Raise the input problem of a ``value`` (never ``None``) the input refuses."""
 
     def as_entered(self, text: str) -> Raw:
         return text
+
+    def entered_address(self, raw: Raw) -> str:
+        """What the widget sent, refused, as the address keeps it: :meth:`as_entered`'s inverse."""
+        return _text(raw)
 
     def offered(self, values: Mapping[str, object]) -> list[str] | None:
         """The values of the options shown for ``values``, for a kind that hides some (``None``: it has none)."""
@@ -390,6 +428,9 @@ class ChoiceSet(Input):
     def as_entered(self, text: str) -> list[str]:
         # A list, as the checked boxes are sent: read then refuses a name that is no option.
         return text.split(",") if text else []
+
+    def entered_address(self, raw: Raw) -> str:
+        return ",".join(raw) if isinstance(raw, list) else raw
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,8 @@ from calc.formulas.parameters import (
 )
 from calc.formulas.step import Peak, adapts_experts, step_peak
 from calc.i18n import N_
-from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of, shape_values
-from calc.models import ARCHITECTURES, PRESETS, ModelShape
+from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of
+from calc.models import ARCHITECTURES, ModelShape
 from calc.outputs import Citation, Column, Fact, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM
 from calc.step_inputs import (
@@ -166,7 +166,10 @@ def summarize(outputs: Mapping[str, str], results: Mapping[str, object], transla
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """The VRAM page gets the run: the model (its repo id, or its typed shape), the adapter and the step's settings,
     one GPU, and the recipe the run's total is computed with; not a target batch, which is the reader's to set there
-    (the prose says what its default's accumulation adds)."""
+    (the prose says what its default's accumulation adds). A run whose total this page does not model gets no link:
+    the VRAM page, which models the same step, would open on an error (an adapter on a mixture's experts)."""
+    if results["run_memory"] is None:
+        return {}
     model = {"model": values["model"]}
     if values["model"] == CUSTOM:
         model |= {
@@ -270,7 +273,6 @@ CALCULATOR = Calculator(
     examples={
         "llama2": {
             "model": "meta-llama/Llama-2-7b-hf",
-            **shape_values(PRESETS["meta-llama/Llama-2-7b-hf"]),
             "rank": Decimal(8),
             "target_modules": frozenset({"q_proj", "v_proj"}),
         },

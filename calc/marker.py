@@ -12,3 +12,9 @@ def N_(message: str) -> str:
     Babel's extractor collects ``N_`` calls by default.
     """
     return message
+
+
+def Nn_(singular: str, plural: str) -> tuple[str, str]:
+    """Mark a message with a plural form for the catalog (the extractor's keyword ``Nn_:1,2``, set in
+    :mod:`sitebuild.catalogs`); it is translated where it is shown, by the count's plural form."""
+    return singular, plural

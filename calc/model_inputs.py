@@ -11,17 +11,19 @@ default (``head_dim``: hidden size over heads; untied embeddings; no experts).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from decimal import Decimal
+from fractions import Fraction
 from gettext import NullTranslations
 
 from babel import Locale
 
 from calc.calculator import Changed
 from calc.configs import ConfigProblem, Reading, read_config
-from calc.formatting import format_names, format_number
+from calc.formatting import format_names, format_number, rounded
+from calc.formulas.parameters import base_parameters
 from calc.i18n import N_
-from calc.inputs import Choice, Count, Field, Input, Option, Pasted
+from calc.inputs import Amount, Choice, Count, Field, Input, Option, Pasted
 from calc.models import ARCHITECTURES, PRESETS, ModelShape, architecture_shape
 from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem
@@ -46,6 +48,10 @@ class ExpertsWithoutMixture(InputProblem):
     """An expert field filled in for an architecture that has none; ``mixtures`` names those that do."""
 
     mixtures: tuple[str, ...]
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(("x", "y")),)
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
@@ -126,54 +132,34 @@ MODEL = model_choice(
 TRUE, FALSE = "true", "false"
 
 
-# How each of calc.configs' reasons is worded, by its code: the reader itself stays free of the catalogs.
-# Each takes gettext, the reason's details, and a function that formats one of them as a number.
-CONFIG_WORDS: dict[str, Callable[[Callable[[str], str], Mapping[str, object], Callable[[str], str]], str]] = {
-    "config_too_large": lambda _, details, number: (
-        _("This is too long to be a config.json: paste one of at most %(limit)s bytes.") % {"limit": number("limit")}
-    ),
-    "config_too_deep": lambda _, details, number: _("This JSON nests far deeper than a config.json does."),
-    "config_not_json": lambda _, details, number: (
-        _("This is not valid JSON: look at line %(line)s, character %(column)s.")
-        % {"line": number("line"), "column": number("column")}
-    ),
-    "config_not_object": lambda _, details, number: _("A config.json holds one JSON object, between braces."),
-    "config_missing_key": lambda _, details, number: _("The config has no %(key)s.") % {"key": details["key"]},
-    "config_unknown_model_type": lambda _, details, number: (
-        _("The calculator reads the model types %(known)s, not %(model_type)s.")
-        % {"known": details["known"], "model_type": details["model_type"]}
-    ),
-    "config_not_count": lambda _, details, number: (
-        _("%(key)s is %(value)s: it should be a whole number, at least one.")
-        % {"key": details["key"], "value": details["value"]}
-    ),
-    "config_not_boolean": lambda _, details, number: (
-        _("%(key)s is %(value)s: it should be true or false.") % {"key": details["key"], "value": details["value"]}
-    ),
-    "config_unsupported": lambda _, details, number: (
-        _("The calculator cannot count a model with %(key)s set to %(value)s.")
-        % {"key": details["key"], "value": details["value"]}
-    ),
-}
-
-
 @dataclass
 class ConfigUnreadable(InputProblem):
     """A pasted text that is no config.json the calculator reads; ``problem`` is the reader's reason."""
 
     problem: ConfigProblem
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        # Every kind of reason, each field holding one of what message() words: a count, names or a text.
+        held = {"int": 2, "tuple[str, ...]": ("x", "y"), "str": "x"}
+        return tuple(cls(kind(*(held[f.type] for f in fields(kind)))) for kind in _leaves(ConfigProblem))
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        # A list of names (the model types it reads) joined as the locale joins a list.
-        details = {
-            name: format_names(value, locale) if isinstance(value, tuple) else value
-            for name, value in self.problem.details.items()
-        }
+        # What the reason holds as the locale writes it: a number grouped, names joined as a list.
+        details = {}
+        for held in fields(self.problem):
+            value = getattr(self.problem, held.name)
+            if isinstance(value, int):
+                value = format_number(Decimal(value), locale)
+            elif isinstance(value, tuple):
+                value = format_names(value, locale)
+            details[held.name] = value
+        return translations.gettext(self.problem.words) % details
 
-        def number(name: str) -> str:
-            return format_number(Decimal(details[name]), locale)
 
-        return CONFIG_WORDS[self.problem.code](translations.gettext, details, number)
+def _leaves(base: type) -> list[type]:
+    """The kinds under ``base`` that no other kind derives from."""
+    return [leaf for kind in base.__subclasses__() for leaf in (_leaves(kind) or [kind])]
 
 
 def _reading(text: str) -> Reading:
@@ -189,7 +175,7 @@ CONFIG = Pasted(
     N_("Paste a config.json"),
     N_(
         "The model's config.json, as its repository holds it: it fills in the shape below. A multimodal model's "
-        "text_config is read as its language model."
+        "text_config is read as its language model; the vision encoder and the image tokens are not counted."
     ),
     parse=_reading,
 )
@@ -362,3 +348,68 @@ def shape_of(values: Mapping[str, object]) -> ModelShape:
     """The model the form describes: a preset's own shape, which knows what the form may not
     (Gemma-2's head_dim, tied embeddings, biases), or the typed one."""
     return PRESETS.get(values["model"]) or typed_shape(values)
+
+
+# The model choice's value for a model known by its parameter count alone (the VRAM page's): no shape.
+COUNT = "count"
+
+
+def billions(shape: ModelShape) -> Decimal:
+    """A model's parameter count, in billions as a count field holds it: to hundredths, what a reader would type
+    (8.03, not 8.030261248), or to two significant digits below a hundredth, so that a small test model is never 0
+    (4,212,992 is 0.0042). A preset's step counts its shape's own parameters; the field's figure is read only in the
+    count mode, where it is the reader's.
+
+    >>> billions(PRESETS["meta-llama/Llama-3.1-8B"])
+    Decimal('8.03')
+    """
+    count = base_parameters(shape)
+    # Two significant digits of a count below ten million; at most nine places, a single parameter, as the field takes.
+    places = min(9, max(2, 11 - len(str(count))))
+    return rounded(Fraction(count, 10**9), places)
+
+
+def _exact_billions(shape: ModelShape) -> Decimal:
+    return Decimal(base_parameters(shape)).scaleb(-9)
+
+
+def count_mode(
+    settle_shape: Callable[[Mapping[str, object], Changed], dict], count: Amount
+) -> Callable[[Mapping[str, object], Changed], dict]:
+    """The ``settle`` of a model that may also be known by its parameter count alone, typed in ``count`` (billions),
+    around the shape's (:func:`shape_inputs`): a preset or a pasted config fills the shape; typing a shape field makes
+    the model custom, and the count follows the shape; typing a count makes the model :data:`COUNT` and leaves the
+    shape aside."""
+
+    def counted(values: Mapping[str, object], changed: Changed) -> bool:
+        """Whether the count is one of the reader's own, which makes the count mode."""
+        model, given = values.get("model"), values.get(count.name)
+        # The preset's count as the field shows it (8.03), and as an older address carries it exactly (8.030261248).
+        own = (billions(PRESETS[model]), _exact_billions(PRESETS[model])) if model in PRESETS else ()
+        if changed is None:
+            # An address's count that is not its preset's (?parameters=7.5). A link that gives only the model (another
+            # page's, ?model=Qwen/Qwen3-8B) leaves the default count, the default preset's: that is none of its own.
+            return bool(own) and given not in (None, *own, count.default)
+        # Typed, unless the preset's own count was typed again.
+        return count.name in changed and given not in own
+
+    def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
+        settled = settle_shape(values, changed)
+        model = values.get("model")
+        if counted(values, changed):
+            # Whatever was edited with the count: the shape settles as ever, and is left aside.
+            return settled if settled.get("model", model) == COUNT else {**settled, "model": COUNT}
+        if changed and changed & SHAPE_FIELDS.keys() and model == COUNT:
+            settled["model"] = CUSTOM
+        current = {**values, **settled}
+        model = current.get("model")
+        if model not in (None, COUNT) and (model in PRESETS or all(current.get(name) for name in TYPED_SHAPE)):
+            try:
+                shown = billions(shape_of(current))
+            except InputProblem:
+                shown = None  # a shape that cannot be: its field says so
+            if shown is not None and shown != current.get(count.name):
+                settled[count.name] = shown
+        return settled
+
+    return settle

@@ -20,7 +20,7 @@ its ``data-kind``; the browser glue shows a view by that kind
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
@@ -29,8 +29,8 @@ from typing import ClassVar
 from babel import Locale
 
 from calc.charts import Line, Panel, line_chart, nice_ticks, stacked_bar
-from calc.formatting import GIGABYTE, format_names, format_quantity, rounded, unit_symbol
-from calc.marker import N_
+from calc.formatting import GIGABYTE, PERCENT, format_names, format_quantity, rounded, rounded_up, sign, unit_symbol
+from calc.marker import N_, Nn_
 
 
 @dataclass(frozen=True)
@@ -45,13 +45,17 @@ class Quantity:
     value: Decimal | Fraction | int
     unit: str | None = None
     places: int | None = None
+    up: bool = False  # rounded up, not half up: a bound that stays true as written (at most 4.41% for 4.4021%)
+    signed: bool = False  # a difference: its size after + or − (calc.formatting.sign), unsigned when 0
 
     def shown(self) -> Decimal:
+        """The size shown, rounded to ``places``; a signed quantity's without its sign."""
+        value = abs(self.value) if self.signed else self.value
         if self.places is not None:
-            return rounded(self.value, self.places)
-        if isinstance(self.value, Fraction):
+            return (rounded_up if self.up else rounded)(value, self.places)
+        if isinstance(value, Fraction):
             raise ValueError("a fraction is shown rounded: give it places")
-        return Decimal(self.value)
+        return Decimal(value)
 
     def text(self, locale: Locale, *, breakable: bool = True) -> str:
         """With all its ``places`` of decimals, trailing zeros included: a figure reads alike wherever it is shown
@@ -59,8 +63,11 @@ class Quantity:
 
         >>> gigabytes(46_900_000_000, 2).text(Locale.parse("en"), breakable=False)
         '46.90\xa0GB'
+        >>> Quantity(Fraction(-1, 3), PERCENT, places=2, signed=True).text(Locale.parse("en"))
+        '−0.33%'
         """
-        return format_quantity(self.shown(), self.unit, locale, breakable=breakable, places=self.places)
+        text = format_quantity(self.shown(), self.unit, locale, breakable=breakable, places=self.places)
+        return sign(self.value < 0, locale) + text if self.signed and self.value else text
 
     def number(self, locale: Locale) -> str:
         """The value alone, with all its ``places``, under a table heading that names its unit.
@@ -100,14 +107,40 @@ class Phrase:
     """A message id whose ``%(name)s`` placeholders are quantities, or phrases (or lists of them) of their own."""
 
     message: str
-    quantities: dict[str, Quantity | Phrase | Phrases]
+    quantities: dict[str, Quantity | Phrase | Phrases | Counted]
 
     def text(self, locale: Locale, translations: NullTranslations) -> str:
-        filled = {
-            name: q.text(locale, translations) if isinstance(q, Phrase | Phrases) else q.text(locale, breakable=False)
-            for name, q in self.quantities.items()
-        }
+        filled = {name: written(q, locale, translations) for name, q in self.quantities.items()}
         return translations.gettext(self.message) % filled
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A count and its noun, in the plural form the count takes in the language: ``noun`` is a pair of message ids
+    (singular, plural) marked with :func:`calc.marker.Nn_`, ``%(count)s`` the count.
+
+    >>> en, words = Locale.parse("en"), NullTranslations()
+    >>> Counted(1, TOKENS).text(en, words), Counted(1024, TOKENS).text(en, words)
+    ('1\xa0token', '1,024\xa0tokens')
+    """
+
+    count: int
+    noun: tuple[str, str]
+
+    def text(self, locale: Locale, translations: NullTranslations) -> str:
+        return translations.ngettext(*self.noun, self.count) % {"count": Quantity(self.count).text(locale)}
+
+
+# Counted nouns (a sequence's length, a batch's size), where a bare number would say nothing.
+TOKENS = Nn_("%(count)s\u00a0token", "%(count)s\u00a0tokens")
+SAMPLES = Nn_("%(count)s\u00a0sample", "%(count)s\u00a0samples")
+
+
+def written(quantity: Quantity | Phrase | Phrases | Counted, locale: Locale, translations: NullTranslations) -> str:
+    """A quantity, a phrase or a count as prose quotes it: a number never parted from its unit."""
+    if isinstance(quantity, Quantity):
+        return quantity.text(locale, breakable=False)
+    return quantity.text(locale, translations)
 
 
 @dataclass(frozen=True)
@@ -146,6 +179,43 @@ def exact_gigabytes(size: Decimal, per: Decimal) -> Quantity:
     '14.250'
     """
     return Quantity(size, GIGABYTE, places=max(2, -per.normalize().as_tuple().exponent))
+
+
+def percent(share: Fraction, *, up: bool = False) -> Quantity:
+    """``share`` (0.01 is 1%) in hundredths of a percent: rounded half up, as a measured point's value reads, or up,
+    ``up``, as a bound reads.
+
+    >>> en, es = Locale.parse("en"), Locale.parse("es")
+    >>> percent(Fraction(44021, 10**6), up=True).text(en), percent(Fraction(1, 3)).text(es)
+    ('4.41%', '33,33\xa0%')
+    """
+    return Quantity(abs(share) * 100, PERCENT, places=2, up=up)
+
+
+def difference(share: Fraction) -> Quantity | Phrase:
+    """How far an estimate is from a measurement, as a share of it, signed (− under it, + over), rounded away from zero
+    as the prose's bounds are (:func:`percent`, ``up``), so that the worst row reads as the bound the prose states
+    (−4.41% beside "at most 4.41%", not −4.40%): none at all is exact and reads "0%", unsigned; one below half the
+    last place says so, "< 0.01%", rather than "0.00%" or a size it does not have.
+
+    >>> shares = (Fraction(0), Fraction(1, 10**6), Fraction(-1, 8), Fraction(-44021, 10**6))
+    >>> [written(difference(share), Locale.parse("en"), NullTranslations()) for share in shares]
+    ['0%', '<\xa00.01%', '−12.50%', '−4.41%']
+    """
+    if not share:
+        return Quantity(Decimal(0), PERCENT)
+    half_up = at_least_shown(Quantity(share * 100, PERCENT, places=2, signed=True))
+    return half_up if isinstance(half_up, Phrase) else replace(half_up, up=True)
+
+
+def typed(value: Decimal, unit: str | None) -> Quantity:
+    """A field's value as prose quotes it beside the results: a memory with its own decimals and at least two, as the
+    results show memories (a budget of 25.20 GB beside 14.90 GB, not 25.2 GB).
+
+    >>> typed(Decimal("25.2"), GIGABYTE).text(Locale.parse("en")), typed(Decimal(4096), None).text(Locale.parse("en"))
+    ('25.20 GB', '4,096')
+    """
+    return exact_gigabytes(value, value) if unit == GIGABYTE else Quantity(value, unit)
 
 
 # A size or share too small for the places it is shown with, as less than the smallest they show.

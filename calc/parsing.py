@@ -34,12 +34,18 @@ _PLUS_SIGNS = frozenset("+")
 _SPACES = " \u00a0\u202f"
 
 
+# How the other great convention groups digits: in threes.
+_THREES = (3, 3)
+
+
 @dataclass(frozen=True)
 class _Notation:
     decimal: str
     group: str
     foreign_decimal: str
     foreign_group: str
+    # The locale's (primary, secondary) grouping: (3, 3) for 1,000,000; (3, 2) for Hindi's 10,00,000.
+    grouping: tuple[int, int]
 
     @classmethod
     def of(cls, locale: Locale) -> _Notation:
@@ -47,12 +53,23 @@ class _Notation:
         # The marks of the other great convention: what a visitor used to
         # it types instead of ours.
         foreign = "." if decimal == "," else ","
-        return cls(decimal, get_group_symbol(locale), foreign, decimal)
+        return cls(decimal, get_group_symbol(locale), foreign, decimal, locale.decimal_formats[None].grouping)
 
-    def grouped(self, mark: str) -> str:
-        """A pattern for digits grouped in threes by ``mark`` (or by spaces)."""
-        separator = f"[{re.escape(mark)}{_SPACES}]"
-        return rf"[1-9][0-9]{{0,2}}(?:{separator}[0-9]{{3}})+"
+    def ours(self) -> str:
+        """A pattern for digits grouped as the locale groups them, by its mark (or by spaces)."""
+        return _grouped(self.group, self.grouping)
+
+    def theirs(self) -> str:
+        """A pattern for digits grouped as the other convention groups them, by its mark (or by spaces)."""
+        return _grouped(self.foreign_group, _THREES)
+
+
+def _grouped(mark: str, grouping: tuple[int, int]) -> str:
+    """Digits grouped by ``mark`` or by spaces: the last group of ``primary`` digits, those before it of
+    ``secondary``, the first of at most that many."""
+    primary, secondary = grouping
+    separator = f"[{re.escape(mark)}{_SPACES}]"
+    return rf"[1-9][0-9]{{0,{secondary - 1}}}(?:{separator}[0-9]{{{secondary}}})*{separator}[0-9]{{{primary}}}"
 
 
 def _digits(text: str) -> str:
@@ -121,11 +138,11 @@ def _split_sign(text: str) -> tuple[bool, str]:
 
 
 def _read_whole(body: str, notation: _Notation) -> Decimal:
-    if re.fullmatch(rf"[0-9]+|{notation.grouped(notation.group)}", body):
+    if re.fullmatch(rf"[0-9]+|{notation.ours()}", body):
         return Decimal(_digits(body))
-    if re.fullmatch(notation.grouped(notation.foreign_group), body):
+    if re.fullmatch(notation.theirs(), body):
         # The other convention's thousands, which ours may read as a decimal.
-        ours = _decimal_in(body, notation.grouped(notation.group), notation.decimal)
+        ours = _decimal_in(body, notation.ours(), notation.decimal)
         if ours is None:
             raise ForeignGrouping(Decimal(_digits(body)))
         raise Ambiguous(ours, Decimal(_digits(body)))
@@ -136,9 +153,9 @@ def _read_whole(body: str, notation: _Notation) -> Decimal:
 
 
 def _read_decimal(body: str, notation: _Notation) -> Decimal:
-    ours = _decimal_in(body, notation.grouped(notation.group), notation.decimal)
+    ours = _decimal_in(body, notation.ours(), notation.decimal)
     # The same text in the other convention: its grouping and its mark.
-    theirs = _decimal_in(body, notation.grouped(notation.foreign_group), notation.foreign_decimal)
+    theirs = _decimal_in(body, notation.theirs(), notation.foreign_decimal)
     if ours is not None and theirs is not None and ours != theirs:
         raise Ambiguous(ours, theirs)
     if ours is not None:

@@ -6,6 +6,12 @@ multiple of ``g``: each GPU takes ``T / g`` samples per optimizer step, as
 The plan takes the largest ``b`` that divides ``T / g`` and whose peak
 activation memory ``b · A`` fits the budget (``M = b · A``, as on the
 accumulation page): the fewest, largest micro-batches, which use a GPU best.
+
+A plan that accumulates (``a > 1``) also holds the gradients that earlier
+micro-batches leave behind (torch's AccumulateGrad adds into ``.grad``). The
+budget says whether it leaves room for them (``budget_for``): the VRAM page's
+does when its own target needs accumulation; otherwise it holds for a step
+without accumulation only, and the planner lists no plan that accumulates.
 """
 
 from __future__ import annotations
@@ -19,10 +25,10 @@ from babel import Locale
 
 from calc import batch_inputs, gpus
 from calc.calculator import Calculator, Group
-from calc.formatting import GIGABYTE
+from calc.formatting import GIGABYTE, format_number, format_quantity
 from calc.formulas.batch import plans, reachable
 from calc.i18n import N_
-from calc.inputs import Count, Input, address_number
+from calc.inputs import Choice, Count, Input, Option, address_within
 from calc.outputs import Citation, Column, Fact, Figure, Phrase, Quantity, Table, Text, exact_gigabytes
 from calc.problems import InputProblem, quantity
 from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
@@ -30,8 +36,27 @@ from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
 # The defaults are the site's default run (calc.batch_inputs); a plan needs a budget.
 MEMORY_BUDGET = replace(
     batch_inputs.MEMORY_BUDGET,
-    description=N_("Memory left on each GPU for activations after the weights, gradients and optimizer state."),
+    description=N_(
+        "Memory left on each GPU for what grows with the micro-batch, after the weights, gradients, optimizer state "
+        "and overhead: the training memory per GPU calculator's “Left for the micro-batch on your GPU”."
+    ),
     optional=False,
+)
+# Whether the budget leaves room for the gradients of earlier micro-batches, which only a plan that accumulates holds:
+# the VRAM page hands over "single" when its target batch needs no accumulation at its largest micro-batch.
+BUDGET_FOR = Choice(
+    "budget_for",
+    N_("The budget holds for"),
+    N_(
+        "A plan that accumulates also holds the gradients that earlier micro-batches leave behind. The training "
+        "memory per GPU calculator counts them in its budget when its target batch needs accumulation, and sets "
+        "this field to match when it hands the budget over."
+    ),
+    options=(
+        Option("any", N_("Any plan: it counts the gradients of earlier micro-batches")),
+        Option("single", N_("Only a plan without accumulation")),
+    ),
+    default="any",
 )
 SEQUENCE_LENGTH = Count(
     "sequence_length",
@@ -49,11 +74,61 @@ class SampleExceedsBudget(InputProblem):
 
     needed: Decimal
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(Decimal("7.45")),)
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
             "One sample alone needs %(needed)s, more than this budget. Lower the activation memory per sample: "
             "recompute activations, shorten the sequences, or estimate it again for your setup."
         ) % {"needed": quantity(self.needed, input, locale)}
+
+
+@dataclass
+class AccumulationNotBudgeted(InputProblem):
+    """The budget holds for a step without accumulation only, and the whole ``share`` of each GPU in one micro-batch
+    needs ``needed``, more than it: any plan left accumulates, which the budget does not cover."""
+
+    share: int
+    needed: Decimal
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(64, Decimal("481.28")),)
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext(
+            "This budget holds only for a plan without accumulation, and one micro-batch of all %(share)s samples "
+            "each GPU takes needs %(needed)s. A plan that accumulates also holds the gradients that earlier "
+            "micro-batches leave behind: take its budget from the training memory per GPU calculator, with this "
+            "target batch."
+        ) % {
+            "share": format_number(Decimal(self.share), locale),
+            # The field is a choice, without the budget's unit.
+            "needed": format_quantity(self.needed, GIGABYTE, locale, breakable=False),
+        }
+
+
+def nearby_target(share: int, gpus: int, micro_batch: int, largest: int) -> Phrase | None:
+    """Where the share per GPU has no divisor near ``largest``, the most samples that fit, the target nearest it that
+    a micro-batch of ``largest`` reaches (a prime target's only plan is one sample at a time); None where the plan's
+    micro-batch is more than half of that.
+
+    >>> nearby_target(97, 1, 1, 10).quantities["near"].value, nearby_target(64, 1, 2, 3)
+    (100, None)
+    """
+    largest = int(largest)
+    if 2 * micro_batch > largest:
+        return None
+    steps = max(1, (2 * share + largest) // (2 * largest))  # share / largest, to the nearest, halves up
+    return Phrase(
+        N_(
+            "No micro-batch larger than %(micro_batch)s both divides each GPU's share and fits the budget, though up "
+            "to %(largest)s samples fit it. A target of %(near)s would allow a micro-batch of %(largest)s."
+        ),
+        {"micro_batch": Quantity(micro_batch), "largest": Quantity(largest), "near": Quantity(gpus * largest * steps)},
+    )
 
 
 def compute(values: Mapping[str, object]) -> dict[str, object]:
@@ -62,7 +137,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     if per_sample > budget:
         raise SampleExceedsBudget(per_sample, field="memory_budget")
     reached = reachable(target, gpus)
-    options = plans(reached // gpus, budget, per_sample)
+    share = reached // gpus
+    options = plans(share, budget, per_sample)
+    single = values["budget_for"] == "single"
+    if single:
+        # The budget does not cover the earlier micro-batches' gradients: only the plan without accumulation is one.
+        options = [(b, a) for b, a in options if a == 1]
+        if not options:
+            raise AccumulationNotBudgeted(share, share * per_sample, field="budget_for")
     micro_batch, steps = options[0]
     sequence = values["sequence_length"]
     return {
@@ -82,6 +164,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             {"target": Quantity(target), "gpus": Quantity(gpus), "reached": Quantity(reached)},
         ),
         "plans": [(Quantity(b), Quantity(a), exact_gigabytes(b * per_sample, per_sample)) for b, a in options],
+        "nearby_target": None if single else nearby_target(share, gpus, micro_batch, min(share, budget // per_sample)),
         **snippets(micro_batch, steps, gpus),
     }
 
@@ -102,14 +185,17 @@ def summarize(outputs: Mapping[str, str], results: Mapping[str, object], transla
 
 
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
-    """The accumulation page gets the plan, to check it or change it there."""
+    """The accumulation page gets the plan, to check it or change it there, each value held to its field's limits
+    (a micro-batch or steps past them go blank)."""
     return {
         "accumulation": {
-            "micro_batch": address_number(results["micro_batch"].value),
-            "accumulation_steps": address_number(results["accumulation_steps"].value),
-            "gpus": address_number(values["gpus"]),
-            "activation_per_sample": address_number(values["activation_per_sample"]),
-            "memory_budget": address_number(values["memory_budget"]),
+            "micro_batch": address_within(batch_inputs.MICRO_BATCH, results["micro_batch"].value),
+            "accumulation_steps": address_within(batch_inputs.ACCUMULATION_STEPS, results["accumulation_steps"].value),
+            "gpus": address_within(batch_inputs.GPUS, values["gpus"]),
+            "activation_per_sample": address_within(
+                batch_inputs.ACTIVATION_PER_SAMPLE, values["activation_per_sample"]
+            ),
+            "memory_budget": address_within(batch_inputs.MEMORY_BUDGET, values["memory_budget"]),
         }
     }
 
@@ -137,7 +223,7 @@ CALCULATOR = Calculator(
     name="plan",
     groups=(
         Group(N_("Batching"), (batch_inputs.TARGET_BATCH, batch_inputs.GPUS)),
-        Group(N_("Memory"), (MEMORY_BUDGET, batch_inputs.ACTIVATION_PER_SAMPLE)),
+        Group(N_("Memory"), (MEMORY_BUDGET, BUDGET_FOR, batch_inputs.ACTIVATION_PER_SAMPLE)),
         Group(N_("Tokens"), (SEQUENCE_LENGTH,)),
     ),
     outputs=(
@@ -152,6 +238,7 @@ CALCULATOR = Calculator(
             missing=N_("no sequence length"),
         ),
         Text("adjustment", N_("Adjusted target")),
+        Text("nearby_target", N_("A nearby target")),
         Table(
             "plans",
             N_("Every plan within the budget"),
@@ -163,7 +250,9 @@ CALCULATOR = Calculator(
     summarize=summarize,
     links=links,
     examples={
-        # The default run on an A100 40GB, as the training memory page hands it over: three samples fit.
+        # The default run on an A100 40GB, as the training memory page hands it over: three samples fit. A copy, held
+        # to that page's figure by tests/test_plan.py: examples are data the page's module declares, and it imports
+        # no other calculator.
         "a100": {"memory_budget": Decimal("25.20")},
         "uneven": {"target_batch": Decimal(250), "gpus": Decimal(8)},
     },

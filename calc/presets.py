@@ -1,8 +1,7 @@
 """A choice among presets that fills other inputs: a model fills its shape or count, a GPU its memory.
 
 Choosing a preset fills the inputs it describes (when chosen, or when a page
-opens with it); at any other time, one of them that no longer matches was
-typed, and makes the choice ``custom``.
+opens with it); typing one of them makes the choice ``custom``.
 """
 
 from __future__ import annotations
@@ -29,11 +28,11 @@ def settle_preset(
 ) -> dict[str, object]:
     """Keep the ``choice`` input and the inputs its presets fill in step.
 
-    ``fill`` gives a preset's values for those inputs. A preset fills them
-    when the page opens or the choice is among the inputs ``changed``, all
-    but those changed with it; any other time, a value that differs was
-    typed (if only while an edit of another input waited its turn). A value
-    typed that differs from the preset's makes the choice custom.
+    ``fill`` gives a preset's values for those inputs. A value ``changed``
+    names (the inputs edited since the form was read) that differs from the
+    preset's was typed, and makes the choice custom; any other that differs
+    is the preset's to fill (when the page opens, the preset is chosen, or
+    after an answer that failed was never applied to the form).
 
     >>> sizes = {"small": 4, "large": 32}
     >>> layers = lambda preset: {"layers": preset, "heads": preset}
@@ -44,7 +43,7 @@ def settle_preset(
     >>> settled(frozenset({"layers"}), model="large", layers=4, heads=32)
     {'model': 'custom'}
     >>> settled(frozenset({"rank"}), model="large", layers=4, heads=32)
-    {'model': 'custom'}
+    {'layers': 32}
     >>> settled(frozenset({"model", "layers"}), model="large", layers=4, heads=4)
     {'heads': 32, 'model': 'custom'}
     >>> settled(frozenset({"layers"}), model="custom", layers=4, heads=4)
@@ -55,7 +54,8 @@ def settle_preset(
         return {}
     expected = fill(preset)
     differing = {name: value for name, value in expected.items() if values.get(name) != value}
-    if changed is not None and choice not in changed:
-        return {choice: CUSTOM} if differing else {}
-    filled = {name: value for name, value in differing.items() if changed is None or name not in changed}
-    return filled if filled.keys() == differing.keys() else {**filled, choice: CUSTOM}
+    typed = differing.keys() & (changed or ())
+    if typed and choice not in (changed or ()):
+        return {choice: CUSTOM}
+    filled = {name: value for name, value in differing.items() if name not in typed}
+    return {**filled, choice: CUSTOM} if typed else filled

@@ -14,7 +14,7 @@ is a subclass: nothing else changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from dataclasses import field as _attribute
 from decimal import Decimal
 from gettext import NullTranslations
@@ -38,6 +38,14 @@ class InputProblem(ValueError):
     """
 
     field: str | None = _attribute(default=None, kw_only=True)
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        """Problems of this kind whose words take every path :meth:`message` has (the site's Babel keeps what they
+        format: sitebuild/babel_usage.py). A kind that holds nothing is its own; one that holds data gives its own."""
+        if any(not attribute.kw_only for attribute in fields(cls)):
+            raise NotImplementedError(f"{cls.__name__} holds data: give it examples()")
+        return (cls(),)
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         """One sentence telling what is wrong with ``input``'s value and what it takes."""
@@ -84,6 +92,10 @@ class DecimalMark(InputProblem):
 
     suggestion: Decimal
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(Decimal("1.5")),)
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         _ = translations.gettext
         if get_decimal_symbol(locale) == ",":
@@ -96,6 +108,10 @@ class ForeignGrouping(InputProblem):
     """The other convention's thousands separators: ``suggestion`` is the number without them."""
 
     suggestion: Decimal
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(Decimal(1500)),)
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("Leave out the thousands separators: %(suggestion)s.") % {
@@ -110,6 +126,10 @@ class Ambiguous(InputProblem):
     ours: Decimal
     foreign: Decimal
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(Decimal(1500), Decimal("1.5")),)
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("Did you mean %(ours)s or %(foreign)s? Type the one you mean as shown.") % {
             "ours": input.text(self.ours, locale),
@@ -121,6 +141,10 @@ class Ambiguous(InputProblem):
 class TooSmall(InputProblem):
     minimum: Decimal
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(Decimal(2)),)
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("Enter at least %(minimum)s.") % {"minimum": quantity(self.minimum, input, locale)}
 
@@ -130,6 +154,10 @@ class NotPositive(InputProblem):
     """At most ``minimum``, which the value must exceed."""
 
     minimum: Decimal
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(Decimal(0)),)
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("Enter a value greater than %(minimum)s.") % {
@@ -148,6 +176,10 @@ class TooLarge(InputProblem):
     """
 
     maximum: Decimal
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(Decimal(1000)),)
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("Enter at most %(maximum)s.") % {"maximum": quantity(self.maximum, input, locale)}
@@ -168,6 +200,10 @@ class NoneChosen(InputProblem):
 @dataclass
 class TooManyDecimals(InputProblem):
     places: int
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(1), cls(2))
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.ngettext(

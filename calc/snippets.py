@@ -29,7 +29,13 @@ several it runs under torchrun (Lightning's "Run with Torch Distributed" guide).
 What only the reader has (model, optimizer, dataset) is a ``...`` placeholder
 named in ``PLACEHOLDERS``, so a pasted snippet defines every name it uses.
 Accelerate's loop reads the loss from the model's output, as a transformers
-``PreTrainedModel`` returns it for a batch of dicts with labels. Megatron-LM's
+``PreTrainedModel`` returns it for a batch of dicts with labels, which the
+reader's collator makes of a tokenized dataset's samples (lists, which
+PyTorch's default collate cannot give the model, even one at a time). It puts
+the model in training mode first: ``from_pretrained`` returns it in evaluation
+mode (``model.eval()``), in which transformers' ``GradientCheckpointingLayer``
+does not recompute (``if self.gradient_checkpointing and self.training``) and
+``prepare`` leaves the mode as it is. Megatron-LM's
 block is the launch command itself, its last line a ``...`` for the model,
 data and tokenizer arguments ``pretrain_gpt.py`` also needs.
 """
@@ -66,6 +72,8 @@ PLACEHOLDERS = {
         "model": "transformers.PreTrainedModel",
         "optimizer": "torch.optim.Optimizer",
         "dataset": "torch.utils.data.Dataset",
+        # Pads, makes tensors, adds the labels: DataCollatorForLanguageModeling(tokenizer, mlm=False), for example.
+        "collator": "transformers.DataCollatorForLanguageModeling",
     },
 }
 
@@ -117,8 +125,9 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
             "from torch.utils.data import DataLoader\n\n"
             + placeholders("accelerate")
             + f"accelerator = Accelerator(gradient_accumulation_steps={a})\n"
-            f"loader = DataLoader(dataset, batch_size={b})\n"
+            f"loader = DataLoader(dataset, batch_size={b}, collate_fn=collator)\n"
             "model, optimizer, loader = accelerator.prepare(model, optimizer, loader)\n\n"
+            "model.train()\n"
             "for batch in loader:\n"
             "    with accelerator.accumulate(model):\n"
             "        loss = model(**batch).loss\n"

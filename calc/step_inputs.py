@@ -22,7 +22,7 @@ from calc.formatting import format_names
 from calc.formulas.activations import PRECISION_BYTES
 from calc.formulas.model_states import RECIPES
 from calc.formulas.parameters import TARGET_MODULES, expert_shapes, target_modules
-from calc.formulas.step import Setting, refusal
+from calc.formulas.step import Refusal, Setting, refusal
 from calc.i18n import N_
 from calc.inputs import Choice, ChoiceSet, Count, Input, Option
 from calc.model_inputs import DEFAULT_MODEL, TYPED_SHAPE, shape_of
@@ -42,6 +42,19 @@ METHOD = Choice(
 )
 
 
+def _smallest(model_type: str) -> ModelShape:
+    """A model of ``model_type`` with every size one: what it has to target follows from the architecture alone."""
+    mixture = {"experts": 1, "experts_per_token": 1, "expert_intermediate_size": 1}
+    sizes = dict.fromkeys(("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "intermediate_size"), 1)
+    return architecture_shape(
+        model_type,
+        **sizes,
+        vocab_size=1,
+        tie_word_embeddings=False,
+        **(mixture if ARCHITECTURES[model_type].experts else {}),
+    )
+
+
 def architecture_targets(model_type: str) -> tuple[str, ...]:
     """What LoRA can target in any model of ``model_type``: the names follow from the architecture alone (fused
     projections, experts), whatever the sizes.
@@ -51,16 +64,7 @@ def architecture_targets(model_type: str) -> tuple[str, ...]:
     >>> architecture_targets("qwen3")
     ('q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj')
     """
-    mixture = {"experts": 1, "experts_per_token": 1, "expert_intermediate_size": 1}
-    sizes = dict.fromkeys(("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "intermediate_size"), 1)
-    shape = architecture_shape(
-        model_type,
-        **sizes,
-        vocab_size=1,
-        tie_word_embeddings=False,
-        **(mixture if ARCHITECTURES[model_type].experts else {}),
-    )
-    return target_modules(shape)
+    return target_modules(_smallest(model_type))
 
 
 def _model_targets(values: Mapping[str, object]) -> tuple[str, ...] | None:
@@ -83,9 +87,9 @@ TARGETS = ChoiceSet(
     default=frozenset(target_modules(PRESETS[DEFAULT_MODEL])),
     offered_by=_model_targets,
 )
-# The targets that are a mixture's expert weights: the step does not model an adapter on them
-# (calc.formulas.step.adapts_experts), so choosing a model never brings them (with_targets' ``offered``).
-EXPERT_TARGETS = frozenset(name for shape in PRESETS.values() for name in expert_shapes(shape))
+# The targets that are a mixture's expert weights, in any architecture, preset or typed: the step does not model an
+# adapter on them (calc.formulas.step.adapts_experts), so choosing a model never brings them (with_targets' offered).
+EXPERT_TARGETS = frozenset(name for model_type in ARCHITECTURES for name in expert_shapes(_smallest(model_type)))
 # The targets a model brings when chosen, on every page that totals the step: the same run on the LoRA and VRAM pages.
 STEP_TARGETS = tuple(name for name in TARGET_MODULES if name not in EXPERT_TARGETS)
 PRECISION = Choice(
@@ -132,6 +136,10 @@ class NotInModel(InputProblem):
     missing: tuple[str, ...]
     available: tuple[str, ...]
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(("x",), ("y", "z")), cls(("x", "y"), ("z",)))
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("This model has no %(missing)s. Its projections are %(available)s.") % {
             "missing": format_names(self.missing, locale, style="or"),
@@ -144,6 +152,10 @@ class RecipeComputesIn(InputProblem):
     """A precision the chosen recipe does not compute in; ``precisions`` names those it does."""
 
     precisions: tuple[str, ...]
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(("bf16",)), cls(("bf16", "fp16")))
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("Choose %(precisions)s: this recipe supports no other precision.") % {
@@ -158,6 +170,10 @@ class ExpertsNotModelled(InputProblem):
 
     activation_field: bool
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(True), cls(False))
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         if self.activation_field:
             return translations.gettext(
@@ -167,45 +183,27 @@ class ExpertsNotModelled(InputProblem):
         return translations.gettext("An adapter on the experts' weights is not modelled: choose other target modules.")
 
 
-# calc.formulas.step's refusals, worded on the method's field with only the ways out that the page offers and the
-# step accepts: each holds the ``method`` chosen, and whether the page has a recipe field (``recipe_field``; the
-# others assume AdamW, adamw_recipe).
-
-
 @dataclass
-class AdapterUnderAutocast(InputProblem):
-    """An fp32 recipe computing in 16 bits (autocast) under an adapter: only a page with a recipe field gets here."""
+class Refused(InputProblem):
+    """A setting calc.formulas.step refuses (:func:`~calc.formulas.step.refusal`), in its own words on the method's
+    field: whether the page has a recipe field (``recipe_field``; the others assume AdamW, adamw_recipe) decides
+    the ways out."""
 
-    method: str
+    refusal: Refusal
     recipe_field: bool
 
-    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        if self.method == "qlora":
-            # The precision fp32 is no way out: QLoRA refuses it too.
-            return translations.gettext("QLoRA under autocast is not modelled: choose a recipe in 16\u00a0bits.")
-        return translations.gettext(
-            "An adapter over fp32 weights under autocast is not modelled: choose a recipe in 16 bits, or the "
-            "precision fp32."
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        # Every kind of refusal, for each adapter, on a form with a recipe field and without.
+        return tuple(
+            cls(kind(method), field)
+            for kind in Refusal.__subclasses__()
+            for method in ("lora", "qlora")
+            for field in (True, False)
         )
 
-
-@dataclass
-class QuantizedBaseIn16Bits(InputProblem):
-    """QLoRA computing in fp32. On a page with a recipe field that recipe keeps fp32 weights, which compute in 16 bits
-    only under autocast, refused with an adapter: the recipe must change too."""
-
-    method: str
-    recipe_field: bool
-
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        if self.recipe_field:
-            return translations.gettext(
-                "QLoRA computes in 16\u00a0bits: choose a recipe in 16\u00a0bits and the precision bf16 or fp16."
-            )
-        return translations.gettext("QLoRA computes in 16\u00a0bits: choose the precision bf16 or fp16.")
-
-
-REFUSED = {"adapter_autocast": AdapterUnderAutocast, "qlora_precision": QuantizedBaseIn16Bits}
+        return translations.gettext(self.refusal.words(self.recipe_field))
 
 
 def checked_targets(values: Mapping[str, object], shape: ModelShape) -> frozenset[str]:
@@ -230,9 +228,9 @@ def step_recipe(optimizer: str, precision: str, method: str, *, recipe_field: bo
     precisions = RECIPES[optimizer].computes_in
     if precision not in precisions:
         raise RecipeComputesIn(tuple(precisions), field="precision")
-    recipe = precisions[precision]
-    if rule := refusal(recipe, method):
-        raise REFUSED[rule](method, recipe_field, field="method")
+    recipe = precisions[precision].step
+    if refused := refusal(recipe, method):
+        raise Refused(refused, recipe_field, field="method")
     return recipe
 
 

@@ -1,6 +1,7 @@
 """The training-memory (VRAM) page: a model, a recipe, a ZeRO stage and GPUs in; memory per GPU out.
 
-The recipes and ZeRO's sharding, with their sources, are :mod:`calc.formulas.model_states`.
+The recipes and ZeRO's sharding, with their sources, are :mod:`calc.formulas.model_states`; whether the step fits
+and how to make room, :mod:`calc.fit`; the count mode, :func:`calc.model_inputs.count_mode`.
 """
 
 from __future__ import annotations
@@ -15,18 +16,34 @@ from gettext import NullTranslations
 from babel import Locale
 
 from calc import gpus
-from calc.batch_inputs import GPUS, MICRO_BATCH, TARGET_BATCH
+from calc.batch_inputs import ACTIVATION_PER_SAMPLE, GPUS, MEMORY_BUDGET, MICRO_BATCH, TARGET_BATCH
 from calc.calculator import Calculator, Changed, Group
-from calc.configs import ConfigProblem, Reading
-from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded, rounded_down, rounded_up
+from calc.configs import Reading, UnknownModelType
+from calc.fit import (
+    CELL,
+    GB,
+    NO_BF16_CELL,
+    NO_BF16_SENTENCE,
+    SENTENCE,
+    SHORTFALL,
+    Need,
+    accumulates,
+    carried,
+    places_of,
+    shortfall,
+    ways_out,
+    without_bf16,
+)
+from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
-from calc.formulas.parameters import base_parameters, qlora_preparation
+from calc.formulas.parameters import qlora_preparation
 from calc.formulas.step import (
     STEP_RECIPES,
     Moment,
     Peak,
     adapts_experts,
+    foreach_temporaries,
     largest_per_sample,
     limit_of,
     model_states,
@@ -34,18 +51,20 @@ from calc.formulas.step import (
     peak_of,
 )
 from calc.i18n import N_
-from calc.inputs import Amount, Choice, Input, Option, address_number
+from calc.inputs import Amount, Choice, Input, Option, address_number, address_within
 from calc.model_inputs import (
     CONFIG,
+    COUNT,
     DEFAULT_MODEL,
     SHAPE_FIELDS,
-    TYPED_SHAPE,
     ConfigUnreadable,
+    billions,
+    count_mode,
     model_choice,
     shape_inputs,
     shape_of,
 )
-from calc.models import PRESETS, ModelShape
+from calc.models import PRESETS
 from calc.outputs import Bar, Citation, Column, Fact, Figure, Names, Phrase, Phrases, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem
@@ -64,6 +83,7 @@ from calc.step_inputs import (
     with_targets,
 )
 from calc.step_outputs import (
+    MOMENT_WORDS,
     PART_LABELS,
     PREPARE_SOURCE,
     QLORA_CONFIG,
@@ -72,8 +92,6 @@ from calc.step_outputs import (
     moment_phrase,
     part_rows,
 )
-
-GB = 10**9
 
 
 @cache  # a card's figure never changes, and every edit shows every card's
@@ -88,27 +106,13 @@ def gpu_memory(gpu: gpus.GPU) -> Decimal:
     return rounded_down(Fraction(gpu.bytes, GB), 2)
 
 
-def billions(shape: ModelShape) -> Decimal:
-    """A model's parameter count, in billions as the page's field holds it: to hundredths, what a reader would type
-    (8.03, not 8.030261248), or to two significant digits below a hundredth, so that a small test model is never 0
-    (4,212,992 is 0.0042). A preset's step counts its shape's own parameters; the field's figure is read only in the
-    count mode, where it is the reader's.
-
-    >>> billions(PRESETS["meta-llama/Llama-3.1-8B"])
-    Decimal('8.03')
-    """
-    count = base_parameters(shape)
-    # Two significant digits of a count below ten million; at most nine places, a single parameter, as the field takes.
-    places = min(9, max(2, 11 - len(str(count))))
-    return rounded(Fraction(count, 10**9), places)
+# Each listed card's name, figure and capacity in bytes (that figure's, as the page computes with it): no edit changes
+# them, and every edit shows every card's.
+_CARDS = tuple(
+    (gpu.name, Quantity(gpu_memory(gpu), GIGABYTE, places=2), Fraction(gpu_memory(gpu)) * GB) for gpu in gpus.GPUS
+)
 
 
-def _exact_billions(shape: ModelShape) -> Decimal:
-    return Decimal(base_parameters(shape)).scaleb(-9)
-
-
-# The model choice's value for a parameter count alone: no shape, so the activations are typed.
-COUNT = "count"
 # The field's words, in the order the catalogs list them.
 _DESCRIPTION = N_("A model whose shape is filled in for you, a shape of your own, or only a parameter count.")
 _CUSTOM = N_("Another model: type its shape")
@@ -137,10 +141,12 @@ class OtherModelType(InputProblem):
     known: tuple[str, ...]
     model_type: str
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(("x", "y"), "z"),)
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        unread = ConfigUnreadable(
-            ConfigProblem("config_unknown_model_type", known=self.known, model_type=self.model_type)
-        )
+        unread = ConfigUnreadable(UnknownModelType(self.model_type, self.known))
         way_out = translations.gettext("For another model, choose “%(count_option)s”.") % {
             "count_option": translations.gettext(COUNT_OPTION.label)
         }
@@ -152,8 +158,8 @@ def _reading(text: str) -> Reading:
     try:
         return CONFIG.parse(text)
     except ConfigUnreadable as unread:
-        if unread.problem.code == "config_unknown_model_type":
-            raise OtherModelType(unread.problem.details["known"], unread.problem.details["model_type"]) from None
+        if isinstance(unread.problem, UnknownModelType):
+            raise OtherModelType(unread.problem.known, unread.problem.model_type) from None
         raise
 
 
@@ -162,7 +168,7 @@ PARAMETERS = Amount(
     "parameters",
     N_("Parameters, in billions"),
     N_(
-        "The model's parameter count, in billions to two decimals, filled in from its shape. If you type another "
+        "The model's parameter count in billions, rounded to hundredths, filled in from its shape. If you type another "
         "number, the page counts the model by that number alone, with every parameter trained, and adds the "
         "activation memory you enter."
     ),
@@ -255,6 +261,10 @@ class StepNotModelled(InputProblem):
 
     modelled: tuple[str, ...]
 
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(("x", "y")),)
+
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
             "The step's peak is modelled for the architectures %(modelled)s: for this one, enter the activation memory."
@@ -278,50 +288,9 @@ class CountNeedsActivations(InputProblem):
         return translations.gettext("With only a parameter count, enter the activation memory too.")
 
 
-# The inputs that change the model or its shape, and so its count.
-_RESHAPING = frozenset({"model", CONFIG.name, *SHAPE_FIELDS})
-
-
-def _settle_model(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
-    """A preset or a pasted config fills the shape; typing a shape field makes the model custom, and the count
-    follows the shape; typing a count leaves the shape for the count alone."""
-    settled = settle_shape(values, changed)
-    model = values.get("model")
-    if _counted(values, changed, settled):
-        # Whatever was edited with the count: the shape settles as ever, and is left aside.
-        return settled if settled.get("model", model) == COUNT else {**settled, "model": COUNT}
-    if changed and changed & SHAPE_FIELDS.keys() and model == COUNT:
-        settled["model"] = CUSTOM
-    current = {**values, **settled}
-    model = current.get("model")
-    if model not in (None, COUNT) and (model in PRESETS or all(current.get(name) for name in TYPED_SHAPE)):
-        try:
-            count = billions(shape_of(current))
-        except InputProblem:
-            count = None  # a shape that cannot be: its field says so
-        if count is not None and count != current.get("parameters"):
-            settled["parameters"] = count
-    return settled
-
-
-def _counted(values: Mapping[str, object], changed: Changed, settled: Mapping[str, object]) -> bool:
-    """Whether the count is one of the reader's own, which makes the count mode (``settled``: the shape's settling)."""
-    model, given = values.get("model"), values.get("parameters")
-    # The preset's count as the field shows it (8.03), and as an older address carries it exactly (8.030261248).
-    own = (billions(PRESETS[model]), _exact_billions(PRESETS[model])) if model in PRESETS else ()
-    if changed is None:
-        # An address's count that is not its preset's (?parameters=7.5). A link that gives only the model (another
-        # page's, ?model=Qwen/Qwen3-8B) leaves the default count, the default preset's: that is none of its own.
-        return bool(own) and given not in (None, *own, PARAMETERS.default)
-    if given in own:
-        return False  # the preset's own count, typed again or with the whole form
-    # Typed; or not the preset's where neither the preset nor its shape changed: typed while another edit waited.
-    return "parameters" in changed or (bool(own) and given is not None and not settled and not changed & _RESHAPING)
-
-
 # Choosing a mixture brings the projections the step models as targets; the experts stay for the user to choose, and
 # be told (ExpertsNotModelled).
-_settle_model_and_targets = with_targets(_settle_model, STEP_TARGETS)
+_settle_model_and_targets = with_targets(count_mode(settle_shape, PARAMETERS), STEP_TARGETS)
 
 
 def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
@@ -333,15 +302,6 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
         ),
     }
 
-
-# How a verdict is worded: in the table of cards, and as the sentence about the reader's own; a fit is tight with less
-# to spare than the estimate may fall short by.
-CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to spare"), N_("Short by %(missing)s"))
-SENTENCE = (
-    N_("Your GPU holds it, with %(spare)s to spare."),
-    N_("Your GPU holds it, with %(spare)s to spare: a tight fit, less than the estimate's largest measured shortfall."),
-    N_("Your GPU is short by %(missing)s."),
-)
 
 # A tight fit where the measurements (validation/steps.json, tools/measure_steps.py: single steps on one CPU, stage 0)
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
@@ -372,30 +332,6 @@ def unmeasured(values: Mapping[str, object], accumulating: bool) -> tuple[str, .
         (UNMEASURED_ACCUMULATION, accumulating),
     )
     return tuple(reason for reason, applies in left_out if applies)
-
-
-# The most the step's estimate fell short of PyTorch's measured peak, as a share of that peak, in
-# validation/steps.json (4.4021%, a mixture's LoRA step), rounded up to a tenth of a percent so that no measured
-# shortfall exceeds it (tests/test_vram.py holds it to the data).
-SHORTFALL = Fraction(45, 1000)
-
-
-def shortfall(estimate: Fraction) -> Fraction:
-    """What the true peak may exceed ``estimate`` by, were the estimate as far below as the worst measured: a peak
-    ``P`` estimated ``SHORTFALL·P`` low is ``P = estimate / (1 − SHORTFALL)``."""
-    return estimate * SHORTFALL / (1 - SHORTFALL)
-
-
-def verdict(capacity: Fraction, total: Fraction, words: tuple[str, str, str] = CELL, tight: Fraction = 0) -> Phrase:
-    """Whether ``total`` bytes fit in ``capacity`` (total ≤ capacity), and by how much; a fit with less than ``tight``
-    to spare is tight. The margin is the difference of the two figures as the page shows them, in hundredths of a GB,
-    so that it reads as their subtraction (two cards shown with 24.15 GB are short by the same amount); a capacity
-    typed with more decimals may round onto the total, a margin of 0.00 GB."""
-    fits, tight_fit, short = words
-    margin = abs(rounded(capacity / GB, 2) - rounded(total / GB, 2))
-    if total <= capacity:
-        return Phrase(fits if capacity - total >= tight else tight_fit, {"spare": Quantity(margin, GIGABYTE, 2)})
-    return Phrase(short, {"missing": Quantity(margin, GIGABYTE, 2)})
 
 
 # The count mode's parts and the typed activations': the model states, the activations typed, the overhead.
@@ -443,85 +379,75 @@ def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fractio
     return Phrase(sentence, {"extra": gigabytes(extra, 2), "prepared": gigabytes(total + extra, 2)})
 
 
+# The optimizer step's temporaries where they are PyTorch AdamW's foreach list (calc.formulas.step.foreach_temporaries).
+AT_FOREACH_STEP = N_(
+    "The peak comes %(moment)s. Its temporaries, %(size)s, are those of PyTorch's AdamW with foreach, its default "
+    "when you create it yourself on CUDA. The fused AdamW, which the Hugging Face Trainer uses by default, allocates "
+    "none: with it, the peak is lower by up to that much."
+)
+
+# DeepSpeed's ZeRO defaults (deepspeed/runtime/zero/config.py, DeepSpeedZeroConfig): reduce_bucket_size, 5e8 elements
+# in the trained weights' dtype (ZeRO-1 flattens the gradients into buckets of that size to reduce them, ZeRO-2 keeps
+# one such buffer, two with overlap_comm, stage_1_and_2.py, backward's ipg_buffer; ZeRO-3 one, stage3.py,
+# __ipg_bucket_flat_buffer); under ZeRO-3, stage3_max_live_parameters, 1e9, the gathered weights kept before any is
+# released (a module larger than that is still gathered whole), and stage3_prefetch_bucket_size, 5e7, those fetched
+# ahead. The step's model counts none of them: the overhead must.
+REDUCE_BUCKET = 500_000_000
+MAX_LIVE_PARAMETERS = 1_000_000_000
+PREFETCH_BUCKET = 50_000_000
+ZERO_BUFFERS = N_(
+    "The verdicts count ZeRO's communication buffers only within the overhead. With DeepSpeed's defaults, the "
+    "gradients are reduced in buckets of reduce_bucket_size elements, %(bucket)s here, twice that under ZeRO-2 with "
+    "overlap_comm: add that to the overhead, or lower reduce_bucket_size."
+)
+ZERO_3_BUFFERS = N_(
+    "The verdicts count ZeRO-3's buffers only within the overhead. With DeepSpeed's defaults, the gradients are "
+    "reduced in buckets of reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay until they "
+    "reach stage3_max_live_parameters, up to %(live)s here, and a module larger than that is gathered whole; and "
+    "stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or lower these settings."
+)
+
+
+def zero_buffers(values: Mapping[str, object]) -> Phrase | None:
+    """What DeepSpeed's ZeRO allocates with its default settings and the total leaves to the overhead."""
+    stage = int(values["zero_stage"])
+    if stage == 0:
+        return None
+    element = RECIPES[values["optimizer"]].states.weights  # the trained weights' bytes, as DeepSpeed keeps them
+    bucket = REDUCE_BUCKET * element
+    if stage < 3:
+        return Phrase(ZERO_BUFFERS, {"bucket": gigabytes(bucket, 2)})
+    if values["model"] == COUNT:
+        weights = Fraction(values["parameters"]) * GB * element
+    else:
+        shape = shape_of(values)
+        weights = model_states(shape, step_setting(values, shape, values["optimizer"], recipe_field=True))[0].weights
+    live, prefetch = min(MAX_LIVE_PARAMETERS * element, weights), PREFETCH_BUCKET * element
+    return Phrase(
+        ZERO_3_BUFFERS,
+        {
+            "bucket": gigabytes(bucket, 2),
+            "live": gigabytes(live, 2),
+            "prefetch": gigabytes(prefetch, 2),
+            "total": gigabytes(bucket + live + prefetch, 2),
+        },
+    )
+
+
+def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Phrase:
+    """Where the peak is the optimizer step's, which of PyTorch's AdamW it assumes, where that matters."""
+    shape = shape_of(values)
+    stage, replicas = int(values["zero_stage"]), int(values["gpus"])
+    setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=replicas)
+    if temporaries and foreach_temporaries(setting):
+        moment = Phrase(MOMENT_WORDS["optimizer"], {})
+        return Phrase(AT_FOREACH_STEP, {"moment": moment, "size": gigabytes(temporaries, 2)})
+    return moment_phrase(N_("The peak comes %(moment)s."), "optimizer")
+
+
 # Where not even one sample fits: the fixed part fits, or not even that.
 NOT_ONE = N_("Not even one sample fits: %(ways)s.")
 NOT_EMPTY = N_("Even without samples, the step does not fit: %(ways)s.")
-# The ways to make room, each offered only where the form has not chosen it already and it can help.
-RECOMPUTE = N_("turn on full recomputation")
-FUSE = N_("choose fused attention")
-SHORTEN = N_("shorten the sequences")
-ADAPT = {"full": N_("train LoRA or QLoRA"), "lora": N_("train QLoRA")}
-SEVERAL_GPUS = N_("train on several GPUs with ZeRO")
-HIGHER_STAGE = N_("choose a higher ZeRO stage")
-MORE_GPUS = N_("use more GPUs")
-LARGER_GPU = N_("choose a GPU with more memory")
-
-
-def ways_out(values: Mapping[str, object], samples: bool) -> Phrases:
-    """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
-    sample does not), what shrinks a sample too; otherwise what shrinks the fixed part (weights, gradients, optimizer
-    state). With one GPU ZeRO shares nothing; with several, a higher stage shares more, and each GPU's share of what
-    is shared shrinks with their number."""
-    ways = []
-    if samples:
-        if values["recomputation"] != "full":
-            ways.append(RECOMPUTE)
-        if values["attention"] == "eager":
-            ways.append(FUSE)
-        if int(values["sequence_length"]) > 1:
-            ways.append(SHORTEN)
-    if values["method"] in ADAPT:
-        ways.append(ADAPT[values["method"]])
-    stage, gpus = int(values["zero_stage"]), int(values["gpus"])
-    if gpus == 1:
-        ways.append(SEVERAL_GPUS)
-    else:
-        if stage < 3:
-            ways.append(HIGHER_STAGE)
-        if stage > 0:
-            ways.append(MORE_GPUS)
-    ways.append(LARGER_GPU)
-    return Phrases(tuple(ways), style="or")
-
-
-def accumulates(values: Mapping[str, object], micro_batch: int) -> bool:
-    """Whether micro-batches of this size reach the target batch only by accumulating several per step."""
-    return int(values["target_batch"]) > int(values["gpus"]) * micro_batch
-
-
-# The decimals the figures handed to the planner may have: the two the pages show, or more where two would lose the
-# largest micro-batch (a sample of a few megabytes); never three, which a field would read as a thousands separator
-# and ask which was meant; at most the planner's fields' six.
-CARRIED_PLACES = (2, 4, 5, 6)
-
-
-def carried(left: Fraction, per_sample: Fraction, count: int) -> tuple[Decimal, Decimal, int]:
-    """What the planner is handed, in GB, and the largest micro-batch it then plans: ``left`` rounded down, so that
-    the budget never promises a byte your GPU lacks; ``per_sample`` rounded up, so that a sample never needs more than
-    the figure says; in the fewest decimals in which the planner's largest micro-batch, budget // per sample, is
-    ``count``, this page's, the budget in the fewest that keep it so beside the sample's. Where six decimals are too
-    few for that (less than a kilobyte to spare per sample), the largest micro-batch is the one the figures allow: it
-    fits, and the plan is this page's.
-
-    >>> carried(Fraction(2344, 100), Fraction(2412, 10**4), 97)  # 23.44 // 0.25 would be 93
-    (Decimal('23.44'), Decimal('0.2412'), 97)
-    >>> carried(Fraction(819, 100), Fraction(18, 10**4) + Fraction(1, 10**10), 4549)  # 0.001801 GB: 4547 fit
-    (Decimal('8.19'), Decimal('0.001801'), 4547)
-    """
-    for places in CARRIED_PLACES:
-        budget, sample = rounded_down(left, places), rounded_up(per_sample, places)
-        if budget // sample == count:
-            break
-    count = min(count, int(budget // sample))
-    # The budget's own decimals: the fewest in which the planner still plans this count (never more than the sample's).
-    budget = next(shorter for shorter in (rounded_down(left, p) for p in CARRIED_PLACES) if shorter // sample == count)
-    return budget, sample, count
-
-
-def _places(value: Decimal) -> int:
-    """The decimals ``value`` was rounded to (:func:`carried`), to show it with them, at least two and no trailing zero
-    beyond them (8.19 GB, not 8.190000 GB)."""
-    return max(2, -int(value.normalize().as_tuple().exponent))
 
 
 def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, Fraction, Moment, int, Moment]:
@@ -593,6 +519,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     if values["model"] != COUNT and values["activation_memory"] is None:
         step, earlier, binding, count, most = _modelled_step(values, free)
         note = attention_note(values, shape_of(values))
+        # Whether the budget counts the earlier micro-batches' gradients (the largest micro-batch accumulates), so
+        # that it holds for any plan, or only for a step without accumulation, which the planner must be told.
+        budget_for = "any" if accumulates(values, count) else "single"
         parts = dict(step.parts)
         labels = labels_at(step.moment, LABELS)
         left = free - binding.fixed_total
@@ -616,8 +545,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 ),
                 {**moment.quantities, "earlier": gigabytes(earlier, 2)},
             )
+        elif step.moment == "optimizer":
+            moment = at_optimizer_step(values, step.parts["optimizer_temporaries"])
         shown_per_sample = (
-            Quantity(per_sample, GIGABYTE, places=_places(per_sample))
+            Quantity(per_sample, GIGABYTE, places=places_of(per_sample))
             if left > 0
             else Phrase(
                 N_("%(size)s, at the moment that adds the most per sample"),
@@ -625,7 +556,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             )
         )
     else:
-        count = None
+        # The model state counts every gradient throughout, as the earlier micro-batches' are: any plan.
+        count, budget_for = None, "any"
         parts, temporaries = _typed_parts(values)
         labels = LABELS
         states = sum(parts.values()) - parts["activations"]
@@ -635,7 +567,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         per_sample, moment = None, None
         if temporaries > parts["activations"]:
             parts = {**parts, "activations": Fraction(0), "optimizer_temporaries": temporaries}
-            moment = moment_phrase(N_("The peak comes %(moment)s."), "optimizer")
+            moment = at_optimizer_step(values, temporaries)
         budget = rounded_down(left / GB, 2) if left > 0 else None
         if values["model"] == COUNT:
             largest, shown_per_sample = NEEDS_MODEL, None
@@ -648,36 +580,36 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     tight = shortfall(sum(parts.values()))
     parts["overhead"] = overhead
     total = sum(parts.values())
+    need = Need(total, tight)  # once for every card's verdict
 
     rows = part_rows(parts, labels)
-    yours = verdict(capacity, total, SENTENCE, tight)
+    yours = need.verdict(capacity, SENTENCE)
     left_out = unmeasured(values, accumulating=earlier > 0)
     if yours.message == SENTENCE[1] and left_out:
         yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, "unmeasured": Phrases(left_out)})
     return {
         "total_memory": gigabytes(total, 2),
-        "your_gpu": yours,
+        "your_gpu": without_bf16(yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE),
         "largest_micro_batch": largest,
         "peak_moment": moment,
         "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
+        "zero_buffers": zero_buffers(values),
         "attention_note": note,
         "qlora_base": _qlora_note(values, total, capacity),
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
-        "activation_budget": Quantity(budget, GIGABYTE, places=_places(budget)) if budget is not None else None,
+        "activation_budget": Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None,
         "per_sample": shown_per_sample,
         # What the planner multiplies by b, the figure shown (None where the page does not know it).
         "carried_per_sample": per_sample,
+        # The plans the budget holds for, as the planner's budget_for field takes it.
+        "budget_for": budget_for if budget is not None else "any",
         # For the worked example: what the peak holds of the earlier micro-batches' gradients.
         "earlier_gradients": gigabytes(earlier, 2),
         "breakdown_bar": rows,
         "breakdown": [*rows, (N_("Total"), gigabytes(total, 2))],
         "fits": [
-            (
-                gpu.name,
-                Quantity(gpu_memory(gpu), GIGABYTE, places=2),
-                verdict(Fraction(gpu_memory(gpu)) * GB, total, CELL, tight),
-            )
-            for gpu in gpus.GPUS
+            (name, memory, without_bf16(need.verdict(card, CELL, shown=memory.value), values, gpu, NO_BF16_CELL))
+            for gpu, (name, memory, card) in zip(gpus.GPUS, _CARDS, strict=True)
         ],
     }
 
@@ -685,7 +617,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
 def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[str, dict[str, str]]:
     """The planner gets the target batch, the GPUs, what your GPU leaves for the micro-batch and, with a model, the
     activation memory per sample, both as this page shows them (:func:`carried`), so that the plan's largest
-    micro-batch is this page's.
+    micro-batch is this page's; and whether that budget counts the earlier micro-batches' gradients, without which
+    it holds for no plan that accumulates.
 
     What this page does not know goes blank, so that the planner asks for it rather than plan with its own default:
     the budget where not even the fixed part fits, the memory per sample without the model.
@@ -693,11 +626,13 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
     budget, per_sample = results["activation_budget"], results["carried_per_sample"]
     return {
         "plan": {
-            "target_batch": address_number(values["target_batch"]),
-            "gpus": address_number(values["gpus"]),
+            "target_batch": address_within(TARGET_BATCH, values["target_batch"]),
+            "gpus": address_within(GPUS, values["gpus"]),
             "sequence_length": address_number(values["sequence_length"]),
-            "activation_per_sample": "" if per_sample is None else address_number(per_sample),
-            "memory_budget": "" if budget is None else address_number(budget.value),
+            # Held to the planner's limits: a sample past them fits no GPU, and the planner asks for the figure.
+            "activation_per_sample": "" if per_sample is None else address_within(ACTIVATION_PER_SAMPLE, per_sample),
+            "memory_budget": "" if budget is None else address_within(MEMORY_BUDGET, budget.value),
+            "budget_for": results["budget_for"],
         }
     }
 
@@ -748,6 +683,12 @@ def facts() -> dict[str, Fact]:
         # The recipe the page opens with, as the field shows it (a message id).
         "default_recipe": next(option.label for option in OPTIMIZER.options if option.value == OPTIMIZER.default),
         "shortfall": Quantity(SHORTFALL * 100, PERCENT, places=1),
+        # The foreach AdamW's temporaries of the two recipes the Trainer's rows name, bytes per parameter; and the
+        # PyTorch release from which the Trainer's default optim is "adamw_torch_fused" (transformers'
+        # TrainingArguments: default_optim, under is_torch_greater_or_equal_than_2_8).
+        "fp32_temporaries": Quantity(RECIPES["adam-fp32"].temporaries, places=0),
+        "bf16_temporaries": Quantity(RECIPES["adamw-bf16"].temporaries, places=0),
+        "fused_torch": "2.8",
         "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
         "one": Quantity(1),
         # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default): its
@@ -819,6 +760,7 @@ CALCULATOR = Calculator(
         ),
         Text("peak_moment", N_("When the peak comes")),
         Text("method_note", N_("Method")),
+        Text("zero_buffers", N_("ZeRO's buffers")),
         Text("attention_note", N_("Attention kernel")),
         Text("qlora_base", N_("QLoRA's base")),
         Figure(

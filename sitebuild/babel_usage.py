@@ -11,7 +11,6 @@ classes in babel.dates), which is why this is measured, not listed.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from decimal import Decimal
@@ -23,11 +22,9 @@ import babel.localedata
 from babel import Locale
 
 from calc.calculators import NAMES, load
-from calc.configs import ConfigProblem
 from calc.evaluation import default_texts, evaluate
 from calc.formatting import GIGABYTE
 from calc.inputs import Amount, Count
-from calc.model_inputs import CONFIG_WORDS, ConfigUnreadable
 from calc.problems import InputProblem
 from sitebuild.config import LOCALES
 
@@ -53,26 +50,8 @@ def kinds(base: type) -> list[type]:
 
 
 def problems() -> list[InputProblem]:
-    """One problem of each kind, every number it holds a 2, every text "x"; a pasted config's, one per reason."""
-    made = []
-    for kind in kinds(InputProblem):
-        if kind is ConfigUnreadable:
-            details = {
-                "limit": 2,
-                "line": 2,
-                "column": 2,
-                "key": "x",
-                "known": ("x", "y"),
-                "model_type": "x",
-                "value": "x",
-            }
-            made += [kind(ConfigProblem(code, **details)) for code in CONFIG_WORDS]
-            continue
-        # Annotations are strings here (PEP 563).
-        typed = {"int": 2, "str": "x", "tuple[str, ...]": ("x", "y")}
-        held = {f.name: typed.get(f.type, Decimal(2)) for f in dataclasses.fields(kind) if not f.kw_only}
-        made.append(kind(**held))
-    return made
+    """Every kind of problem's own examples (:meth:`calc.problems.InputProblem.examples`)."""
+    return [problem for kind in kinds(InputProblem) for problem in kind.examples()]
 
 
 class _Recording(dict):

@@ -3,7 +3,8 @@
 // and every calculator imported from the site's wheels (unpacked in
 // SITE_PACKAGES). Writes it to OUT, XORed with the WebAssembly's initial
 // memory as web/snapshot.js expects it, not yet compressed.
-// Usage: node sitebuild/make_snapshot.mjs RUNTIME SITE_PACKAGES OUT
+// Usage: node sitebuild/make_snapshot.mjs RUNTIME SITE_PACKAGES OUT LOADER WEBASSEMBLY
+// (LOADER and WEBASSEMBLY: Pyodide's file names, as sitebuild/runtime.py gives them).
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -30,8 +31,8 @@ function zeroFreeMemory(module) {
   if (module.HEAP8.length !== size) throw new Error("zeroing free memory grew the heap");
 }
 
-const [runtime, unpacked, out] = process.argv.slice(2);
-const { loadPyodide } = await import(pathToFileURL(join(runtime, "pyodide.mjs")).href);
+const [runtime, unpacked, out, loader, webAssembly] = process.argv.slice(2);
+const { loadPyodide } = await import(pathToFileURL(join(runtime, loader)).href);
 const pyodide = await loadPyodide({
   indexURL: `${runtime}/`,
   _makeSnapshot: true,
@@ -39,8 +40,8 @@ const pyodide = await loadPyodide({
   // Node would give it this build's: give it those a browser gives. Every
   // restore has the snapshot's hash seed anyway; a fixed one makes the same
   // code give the same snapshot. With a random seed the heap's layout, and
-  // so the download, varied by 0.3 MB from one build to the next; this seed
-  // is one of those that gave the smaller (docs/performance.md).
+  // so the download, varied from one build to the next; this seed is one of
+  // those that gave the smaller (docs/performance.md).
   env: { LANG: "C.UTF-8", PYTHONHASHSEED: "12" },
   _sysExecutable: "./this.program",
 });
@@ -55,16 +56,16 @@ pyodide.runPython("import calc.browser\nfrom calc.calculators import NAMES, load
   globals: namespace,
 });
 namespace.destroy();
-// What a restored interpreter has no use for: the listing of the standard
-// library's zip (it gets an empty one) and the finders that read it; then
-// the garbage, this code's own included, so that its memory is zeroed too.
-// (Some 25 KB of the gzipped snapshot. The other caches, such as re's,
-// hold what the reader's first edits would make again.)
+// What a restored interpreter has no use for (docs/performance.md): the
+// listing of the standard library's zip (it gets an empty one) and the
+// finders that read it; then the garbage, this code's own included, so that
+// its memory is zeroed too. The other caches, such as re's, hold what the
+// reader's first edits would make again.
 pyodide.runPython(
   "import gc, sys, zipimport\nzipimport._zip_directory_cache.clear()\nsys.path_importer_cache.clear()\ngc.collect()",
 );
 pyodide.FS.unmount(sitePackages);
 zeroFreeMemory(pyodide._module);
 const snapshot = pyodide.makeMemorySnapshot();
-xorInitialMemory(snapshot, readFileSync(join(runtime, "pyodide.asm.wasm")));
+xorInitialMemory(snapshot, readFileSync(join(runtime, webAssembly)));
 writeFileSync(out, snapshot);

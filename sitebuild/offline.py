@@ -19,7 +19,7 @@ def fetched_when_needed(relative: str) -> bool:
     Pyodide's standard library (a restored snapshot gets an empty one) and
     the wheels (it gets their data files alone): the service worker keeps
     them once that boot has fetched them, rather than every visitor
-    downloading their 2.8 MB, barely compressible, up front.
+    downloading them up front (their size: docs/performance.md).
     """
     return relative == f"{RUNTIME}/{STDLIB}" or (relative.startswith(f"{RUNTIME}/") and relative.endswith(".whl"))
 

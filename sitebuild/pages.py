@@ -18,13 +18,12 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from jinja2.environment import TemplateModule
 from markupsafe import Markup
 
-from calc.calculator import NOT_EXACT, Calculator
+from calc.calculator import Calculator
 from calc.calculators import load
 from calc.evaluation import default_texts, evaluate
-from calc.formatting import GIGABYTE, format_names, format_number, format_quantity, unit_symbol
+from calc.formatting import format_names, format_number, unit_symbol
 from calc.inputs import Amount, Count, Value
-from calc.outputs import Citation, Fact, Names, Quantity, exact_gigabytes
-from calc.problems import InputProblem
+from calc.outputs import Citation, Fact, Names, Quantity, typed
 from sitebuild.config import ASSETS, CATALOG, CONTENT_SECURITY_POLICY, LOCALES, PAGES
 from sitebuild.validation import validation_facts
 
@@ -95,30 +94,32 @@ def math_symbol(symbol: str) -> Markup:
     return Markup("<math><mi>{}</mi></math>").format(symbol)
 
 
-def worked_example(calculator: Calculator, overrides: dict[str, Value], locale: Locale) -> dict[str, dict[str, str]]:
-    """An example's inputs and results, formatted for prose and formulas.
+def worked_example(
+    calculator: Calculator, overrides: dict[str, Value], locale: Locale, translations: NullTranslations
+) -> dict[str, dict[str, str]]:
+    """An example's inputs and results, formatted for prose and formulas: computed as the page computes them when a
+    reader types the example's values into its fields (read, checked, settled), so that the prose quotes only what a
+    reader can reproduce.
 
     ``inputs`` and ``numbers`` are bare numbers (for formulas); ``quantities``
     and ``outputs`` carry their unit, kept on one line (for prose).
     """
-    values = {**calculator.defaults(), **overrides}
-    results = calculator.results(values)
-    numbers = {i.name: i for i in calculator.inputs if isinstance(i, Count | Amount) and values[i.name] is not None}
+    fields = {i.name: i for i in calculator.inputs}
+    entered = {name: fields[name].text(value, locale) for name, value in overrides.items()}
+    texts = {**default_texts(calculator, locale), **entered}
+    view = evaluate(calculator, texts, locale, translations, changed=frozenset(overrides))
+    if view.results is None:
+        problems = "; ".join(f"{name}: {error}" for name, error in view.errors.items() if error)
+        raise PageWithoutResults(problems or view.prompt)
+    values, results = view.values, view.results
+    numbers = {name: i for name, i in fields.items() if isinstance(i, Count | Amount) and values[name] is not None}
     shown = {name: q for name, q in results.items() if isinstance(q, Quantity)}
     return {
         "inputs": {name: i.text(values[name], locale) for name, i in numbers.items()},
-        "quantities": {name: _typed(values[name], i.unit, locale) for name, i in numbers.items()},
+        "quantities": {name: typed(values[name], i.unit).text(locale, breakable=False) for name, i in numbers.items()},
         "numbers": {name: format_number(q.shown(), locale) for name, q in shown.items()},
         "outputs": {name: q.text(locale, breakable=False) for name, q in shown.items()},
     }
-
-
-def _typed(value: Value, unit: str | None, locale: Locale) -> str:
-    """An example's input, with its unit, for prose: a memory with its own decimals and at least two, as the results
-    beside it show memories (a budget of 25.20 GB beside 14.90 GB, not 25.2 GB)."""
-    if unit == GIGABYTE:
-        return exact_gigabytes(value, value).text(locale, breakable=False)
-    return format_quantity(value, unit, locale, breakable=False)
 
 
 class PageWithoutResults(Exception):
@@ -225,22 +226,19 @@ class Prose:
         calculator, locale, translations = load(name), self.locale, self.translations
         examples = {}
         for key, over in calculator.examples.items():
-            failed = f"the {name} page in {str(locale)!r}: its example {key!r} gives no results"
             try:
-                examples[key] = worked_example(calculator, dict(over), locale)
-            except InputProblem as problem:
-                field = next((i for i in calculator.inputs if i.name == problem.field), None)
-                said = (
-                    problem.message(field, locale, translations) if field else f"{problem!r} names none of its inputs"
-                )
-                raise PageWithoutResults(f"{failed}: {problem.field}: {said}") from problem
-            except NOT_EXACT as inexact:
-                raise PageWithoutResults(f"{failed}: it cannot be computed exactly ({inexact!r})") from inexact
+                examples[key] = worked_example(calculator, dict(over), locale, translations)
+            except (PageWithoutResults, LookupError) as failed:  # LookupError: a problem that names no field
+                where = f"the {name} page in {str(locale)!r}: its example {key!r} gives no results"
+                raise PageWithoutResults(f"{where}: {failed}") from failed
         return {
             "examples": examples,
             "facts": {key: _fact(fact, locale) for key, fact in calculator.facts().items()},
             "validation": self.validation,
             "math": math_symbol,
+            # For the prose's links to other pages: this page's name, and each page's address from here.
+            "this_page": name,
+            "page_hrefs": {other: relative(PAGES[name], other_path) for other, other_path in PAGES.items()},
         }
 
 
@@ -258,13 +256,15 @@ def render_calculator(prose: Prose, name: str, base_url: str = "") -> str:
     if view.prompt is not None:
         problems = "; ".join(f"{field}: {error}" for field, error in view.errors.items() if error)
         raise PageWithoutResults(f"the {name} page in {locale!r} opens on no results: {problems or view.prompt}")
-    # Links that carry this page's values to another: their address follows the results.
+    # Links that carry this page's values to another: their address follows the results, and one that carries
+    # nothing is not offered, as in the browser.
     links = [
         {
             **link,
             "path": relative(path, PAGES[link["page"]]),
             "href": relative(path, PAGES[link["page"]])
             + (f"?{carried}" if (carried := view.links.get(link["page"])) else ""),
+            "carried": bool(carried),
         }
         for link in prose.words(name).links
     ]
@@ -286,7 +286,6 @@ def render_calculator(prose: Prose, name: str, base_url: str = "") -> str:
         texts=texts,
         view=view,
         links=links,
-        page_hrefs={other: relative(path, other_path) for other, other_path in PAGES.items()},
         related=related,
         **prose.context(name),
     )

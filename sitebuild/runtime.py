@@ -16,11 +16,17 @@ from sitebuild.config import ROOT
 
 # Pyodide's standard library, which only its own boot reads: a restored snapshot gets an empty one.
 STDLIB = "python_stdlib.zip"
+# Pyodide's loader, and the WebAssembly it loads (which web/snapshot.js reads too).
+LOADER = "pyodide.mjs"
+WEBASSEMBLY = "pyodide.asm.wasm"
 # What the page's worker loads of Pyodide; the rest of the npm package
 # (Node entry points, consoles, type definitions, source maps) is not served.
-CORE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", STDLIB)
+CORE_FILES = (LOADER, "pyodide.asm.mjs", WEBASSEMBLY, STDLIB)
 # Pyodide's lockfile: the package's own, and the site's, which names only our wheels.
 LOCKFILE = "pyodide-lock.json"
+# The names web/start-python.js uses, as the build tells the worker (sitebuild.snapshot.tell_worker) and the tests
+# tell tests/pyodide_views.mjs: the JavaScript writes none of them.
+FILES_FOR_JAVASCRIPT = {"loader": LOADER, "lockfile": LOCKFILE, "webassembly": WEBASSEMBLY}
 
 # The npm manifest that pins Pyodide's version.
 MANIFEST = ROOT / "package.json"

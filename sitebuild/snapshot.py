@@ -44,6 +44,9 @@ import zipfile
 from itertools import chain
 from pathlib import Path
 
+from sitebuild.config import RUNTIME
+from sitebuild.runtime import FILES_FOR_JAVASCRIPT, LOADER, WEBASSEMBLY
+
 MAKER = Path(__file__).with_name("make_snapshot.mjs")
 
 # What a restored interpreter is given as its standard library: nothing.
@@ -136,7 +139,11 @@ def build_snapshot(runtime: Path, wheels: list[Path], work: Path) -> dict[str, s
         with zipfile.ZipFile(wheel) as archive:
             archive.extractall(site_packages)
     raw = work / "snapshot"
-    subprocess.run(["node", str(MAKER), str(runtime), str(site_packages), str(raw)], check=True, cwd=MAKER.parent)
+    subprocess.run(
+        ["node", str(MAKER), str(runtime), str(site_packages), str(raw), LOADER, WEBASSEMBLY],
+        check=True,
+        cwd=MAKER.parent,
+    )
     snapshot = raw.read_bytes()
     # Level 9 would save next to nothing, for a much longer build (docs/performance.md).
     data = gzip.compress(pack_pages(snapshot), compresslevel=6, mtime=0)
@@ -157,12 +164,18 @@ _DECLARATION = "const SNAPSHOT = "
 
 
 def tell_worker(worker: Path, snapshot: dict[str, str | int]) -> None:
-    """Prepend what ``build_snapshot`` returned to the worker's script, as ``SNAPSHOT``.
+    """Prepend what ``build_snapshot`` returned to the worker's script, as ``SNAPSHOT``, with Pyodide's file names
+    (``PYODIDE``, sitebuild.runtime) and the import of its loader, so that the JavaScript names none of them.
 
     In the script itself rather than a file beside it, so that fetching
-    the snapshot waits for no other request.
+    the snapshot waits for no other request; the loader is imported there
+    so that the browser fetches it with the worker's own modules.
     """
-    header = f"{_DECLARATION}{json.dumps(snapshot)};\n"
+    header = (
+        f"{_DECLARATION}{json.dumps(snapshot)};\n"
+        f"const PYODIDE = {json.dumps(FILES_FOR_JAVASCRIPT)};\n"
+        f'import {{ loadPyodide }} from "../{RUNTIME}/{LOADER}";\n'
+    )
     worker.write_text(header + worker.read_text(encoding="utf-8"), encoding="utf-8")
 
 

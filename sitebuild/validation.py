@@ -9,19 +9,18 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 from gettext import NullTranslations
 
 from babel import Locale
-from babel.numbers import get_minus_sign_symbol, get_plus_sign_symbol
 
-from calc.formatting import format_names, format_number, format_quantity, rounded, rounded_up
-from calc.formulas.model_states import RECIPES
+from calc.formatting import format_names
+from calc.formulas.model_states import RECIPES, chosen_as
 from calc.formulas.parameters import TARGET_MODULES
 from calc.i18n import N_
 from calc.inputs import Choice
+from calc.outputs import SAMPLES, TOKENS, Counted, Phrase, Quantity, difference, percent, written
 from calc.step_inputs import ATTENTION, METHOD, RECOMPUTATION
 from sitebuild.config import ROOT
 
@@ -46,16 +45,9 @@ def validation_facts(locale: Locale, translations: NullTranslations) -> dict[str
     return {**parameter_facts(words), **activation_facts(words), **step_facts(words)}
 
 
-def _minus(locale: Locale) -> str:
-    """The locale's minus sign as a table sets it: CLDR gives en, es and it the ASCII hyphen-minus, a sign to type
-    and parse back; a column of signed figures is read, not parsed, and the minus sign (U+2212) is as wide as + and
-    the digits, so the column lines up. A locale whose CLDR sign is already U+2212 (sv, fi) keeps its own."""
-    return get_minus_sign_symbol(locale).replace("-", "\u2212")
-
-
 @dataclass(frozen=True)
 class _Words:
-    """The formatting the facts share: counts, percentages and labelled sizes, for one locale."""
+    """The facts' quantities written for one locale (calc.outputs), and the words they share."""
 
     locale: Locale
     translations: NullTranslations
@@ -64,39 +56,25 @@ class _Words:
         # Not "_": the extractor would take the keys below for messages.
         return self.translations.gettext(message)
 
+    def __call__(self, quantity: Quantity | Phrase | Counted) -> str:
+        return written(quantity, self.locale, self.translations)
+
     def number(self, count: int) -> str:
-        return format_number(Decimal(count), self.locale)
+        return self(Quantity(count))
 
     def tokens(self, count: int) -> str:
         # The sequence length, labelled: a bare number in the configuration would say nothing.
-        return self.translations.ngettext("%(count)s\u00a0token", "%(count)s\u00a0tokens", count) % {
-            "count": self.number(count)
-        }
+        return self(Counted(count, TOKENS))
 
     def samples(self, count: int) -> str:
-        return self.translations.ngettext("%(count)s\u00a0sample", "%(count)s\u00a0samples", count) % {
-            "count": self.number(count)
-        }
+        return self(Counted(count, SAMPLES))
 
     def percent(self, share: Fraction, *, up: bool = False) -> str:
-        """``share`` (0.01 is 1%) in hundredths of a percent: rounded half up, or rounded up, ``up``, as a bound and
-        the table's differences read, so that "at most 4.41%" stays true of 4.4021% and its row shows the same."""
-        places = 2
-        percent = (rounded_up if up else rounded)(abs(share) * 100, places)
-        return format_quantity(percent, "concentr-percent", self.locale, breakable=False, places=places)
+        return self(percent(share, up=up))
 
     def difference(self, error: Fraction) -> str:
-        # A table cell, signed as the prose counts them (- under the measurement, + over), rounded away from zero as
-        # the prose's bounds are, so that the worst row reads as the bound the prose states (-4.41% beside "at most
-        # 4.41%", not -4.40%); a difference below half the last place says so, rather than "0%", unsigned: "less
-        # than" speaks of its size; none at all is exact, and reads "0%".
-        smallest = Fraction(1, 10**4)
-        if not error:
-            return format_quantity(Decimal(0), "concentr-percent", self.locale, breakable=False)
-        if abs(error) < smallest / 2:
-            return self.translated(N_("<\u00a0%(least)s")) % {"least": self.percent(smallest)}
-        sign = _minus(self.locale) if error < 0 else get_plus_sign_symbol(self.locale)
-        return sign + self.percent(error, up=True)
+        # A table cell, signed as the prose counts them (− under the measurement, + over).
+        return self(difference(error))
 
     def names(self, names: Iterable[str]) -> str:
         """Names, or numbers already written, joined as the locale joins a list."""
@@ -118,14 +96,9 @@ class _Words:
     def recipe(self, recipe: str) -> str:
         """A step recipe (calc.formulas.step.STEP_RECIPES) as the VRAM page's fields choose it: the training
         recipe's own label (its option's), and the precision the layers compute in."""
-        training, precision = next(
-            (training, precision)
-            for training in RECIPES.values()
-            for precision, computed in training.computes_in.items()
-            if computed == recipe
-        )
+        training, precision = chosen_as(recipe)
         return self.translated(N_("“%(recipe)s”, precision %(precision)s")) % {
-            "recipe": self.translated(training.label),
+            "recipe": self.translated(RECIPES[training].label),
             "precision": precision,
         }
 

@@ -86,9 +86,9 @@ def build_babel_wheel(locales: tuple[str, ...], usage: dict[str, list[str]], out
     """Repack the installed Babel as a wheel of what the site uses.
 
     Only the modules calc imports, and of the global data and of
-    ``locales``' data only the keys calc reads (see :func:`babel_usage`):
-    Babel's full locale data alone is about 30 MB. Made from the very copy
-    the build runs, so both sides share a version.
+    ``locales``' data only the keys calc reads (see :func:`babel_usage`;
+    the sizes: docs/performance.md). Made from the very copy the build
+    runs, so both sides share a version.
     """
     dist = distribution("babel")
     info = f"babel-{dist.version}.dist-info"

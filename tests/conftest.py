@@ -11,14 +11,14 @@ import pytest
 from build import build
 from sitebuild.catalogs import compile_catalogs
 from sitebuild.config import LOCALES, PAGES, ROOT
-from tests.helpers import start_over, wait_until_ready
+from tests.helpers import EXPECT_WITHIN_MS, start_over, wait_until_ready
 
 # The colour scheme of a new browser context (Playwright emulates light unless told otherwise).
 LOADED_WITH_SCHEME = "light"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "site: needs the whole site built (once a session, about 10 s)")
+    config.addinivalue_line("markers", "site: needs the whole site built (once a session)")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -86,9 +86,10 @@ def browser():
 
     # Every expect() in the browser tests waits for its state up to this long
     # (Playwright's default is 5 s): a loaded machine gets there later, not never.
-    # Longer than the page's own one-minute start limit (START_TIMEOUT_MS in
-    # web/app.js), so a slow start is judged by the page, not cut short by a test.
-    expect.set_options(timeout=90_000)
+    # Shorter than the page's own one-minute start limit (START_TIMEOUT_MS in
+    # web/app.js), so that a wait for a failure's reason never passes by the
+    # page's time-out; only the wait for the start is longer (helpers.START_WITHIN_MS).
+    expect.set_options(timeout=EXPECT_WITHIN_MS)
     with sync_playwright() as playwright:
         browser = launch(playwright)
         yield browser

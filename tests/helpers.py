@@ -110,14 +110,72 @@ def edited(name: str | None, texts: Iterable[str] = ()) -> frozenset[str] | None
 # Pages in Chromium.
 
 
+# How long an expect() waits for its state (conftest.py sets it): less than the page's one-minute start limit.
+EXPECT_WITHIN_MS = 45_000
+# How long a test waits for Python to be past loading: longer than that limit, so that a slow start is judged by the
+# page, not cut short by a test.
+START_WITHIN_MS = 90_000
+
+
 def wait_until_ready(page) -> None:
-    """Wait, as long as the default expect() timeout allows, for Python to be past loading; fail unless ready."""
+    """Wait, as long as START_WITHIN_MS, for Python to be past loading; fail unless ready."""
     # A locator wait: on failure it says which state it last saw.
     html = page.locator("html")
-    expect(html).not_to_have_attribute("data-calc", "loading")
+    expect(html).not_to_have_attribute("data-calc", "loading", timeout=START_WITHIN_MS)
     # Past loading, "error" is final: read the outcome now rather than wait for "ready" in vain.
     state = html.get_attribute("data-calc")
     assert state == "ready", f"Python did not start: data-calc={state!r}"
+
+
+# Each input's raw value as the page sends it to Python (web/app.js, KINDS): a group of checkboxes as the values of
+# those checked, any other input as its control's value.
+READ_FORM = """(form) => Object.fromEntries([...form.querySelectorAll("[data-input]")].map((input) => {
+    const controls = [...input.querySelectorAll(`[name="${input.dataset.input}"]`)];
+    const read = input.dataset.kind === "choices"
+        ? controls.filter((box) => box.checked).map((box) => box.value) : controls[0].value;
+    return [input.dataset.input, read];
+}))"""
+
+
+def view_of_the_form(page, localedir):
+    """CPython's view (calc.evaluation.evaluate) of what the page's form holds, once its last answer is shown."""
+    from babel import Locale
+
+    from calc.calculators import load
+    from calc.evaluation import evaluate
+    from calc.i18n import load_translations
+
+    expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")
+    form = page.locator("form[data-calculator]")
+    locale = page.locator("html").get_attribute("lang")
+    raw = form.evaluate(READ_FORM)
+    return evaluate(
+        load(form.get_attribute("data-calculator")), raw, Locale.parse(locale), load_translations(localedir, locale)
+    )
+
+
+def expect_shown_as_cpython_shows(page, localedir, *outputs: str):
+    """The page shows ``outputs`` (figures or texts) and carries its links as CPython's view of its form says.
+
+    The figures themselves are checked where the views are made (each calculator's tests, and test_pyodide.py):
+    in the browser, only what the page does with a view.
+    """
+    view = view_of_the_form(page, localedir)
+    assert view.prompt is None, view.prompt
+    for name in outputs:
+        expect(page.locator(f"[data-output={name}]:is([data-kind=figure], [data-kind=text])")).to_have_text(
+            view.outputs[name]
+        )
+    for link in page.locator("a[data-link]").all():
+        carried = view.links.get(link.get_attribute("data-link"))
+        path = link.get_attribute("data-path")
+        expect(link).to_have_attribute("href", f"{path}?{carried}" if carried else path)
+        # A link that carries nothing is not offered.
+        if carried:
+            expect(link).to_be_visible()
+        else:
+            expect(link).to_be_hidden()
+    return view
 
 
 def visit(context, url: str):
@@ -131,12 +189,15 @@ def visit(context, url: str):
 def start_over(ready_pages, locale: str, name: str = "accumulation"):
     """A calculator's page in ``locale``, Python ready, the form back at its defaults."""
     page = ready_pages(locale, name)
-    # As a reader would start over: the defaults back in every field.
+    # As a reader would start over: the defaults back in every field, each input edited as typing edits it.
     page.evaluate(
         """() => {
             const form = document.querySelector("form[data-calculator]");
             form.reset();
-            form.dispatchEvent(new Event("input"));
+            for (const input of form.querySelectorAll("[data-input]")) {
+                const control = input.querySelector(`[name="${input.dataset.input}"]`);
+                control.dispatchEvent(new Event("input", { bubbles: true }));
+            }
         }"""
     )
     expect(page.locator(".results")).not_to_have_attribute("aria-busy", "true")

@@ -5,11 +5,13 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from tests.helpers import EXPECT_WITHIN_MS
+
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page, Route
 
 # How long a test waits for the page to make a request it holds (as long as expect() waits).
-REQUEST_WITHIN_S = 90
+REQUEST_WITHIN_S = EXPECT_WITHIN_MS // 1000
 
 
 class Held:

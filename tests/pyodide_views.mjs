@@ -2,10 +2,11 @@
 // under Node: what a visitor's browser computes. The tests compare its
 // answers with CPython's, so that the Babel the browser gets (cut to what
 // calc uses) is the Babel the tests exercise.
-// Usage: node tests/pyodide_views.mjs SITE REQUESTS [SNAPSHOT] > answers.json
+// Usage: node tests/pyodide_views.mjs SITE REQUESTS FILES [SNAPSHOT] > answers.json
 // where requests.json is [{calculator, locale, request}, ...] and request
 // is what the page sends (calc.browser). Python starts as the page's worker
-// starts it, with the site's own start module (assets/start-python.js):
+// starts it, with the site's own start module (assets/start-python.js), told
+// Pyodide's file names as the worker is (FILES, FILES_FOR_JAVASCRIPT in sitebuild/runtime.py):
 // restored from the snapshot SNAPSHOT names (the JSON the build prepends to
 // the worker), with no falling back, or else by Pyodide's own boot.
 // answers.json is {views: [the JSON views], imported: [modules imported from
@@ -15,7 +16,8 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const [site, requests, snapshot] = process.argv.slice(2);
+const [site, requests, files, snapshot] = process.argv.slice(2);
+const names = JSON.parse(files);
 // The worker's own code fetches the lockfile, the wheels and the snapshot: here from files.
 const fetchURL = globalThis.fetch;
 globalThis.fetch = async (url, options) =>
@@ -25,7 +27,10 @@ const { startPython } = await import(pathToFileURL(join(site, "assets", "start-p
 const modules = (pyodide) =>
   pyodide.runPython("import sys; sorted(set(sys.modules) - set(sys.builtin_module_names))").toJs();
 let started;
+const { loadPyodide } = await import(pathToFileURL(join(site, "pyodide", names.loader)).href);
 const pyodide = await startPython({
+  loadPyodide,
+  files: names,
   snapshot: snapshot ? JSON.parse(snapshot) : null,
   indexURL: `${join(site, "pyodide")}/`, // under Node, a path
   started: (python) => (started = modules(python)),

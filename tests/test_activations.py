@@ -557,3 +557,20 @@ def test_the_architecture_field_offers_only_what_the_estimate_covers():
     (architecture,) = [field for field in SHAPE if field.name == "architecture"]
     assert [option.value for option in architecture.options] == list(FAMILIES)
     assert page_view(model="custom", architecture="falcon").errors["architecture"]
+
+
+def test_a_figure_past_what_the_other_pages_take_is_left_blank_and_the_page_says_why():
+    """Qwen3-30B-A3B trained in full at 32,768 tokens with eager attention and no recomputation: 10,425.80 GB a sample,
+    past the 10,000 GB the accumulation page and the planner take. The links leave it blank, which those pages ask
+    for, rather than carry a figure they refuse, and the page says why (review 7, technical item 11)."""
+    view = page_view(
+        model="Qwen/Qwen3-30B-A3B", method="full", attention="eager", recomputation="none",
+        sequence_length="32768", changed="model",
+    )  # fmt: skip
+    assert view.outputs["step_per_sample"] == "10,425.80\xa0GB"
+    assert view.links["accumulation"] == "activation_per_sample=&memory_budget="
+    assert view.outputs["carried_note"] == (
+        "At 10,425.80\xa0GB per sample, this run fits on no GPU. The gradient accumulation memory calculator and the "
+        "batch size planner take at most 10,000\xa0GB, so their links leave the figure blank."
+    )
+    assert page_view().outputs["carried_note"] == ""

@@ -414,7 +414,9 @@ def over_budget(values):
 def target_over_its_maximum(plan):
     batching, *others = plan.groups
     target, *rest = batching.inputs
-    return replace(plan, groups=(replace(batching, inputs=(replace(target, maximum=Decimal(10)), *rest)), *others))
+    groups = (replace(batching, inputs=(replace(target, maximum=Decimal(10)), *rest)), *others)
+    # Without examples, which the build computes first for the other pages' links, and which would fail too.
+    return replace(plan, groups=groups, examples={})
 
 
 @pytest.mark.parametrize(
@@ -531,7 +533,7 @@ def test_the_step_measurements_name_each_recipe_as_the_vram_page_s_fields_choose
     named = set()
     for text in facts["step_recipes"].split("; "):
         label, precision = re.fullmatch(r"“(.+)”, precision (\w+)", text).groups()
-        named.add(recipes[label].computes_in[precision])
+        named.add(recipes[label].computes_in[precision].step)
     steps = json.loads((ROOT / "validation" / "steps.json").read_text(encoding="utf-8"))["points"]
     assert named == {point["recipe"] for point in steps}
     # The table's rows too: autocast is what the form's fp32 recipe computing in bf16 runs.

@@ -167,6 +167,25 @@ def test_every_citation_is_a_link(site, locale):
         assert not unlinked, (name, unlinked)
 
 
+# templates/caveats.html: what the activation model leaves out, worded once.
+PADDING_AND_WINDOW = (
+    "Under SDPA, the estimate does not model a padding mask, or a sliding window shorter than the sequence such as "
+    "some Gemma and Mistral models use: transformers then copies the keys and values out to every query head, which "
+    "it does not count. Its figures hold for unpadded or packed sequences no longer than any such window."
+)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_page_that_totals_activations_says_what_their_model_leaves_out(site, localedir, locale):
+    """The VRAM and LoRA totals use the activation page's model, so they carry its padding and window caveat too
+    (review 7, item 8)."""
+    said = load_translations(localedir, locale).gettext(PADDING_AND_WINDOW)
+    assert said != PADDING_AND_WINDOW or locale == "en"
+    for name in ("activations", "vram", "lora"):
+        text = " ".join(unescape(re.sub(r"<[^>]+>", " ", pages(site, locale)[name])).split())
+        assert said in text, (locale, name)
+
+
 def test_the_cited_papers_are_linked_where_they_are_cited(site):
     """ZeRO, Korthikanti et al., LoRA and QLoRA, each from the page that quotes it."""
     html = pages(site, "en")

@@ -7,7 +7,20 @@ import pytest
 from babel import Locale
 
 from calc.calculators import load
-from calc.configs import MAX_BYTES, ConfigProblem, read_config
+from calc.configs import (
+    MAX_BYTES,
+    ConfigProblem,
+    MissingKey,
+    NotABoolean,
+    NotACount,
+    NotAnObject,
+    NotJson,
+    TooDeep,
+    TooLong,
+    UnknownModelType,
+    Unsupported,
+    read_config,
+)
 from calc.evaluation import default_texts, evaluate
 from calc.formulas.parameters import active_parameters, base_parameters
 from calc.models import PRESETS
@@ -272,7 +285,7 @@ def test_a_multimodal_config_is_read_through_its_text_config():
     assert reading.shape.model_type == "mistral"
     with pytest.raises(ConfigProblem) as raised:
         read_config(json.dumps({**llava, "text_config": {"model_type": "mistral", "hidden_size": "wide"}}))
-    assert raised.value.details == {"key": "text_config.hidden_size", "value": "wide"}
+    assert raised.value == NotACount("text_config.hidden_size", "wide")
 
 
 def test_a_text_config_relies_on_its_class_for_what_it_leaves_out():
@@ -302,19 +315,18 @@ def test_a_text_config_relies_on_its_class_for_what_it_leaves_out():
 
 
 @pytest.mark.parametrize(
-    ("text", "code", "details"),
+    ("text", "problem"),
     [
-        ("", "config_not_json", {"line": 1, "column": 1}),
-        ('{"model_type": "llama",\n "hidden_size": }', "config_not_json", {"line": 2, "column": 17}),
-        ("[1, 2]", "config_not_object", {}),
-        ('"llama"', "config_not_object", {}),
-        ("{}", "config_missing_key", {"key": "model_type"}),
+        ("", NotJson(line=1, column=1)),
+        ('{"model_type": "llama",\n "hidden_size": }', NotJson(line=2, column=17)),
+        ("[1, 2]", NotAnObject()),
+        ('"llama"', NotAnObject()),
+        ("{}", MissingKey(key="model_type")),
         (
             '{"model_type": "gpt2"}',
-            "config_unknown_model_type",
-            {
-                "model_type": "gpt2",
-                "known": (
+            UnknownModelType(
+                model_type="gpt2",
+                known=(
                     "llama",
                     "mistral",
                     "qwen2",
@@ -325,74 +337,64 @@ def test_a_text_config_relies_on_its_class_for_what_it_leaves_out():
                     "mixtral",
                     "qwen3_moe",
                 ),
-            },
+            ),
         ),
-        ('{"model_type": "llama"}', "config_missing_key", {"key": "num_hidden_layers"}),
+        ('{"model_type": "llama"}', MissingKey(key="num_hidden_layers")),
         (
             json.dumps({**LLAMA_3_2_1B, "num_hidden_layers": 0}),
-            "config_not_count",
-            {"key": "num_hidden_layers", "value": "0"},
+            NotACount(key="num_hidden_layers", value="0"),
         ),
         (
             json.dumps({**LLAMA_3_2_1B, "hidden_size": "2048"}),
-            "config_not_count",
-            {"key": "hidden_size", "value": "2048"},
+            NotACount(key="hidden_size", value="2048"),
         ),
         (
             json.dumps({**LLAMA_3_2_1B, "hidden_size": 2048.5}),
-            "config_not_count",
-            {"key": "hidden_size", "value": "2048.5"},
+            NotACount(key="hidden_size", value="2048.5"),
         ),
         (
             json.dumps({**LLAMA_3_2_1B, "layers": True, "num_hidden_layers": True}),
-            "config_not_count",
-            {"key": "num_hidden_layers", "value": "true"},
+            NotACount(key="num_hidden_layers", value="true"),
         ),
         (
             json.dumps({**LLAMA_3_2_1B, "tie_word_embeddings": "yes"}),
-            "config_not_boolean",
-            {"key": "tie_word_embeddings", "value": "yes"},
+            NotABoolean(key="tie_word_embeddings", value="yes"),
         ),
         (
             json.dumps({**LLAMA_3_2_1B, "attention_bias": True}),
-            "config_unsupported",
-            {"key": "attention_bias", "value": "true"},
+            Unsupported(key="attention_bias", value="true"),
         ),
         (
             json.dumps({**QWEN3_30B_A3B, "mlp_only_layers": [0, 1]}),
-            "config_unsupported",
-            {"key": "mlp_only_layers", "value": "[0, 1]"},
+            Unsupported(key="mlp_only_layers", value="[0, 1]"),
         ),
         (
             json.dumps({**QWEN3_30B_A3B, "decoder_sparse_step": 2}),
-            "config_unsupported",
-            {"key": "decoder_sparse_step", "value": "2"},
+            Unsupported(key="decoder_sparse_step", value="2"),
         ),
         (
             json.dumps({**QWEN3_30B_A3B, "decoder_sparse_step": True}),
-            "config_unsupported",
-            {"key": "decoder_sparse_step", "value": "true"},
+            Unsupported(key="decoder_sparse_step", value="true"),
         ),
         (
             json.dumps({**MIXTRAL_8X7B, "num_experts_per_tok": 9}),
-            "config_unsupported",
-            {"key": "num_experts_per_tok", "value": "9"},
+            Unsupported(key="num_experts_per_tok", value="9"),
         ),
-        ("[" * 10_000 + "]" * 10_000, "config_too_deep", {}),
-        ('{"a": ' * 17 + "1" + "}" * 17, "config_too_deep", {}),
-        (" " * (MAX_BYTES + 1), "config_too_large", {"limit": MAX_BYTES}),
+        ("[" * 10_000 + "]" * 10_000, TooDeep()),
+        ('{"a": ' * 17 + "1" + "}" * 17, TooDeep()),
+        (" " * (MAX_BYTES + 1), TooLong(limit=MAX_BYTES)),
     ],
 )
-def test_text_that_is_no_config_we_read_says_why(text, code, details):
+def test_text_that_is_no_config_we_read_says_why(text, problem):
     with pytest.raises(ConfigProblem) as raised:
         read_config(text)
-    assert (raised.value.code, raised.value.details) == (code, details)
+    assert raised.value == problem
 
 
 def test_what_the_file_names_is_quoted_short_and_as_text():
     with pytest.raises(ConfigProblem) as raised:
         read_config(json.dumps({"model_type": "<script>alert(1)</script>" * 10}))
-    quoted = raised.value.details["model_type"]
+    quoted = raised.value.model_type
     assert len(quoted) == 60 and quoted.endswith("…")
     assert quoted.startswith("<script>")  # plain text: the page escapes it like any message
 

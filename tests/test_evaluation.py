@@ -5,7 +5,7 @@ import json
 from dataclasses import replace
 from decimal import Decimal
 from gettext import NullTranslations
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 import pytest
 from babel import Locale
@@ -21,7 +21,7 @@ from calc.gpus import GPUS_BY_ID
 from calc.i18n import load_translations
 from calc.inputs import Amount, Choice, ChoiceSet, Count, Pasted
 from calc.outputs import Chart, Column, Quantity, Table
-from calc.problems import Ambiguous
+from calc.problems import Ambiguous, InputProblem
 from calc.vram import gpu_memory
 from sitebuild.config import LOCALES
 from tests.expectations import expected
@@ -111,7 +111,7 @@ def test_the_worker_entry_point_speaks_json(localedir, locale):
         "texts": {},
         "address": "",
         "links": {
-            "vram": "activation_memory=7.45&gpus=1&micro_batch=1&target_batch=64",
+            "vram": "gpus=1&micro_batch=1&target_batch=64",
             "plan": "target_batch=64&gpus=1&activation_per_sample=7.45&memory_budget=8.01",
         },
         "offered": {},  # no group of checkboxes on this page
@@ -221,8 +221,11 @@ def extremes(field) -> list:
         return [[option.value] for option in field.options]
     if isinstance(field, Pasted):
         return ["", "{", "[]", '{"model_type": "gpt2"}', '{"model_type": "llama"}']
-    smallest = field.minimum if isinstance(field, Count) else field.minimum + Decimal(1).scaleb(-field.places)
-    return [str(smallest), str(field.maximum)]
+    if isinstance(field, Count):
+        return [str(field.minimum), str(field.maximum)]
+    if isinstance(field, Amount):
+        return [str(field.minimum + Decimal(1).scaleb(-field.places)), str(field.maximum)]
+    raise TypeError(f"no extremes for a {type(field).__name__}: add its kind here")
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -237,6 +240,35 @@ def test_every_input_at_its_edges_gives_results_or_says_which_field_is_at_fault(
                 calculator, {**defaults, field.name: text}, en, translations, changed=frozenset({field.name})
             )
             assert shown.prompt is None or any(shown.errors.values()), (field.name, text, shown.prompt)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_link_carries_only_values_the_page_it_opens_takes(name):
+    """At the defaults and at each input's edges, every value a link carries is one its field on the other page
+    takes, or blank for that page to ask for: never one it refuses, as the accumulation page refused the activation
+    estimator's 10,425.80 GB (review 7, technical item 11)."""
+    calculator = load(name)
+    en = Locale.parse("en")
+    defaults = default_texts(calculator, en)
+    edits = [{}] + [{field.name: text} for field in calculator.inputs for text in extremes(field)]
+    # Past the shared bounds: the largest batch a page can reach, a sequence whose sample no GPU holds.
+    edits += [{"micro_batch": "1000000", "accumulation_steps": "1000000", "gpus": "1000000"}]
+    edits += [{"sequence_length": "10000000", "recomputation": "none", "attention": "eager", "method": "full"}]
+    checked = 0
+    for edit in edits:
+        texts = {**defaults, **{field: text for field, text in edit.items() if field in defaults}}
+        shown = evaluate(calculator, texts, en, NullTranslations(), changed=frozenset(edit) & frozenset(defaults))
+        for page, address in shown.links.items():
+            target = load(page)
+            opened, inputs = restore(target, address, en), {i.name: i for i in target.inputs}
+            for field, value in parse_qsl(address, keep_blank_values=True):
+                if value:
+                    try:
+                        inputs[field].check(inputs[field].read(opened[field], en))
+                    except InputProblem as refused:
+                        raise AssertionError((name, edit, page, field, value)) from refused
+                    checked += 1
+    assert checked
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -7,8 +7,8 @@ import re
 import subprocess
 import sys
 from collections import Counter
-from dataclasses import dataclass, replace
-from decimal import InvalidOperation
+from dataclasses import dataclass, fields, replace
+from decimal import Decimal, InvalidOperation
 from typing import ClassVar
 
 import pytest
@@ -107,6 +107,13 @@ def test_the_glue_reads_and_writes_every_kind_of_input_and_no_other():
     assert set(re.findall(r"^  (\w+):", table.group(1), flags=re.M)) == {kind.widget for kind in kinds(Input)}
 
 
+def test_every_kind_of_input_has_a_default_and_the_whole_protocol():
+    """Input's abstract methods refuse a kind that lacks one as it is made; its default is each kind's own field."""
+    for kind in kinds(Input):
+        assert not getattr(kind, "__abstractmethods__", None) or kind.__name__.startswith("_"), kind
+        assert "default" in {field.name for field in fields(kind)}, kind
+
+
 def test_the_glue_shows_every_kind_of_output_and_no_other(localedir):
     """web/app.js shows an output's view by its kind (the widget its template marks it with), on every element a page
     marks with an output's name."""
@@ -196,9 +203,9 @@ def test_a_locale_s_prose_is_computed_once_for_all_its_pages(localedir, monkeypa
     runs = Counter()
     run = pages.worked_example
 
-    def counted(calculator, overrides, locale):
+    def counted(calculator, overrides, locale, translations):
         runs[calculator.name] += 1
-        return run(calculator, overrides, locale)
+        return run(calculator, overrides, locale, translations)
 
     monkeypatch.setattr(pages, "worked_example", counted)
     prose = Prose(environment(TEMPLATES, translations), LOCALES[0], translations)
@@ -210,8 +217,8 @@ def test_a_locale_s_prose_is_computed_once_for_all_its_pages(localedir, monkeypa
 @pytest.mark.parametrize(
     ("failure", "said"),
     [
-        (InputProblem(), "names none of its inputs"),
-        (InputProblem(field="no_such_input"), "names none of its inputs"),
+        (InputProblem(), "names none of the page's inputs"),
+        (InputProblem(field="no_such_input"), "names none of the page's inputs"),
         (InvalidOperation(), "cannot be computed exactly"),
     ],
     ids=["no field", "unknown field", "not exact"],
@@ -226,3 +233,29 @@ def test_a_worked_example_without_results_stops_the_build_saying_which(localedir
     monkeypatch.setattr("sitebuild.pages.load", lambda name: replace(accumulation, compute=failing))
     with pytest.raises(PageWithoutResults, match=f"example 'single_gpu' gives no results: .*{said}"):
         Prose(environment(TEMPLATES, translations), LOCALES[0], translations).context("accumulation")
+
+
+def test_a_worked_example_is_computed_as_the_page_reads_its_values(localedir, monkeypatch):
+    """An example's values are typed into the form and read, checked and settled as a reader's are: a value the field
+    refuses stops the build, rather than reaching prose that no reader could reproduce."""
+    translations = load_translations(localedir, LOCALES[0])
+    accumulation = load("accumulation")
+    refused = replace(accumulation, examples={"no_gpu": {"gpus": Decimal(0)}})
+    monkeypatch.setattr("sitebuild.pages.load", lambda name: refused)
+    with pytest.raises(PageWithoutResults, match="example 'no_gpu' gives no results: gpus: "):
+        Prose(environment(TEMPLATES, translations), LOCALES[0], translations).context("accumulation")
+
+
+def test_every_kind_of_problem_gives_its_own_examples():
+    """The site's Babel keeps what the problems' words format (sitebuild/babel_usage.py), from each kind's own
+    examples: a kind that holds data and gives none fails here, not in the browser."""
+    for kind in kinds(InputProblem):
+        made = kind.examples()
+        assert made and all(type(problem) is kind for problem in made), kind
+
+    @dataclass
+    class Holding(InputProblem):
+        held: Decimal
+
+    with pytest.raises(NotImplementedError, match="Holding holds data: give it examples"):
+        Holding.examples()

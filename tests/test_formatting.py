@@ -4,7 +4,9 @@ from decimal import Decimal
 
 import pytest
 from babel import Locale
+from babel.core import get_cldr_version
 
+from calc.cldr import CLDR_VERSION
 from calc.formatting import format_number, format_quantity, unit_symbol
 from sitebuild.config import LOCALES
 from tests.expectations import expected
@@ -33,6 +35,22 @@ def test_prose_keeps_a_quantity_on_one_line(locale):
     assert spaces and spaces <= set(NO_BREAK_SPACES)
 
 
+@pytest.mark.parametrize(
+    ("locale", "value", "written"),
+    [
+        # CLDR's minimumGroupingDigits of 2, as Intl.NumberFormat writes them: no group of one digit.
+        ("pl", "1234", "1234"),
+        ("pl", "12345", "12\u00a0345"),
+        ("bg", "1234", "1234"),
+        # Groups of two before the last three.
+        ("hi", "1234567", "12,34,567"),
+        ("en_IN", "1234", "1,234"),
+    ],
+)
+def test_languages_the_site_may_add_are_written_to_their_own_rules(locale, value, written):
+    assert format_number(Decimal(value), Locale.parse(locale)) == written
+
+
 def test_ungrouped_numbers_for_suggestions():
     assert format_number(Decimal("12345.5"), Locale.parse("it"), grouping=False) == "12345,5"
 
@@ -44,3 +62,9 @@ def test_plain_counts_have_no_unit():
 @pytest.mark.parametrize("locale", LOCALES)
 def test_unit_symbol(locale):
     assert unit_symbol("digital-gigabyte", Locale.parse(locale)) == expected(locale).gigabyte
+
+
+def test_the_cldr_data_babel_lacks_is_of_babels_cldr():
+    """calc/cldr.py is written from one CLDR version: upgrading Babel means writing it anew
+    (tools/minimum_grouping_digits.py)."""
+    assert CLDR_VERSION == get_cldr_version()

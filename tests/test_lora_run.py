@@ -40,12 +40,11 @@ def view(changed=None, **texts):
     return evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=edited(changed, texts))
 
 
-@pytest.mark.parametrize("changed", [{"rank"}, {"rank", "layers"}], ids=["the rank named", "both"])
-def test_a_shape_typed_while_another_edit_waited_stays_as_typed(changed):
-    """Layers typed while the rank's request waited its turn: whether the request names them or the rank alone, the
-    model is custom and the counts follow them (half of Llama-3.1-8B's 32 layers: half its adapter)."""
+def test_a_shape_typed_while_another_edit_waited_stays_as_typed():
+    """Layers typed while the rank's request waited its turn, which names both: the model is custom and the counts
+    follow them (half of Llama-3.1-8B's 32 layers: half its adapter)."""
     raw = {**default_texts(CALCULATOR, EN), "layers": "16"}
-    page = evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=frozenset(changed))
+    page = evaluate(CALCULATOR, raw, EN, NullTranslations(), changed=frozenset({"rank", "layers"}))
     assert page.texts == {"model": "custom"}
     assert page.outputs["trainable_parameters"] == "20,971,520"
 
@@ -164,13 +163,16 @@ def test_a_mixture_runs_with_an_adapter_on_its_attention_and_says_so_on_its_expe
     assert page.texts["target_modules"] == ["q_proj", "k_proj", "v_proj", "o_proj"]
     assert page.outputs["run_memory"] not in ("", NOT_MODELLED)
     # The experts, chosen: their adapter is not modelled, the counts stay.
-    page = view("target_modules", **{**page.texts, "target_modules": [*page.texts["target_modules"], *EXPERTS]})
+    chosen = [*page.texts["target_modules"], *EXPERTS]
+    page = view("target_modules", **{**page.texts, "model": "mistralai/Mixtral-8x7B-v0.1", "target_modules": chosen})
     assert page.outputs["run_memory"] == NOT_MODELLED
     assert page.outputs["peak_moment"] == (
         "An adapter on the experts' weights is not modelled, so neither is the run's total; the counts above hold."
     )
     assert page.outputs["trainable_parameters"] not in ("", "0")
     assert page.announcement.endswith("so neither is the run's total; the counts above hold.")
+    # Nor is the VRAM page, which models the same step, offered: it would refuse the run.
+    assert page.links == {}
 
 
 EXPERTS = ["experts.gate_up_proj", "experts.down_proj"]

@@ -129,7 +129,7 @@ def test_choosing_a_mixture_offers_its_experts():
     # Choosing it brings the projections the step models, as on the VRAM page; the experts are offered, to choose.
     assert view.texts["target_modules"] == ["q_proj", "k_proj", "v_proj", "o_proj"]
     chosen = [*view.texts["target_modules"], "experts.gate_up_proj", "experts.down_proj"]
-    view = lora("target_modules", **{**view.texts, "target_modules": chosen})
+    view = lora("target_modules", **{**view.texts, "model": "mistralai/Mixtral-8x7B-v0.1", "target_modules": chosen})
     assert view.errors["target_modules"] is None
     assert view.outputs["base_parameters"] == "46,702,792,704"
     assert view.outputs["active_parameters"] == "12,879,925,248"
@@ -232,6 +232,25 @@ def test_a_config_that_cannot_be_read_says_why_beside_its_field(text, message):
     assert view.errors["config"] == message
     assert view.texts.get("model", "meta-llama/Llama-3.1-8B") == "meta-llama/Llama-3.1-8B"
     assert "config" not in view.address
+
+
+@pytest.mark.parametrize("page", ["lora", "vram", "activations"])
+@pytest.mark.parametrize("model", ["mistralai/Mixtral-8x7B-v0.1", "Qwen/Qwen3-30B-A3B"])
+def test_a_mixture_typed_by_hand_brings_the_targets_its_preset_does(page, model):
+    """Which targets are experts follows from the architecture, not from the presets: a shape typed without one gets
+    no expert targets either."""
+    from calc.calculators import load
+
+    calculator = load(page)
+    fields = {field.name: field for field in calculator.inputs if field.name in SHAPE_FIELDS}
+    typed = {name: fields[name].text(value, EN) for name, value in shape_values(PRESETS[model], fields).items()}
+
+    def targets(**texts):
+        raw = {**default_texts(calculator, EN), **texts}
+        return evaluate(calculator, raw, EN, NullTranslations(), changed=frozenset(texts)).texts["target_modules"]
+
+    assert targets(model=model) == targets(model="custom", **typed)
+    assert not any(name.startswith("experts.") for name in targets(model="custom", **typed))
 
 
 def test_an_address_naming_only_a_mixture_opens_with_its_own_targets():

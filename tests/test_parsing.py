@@ -10,9 +10,11 @@ from decimal import Decimal
 
 import pytest
 from babel import Locale
+from babel.localedata import locale_identifiers
 from babel.numbers import get_decimal_symbol, get_group_symbol
 
-from calc.parsing import parse_number
+from calc.formatting import format_number
+from calc.parsing import field_text, parse_number
 from calc.problems import Ambiguous, DecimalMark, ForeignGrouping, InputProblem, NotANumber, NotWhole
 from sitebuild.config import LOCALES
 
@@ -145,3 +147,31 @@ class TestDecimals:
 def test_a_huge_paste_is_read_without_conversion_limits():
     digits = "9" * 5000
     assert parse_number(digits, Locale.parse("es"), whole=True) == Decimal(digits)
+
+
+# Numbers of every size the pages write: grouped or not, whole or with decimals, one to twelve integer digits.
+WRITTEN = [Decimal(v) for v in ("0", "7", "1234", "12345", "1234567", "123456789012", "0.5", "1234.5", "1234567.125")]
+
+
+@pytest.mark.parametrize("identifier", sorted(locale_identifiers()))
+def test_every_locale_reads_back_what_it_writes(identifier):
+    """Not only the site's locales: a language added later, whatever its grouping (Hindi's 12,34,567) or its
+    minimumGroupingDigits (Polish's 1234), reads its own notation as what it wrote."""
+    locale = Locale.parse(identifier)
+    for value in WRITTEN:
+        shown = format_number(value, locale)
+        if value == value.to_integral_value():
+            assert parse_number(shown, locale, whole=True) == value, shown
+        # In a decimal field a grouped number may also be the other convention's decimal: then ours is one reading.
+        try:
+            read = parse_number(shown, locale, whole=False)
+        except Ambiguous as both:
+            read = both.ours
+        assert read == value, shown
+        assert parse_number(field_text(value, locale), locale, whole=False) == value
+
+
+def test_indian_grouping_is_read_in_its_own_groups():
+    hindi = Locale.parse("hi")
+    assert parse_number("12,34,567", hindi, whole=True) == Decimal(1234567)
+    assert problem("1,234,567", hindi, whole=True) == NotWhole()

@@ -23,9 +23,10 @@ from calc.snippets import FRAMEWORKS, LANGUAGES, PLACEHOLDERS, snippets
 from sitebuild.config import LOCALES
 
 
-def plan(target, gpus, budget, per_sample, sequence=None):
+def plan(target, gpus, budget, per_sample, sequence=None, budget_for="any"):
     return compute(
         {
+            "budget_for": budget_for,
             "target_batch": Decimal(target),
             "gpus": Decimal(gpus),
             "memory_budget": Decimal(budget),
@@ -205,10 +206,27 @@ def test_the_accelerate_loop_accumulates(b, a, g):
     assert not [n for top in outside for n in ast.walk(top) if isinstance(n, ast.Attribute) and n.attr == "step"]
 
 
+@pytest.mark.parametrize(("b", "a", "g"), [(1, 1, 1), (4, 8, 2)])
+def test_the_accelerate_loop_trains_the_model_in_training_mode_on_collated_batches(b, a, g):
+    """from_pretrained returns a model in evaluation mode, where transformers skips gradient checkpointing (the step
+    then needs the memory of a run without recomputation) and prepare() leaves the mode alone: the loop calls
+    model.train() before it runs. A tokenized dataset's samples are lists, which the default collate cannot give the
+    model even one at a time: the DataLoader takes the reader's collator (review 7, technical items 1 and 15)."""
+    tree = ast.parse(snippets(b, a, g)["accelerate"])
+    statements = [ast.unparse(node) for node in tree.body]
+    loop = next(i for i, node in enumerate(tree.body) if isinstance(node, ast.For))
+    assert statements[loop - 1] == "model.train()"
+    assert statements.index("model, optimizer, loader = accelerator.prepare(model, optimizer, loader)") < loop - 1
+    (loader,) = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "DataLoader"]
+    assert {k.arg: ast.unparse(k.value) for k in loader.keywords} == {"batch_size": str(b), "collate_fn": "collator"}
+    assert "collator = ...  # transformers.DataCollatorForLanguageModeling" in snippets(b, a, g)["accelerate"]
+
+
 def test_the_defaults_are_the_default_run_the_training_memory_page_hands_over():
     values = {**vram.CALCULATOR.defaults(), **vram.settle(vram.CALCULATOR.defaults(), None)}
     carried = vram.links(values, vram.CALCULATOR.results(values))["plan"]
-    assert {name: address_number(CALCULATOR.defaults()[name]) for name in carried} == carried
+    fields = {field.name: field for field in CALCULATOR.inputs}
+    assert {name: fields[name].to_address(CALCULATOR.defaults()[name]) for name in carried} == carried
 
 
 def test_the_worked_example_s_budget_is_the_one_the_training_memory_page_hands_over_for_its_card():
@@ -226,3 +244,30 @@ def test_the_accumulation_page_opens_on_the_plan_of_the_default_run():
     opened = accumulation.CALCULATOR.defaults()
     assert {name: address_number(opened[name]) for name in handed} == handed
     assert set(handed) == set(opened)
+
+
+def test_a_target_whose_share_has_no_divisor_near_what_fits_gets_a_nearby_target():
+    """97 samples on one GPU with room for 10: the only exact plan is one sample over 97 steps, and the page says that
+    a target of 100 would allow micro-batches of 10 (review 7, technical item 24); a plan near what fits gets no
+    hint."""
+    result = plan(97, 1, 80, "7.45")
+    assert (result["micro_batch"].value, result["accumulation_steps"].value) == (1, 97)
+    hint = result["nearby_target"]
+    assert {name: q.value for name, q in hint.quantities.items()} == {"micro_batch": 1, "largest": 10, "near": 100}
+    # On 8 GPUs the nearby target is shared by them: 8 × 10 × 10.
+    assert plan(97 * 8, 8, 80, "7.45")["nearby_target"].quantities["near"].value == 800
+    assert plan(64, 1, "25.2", "7.45")["nearby_target"] is None  # 2 of the 3 that fit
+    assert plan(64, 1, 80, "7.45")["nearby_target"] is None  # 8 of 10
+
+
+def test_a_budget_for_a_step_without_accumulation_lists_no_plan_that_accumulates():
+    """It does not count the gradients earlier micro-batches leave behind: the plan is each GPU's whole share at once,
+    or none, said on the field (review 7, technical item 4)."""
+    from calc.plan import AccumulationNotBudgeted
+
+    result = plan(16, 8, "20.89", "7.52", budget_for="single")
+    assert [(b.value, a.value) for b, a, _ in result["plans"]] == [(2, 1)]
+    assert plan(16, 8, "20.89", "7.52")["plans"][-1][1].value == 2  # any plan: one sample over two steps too
+    with pytest.raises(AccumulationNotBudgeted) as refused:
+        plan(512, 8, "121.64", "7.52", budget_for="single")
+    assert refused.value.field == "budget_for" and refused.value.needed == 64 * Decimal("7.52")

@@ -23,9 +23,9 @@ from babel import Locale
 from calc.browser import evaluator
 from calc.calculators import NAMES, load
 from calc.evaluation import default_texts
-from sitebuild.config import ASSETS, LOCALES, PYODIDE_PACKAGE, ROOT
-from sitebuild.runtime import check_pinned
-from sitebuild.snapshot import told_worker
+from sitebuild.config import ASSETS, LOCALES, PYODIDE_PACKAGE, ROOT, RUNTIME
+from sitebuild.runtime import CORE_FILES, FILES_FOR_JAVASCRIPT, LOADER, LOCKFILE, check_pinned
+from sitebuild.snapshot import tell_worker, told_worker
 from tests.expectations import expected
 
 # Texts that exercise each problem's wording and number formatting.
@@ -64,7 +64,8 @@ def test_pyodide_and_cpython_give_the_same_views(site, localedir, tmp_path, star
     # Restored from the snapshot the build told the worker of, or booted.
     snapshot = [json.dumps(told_worker(site / ASSETS / "calc-worker.js"))] if start == "snapshot" else []
     run = subprocess.run(
-        ["node", str(ROOT / "tests" / "pyodide_views.mjs"), str(site), str(requests), *snapshot],
+        ["node", str(ROOT / "tests" / "pyodide_views.mjs"), str(site), str(requests), json.dumps(FILES_FOR_JAVASCRIPT)]
+        + snapshot,
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -107,3 +108,18 @@ def test_the_build_stops_on_another_pyodide_than_the_pinned_one(tmp_path, instal
 def test_the_build_stops_without_pyodide(tmp_path):
     with pytest.raises(SystemExit, match="is missing: run `npm ci` first"):
         check_pinned(*pyodide_in(tmp_path, "314.0.8", None))
+
+
+def test_the_javascript_names_none_of_pyodides_files(tmp_path):
+    """sitebuild/runtime.py names them once: the build tells the worker, and the tests tell pyodide_views.mjs."""
+    scripts = [*(ROOT / "web").glob("*.js"), *(ROOT / "sitebuild").glob("*.mjs"), *(ROOT / "bench").glob("*.js")]
+    for script in [*scripts, ROOT / "tests" / "pyodide_views.mjs"]:
+        text = script.read_text(encoding="utf-8")
+        assert [name for name in (*CORE_FILES, LOCKFILE) if name in text] == [], script.name
+    worker = tmp_path / "calc-worker.js"
+    worker.write_text("// the worker\n", encoding="utf-8")
+    tell_worker(worker, {"memory": "snapshot-0.bin"})
+    assert told_worker(worker) == {"memory": "snapshot-0.bin"}
+    told = worker.read_text(encoding="utf-8")
+    assert f"const PYODIDE = {json.dumps(FILES_FOR_JAVASCRIPT)};" in told
+    assert f'import {{ loadPyodide }} from "../{RUNTIME}/{LOADER}";' in told

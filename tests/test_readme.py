@@ -1,8 +1,10 @@
 """The README shows what the build makes: a picture of every locale's page."""
 
+import dataclasses
 import warnings
 
-from sitebuild.config import LOCALES, ROOT
+from calc.formulas.model_states import Computation, Optimizer, TrainingRecipe
+from sitebuild.config import LOCALES, PAGES, ROOT
 from tools.screenshots import README, TABLE, picture, screenshot_table
 
 
@@ -23,8 +25,25 @@ def test_the_readme_pictures_every_locale_that_has_a_picture():
 
 
 def test_the_readme_maps_every_calc_module():
-    """Each of calc's modules has its row in "How it is put together", where a newcomer looks for it."""
+    """Each of calc's modules has its row in "How it is put together", where a newcomer looks for it; the calculators
+    share one, ``calc/<name>.py`` for each name in ``PAGES``, so that a new calculator needs no row of its own."""
     text = README.read_text(encoding="utf-8")
     map_ = text.split("## How it is put together", 1)[1].split("\n#", 1)[0]
-    missing = [path.name for path in sorted((ROOT / "calc").glob("[!_]*.py")) if f"`calc/{path.name}`" not in map_]
+    assert "`calc/<name>.py`, one per entry in `PAGES`" in map_
+    calculators = {f"{name}.py" for name in PAGES}
+    missing = [
+        path.name
+        for path in sorted((ROOT / "calc").glob("[!_]*.py"))
+        if path.name not in calculators and f"`calc/{path.name}`" not in map_
+    ]
     assert not missing, f"add a row to the README's module map for {missing}"
+
+
+def test_the_readme_names_every_part_of_a_training_recipe():
+    """ "Adding a training recipe" names each field of its record, and of the records it holds: all a recipe touches."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("### Adding a training recipe", 1)[1].split("\n#", 1)[0]
+    records = (TrainingRecipe, Optimizer, Computation)
+    named = [f"`{record.__name__}`" for record in records]
+    named += [f"`{field.name}`" for record in (TrainingRecipe, Computation) for field in dataclasses.fields(record)]
+    assert [name for name in named if name not in section] == []

@@ -73,7 +73,7 @@ def test_a_missing_file_is_reported_at_once_and_the_defaults_stay(context, base_
     assert any("starts without its snapshot" in text for text in warnings) == boots
 
 
-def test_a_loader_that_never_answers_times_out(context, base_url, locale=A_LOCALE):
+def test_a_loader_that_never_answers_times_out_and_the_typing_stays(context, base_url, localedir, locale=A_LOCALE):
     stalled = Held(context, "**/pyodide.asm.wasm")  # never released
     page = context.new_page()
     # The page's own one-minute time-out (START_TIMEOUT_MS), on a clock the
@@ -88,8 +88,20 @@ def test_a_loader_that_never_answers_times_out(context, base_url, locale=A_LOCAL
     expect(page.locator(".results")).to_have_attribute("aria-busy", "true")
     stalled.wait(page)  # the loader is waiting for it: the time-out is what ends the wait
     page.clock.fast_forward("01:01")
-    expect_defaults_with_notice(page, locale)
-    expect(page.locator(".status[data-status=busy]")).to_be_hidden()
+    expect(page.locator("html")).to_have_attribute("data-calc", "error")
+    # What the reader typed stays, with no results: the defaults' are not its results.
+    expect(page.locator("[name=micro_batch]")).to_have_value("8")
+    expect(page.locator("[name=micro_batch]")).to_be_disabled()
+    words = load_translations(localedir, locale).gettext
+    expect(page.locator(".status[data-status=error-edited]")).to_have_text(
+        words(
+            "The live calculator could not start in this browser, so it cannot show results for the values you"
+            " entered. Reload the page to try again."
+        )
+    )
+    expect(page.locator("[data-role=outcome]")).to_be_hidden()
+    for status in ("error", "loading", "busy"):
+        expect(page.locator(f".status[data-status={status}]")).to_be_hidden()
 
 
 def test_values_typed_before_python_is_ready_are_computed_when_it_is(context, base_url, locale=A_LOCALE):

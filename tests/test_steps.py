@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from calc.formulas import step
 from calc.formulas.activations import PRECISION_BYTES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import base_parameters, lora_parameters
@@ -217,6 +218,10 @@ def test_bad_settings_are_refused():
         (Setting("autocast-bf16", 128, method="lora", lora_targets=("q_proj",)), "autocast"),
         (Setting("adamw-bf16", 128, zero_stage=4), "ZeRO"),
         (Setting("adamw-bf16", 128, method="lora", lora_targets=("qkv",)), "not in this model"),
+        (Setting("adamw-bf16", 128, attention="bogus"), "attention"),
+        (Setting("adamw-bf16", 128, recomputation="bogus"), "recomputation"),
+        (Setting("adamw-bf16", 0), "sequence"),
+        (Setting("adamw-bf16", -5), "sequence"),
     ):
         with pytest.raises(ValueError, match=message):
             step_peak(shape, setting, 1)
@@ -225,17 +230,24 @@ def test_bad_settings_are_refused():
     assert dataclasses.replace(Setting("adamw-bf16", 128, lora_targets=["q_proj"])).lora_targets == ("q_proj",)
 
 
-def test_every_page_recipe_has_a_step_recipe_and_every_step_recipe_a_page_recipe():
-    """The VRAM page's recipes (model_states) each compute in some precision, every step recipe is reachable, and
-    each keeps the states of the recipes that compute in it."""
+def test_every_page_recipe_computes_as_a_step_of_its_own_states():
+    """The VRAM page's recipes (model_states) each compute in some precision, in as many bytes as the precision
+    takes, and each step is one recipe's, whatever precision names it: a step id two recipes shared would model one
+    recipe's states for the other's."""
     assert all(training.computes_in for training in RECIPES.values())
-    reached = {recipe for training in RECIPES.values() for recipe in training.computes_in.values()}
-    assert reached == STEP_RECIPES.keys()
     for training in RECIPES.values():
-        for precision, recipe in training.computes_in.items():
-            step = STEP_RECIPES[recipe]
-            assert step.states == training.states
+        for precision, computation in training.computes_in.items():
+            step = STEP_RECIPES[computation.step]
+            assert step.training is training and step.computation is computation
             assert PRECISION_BYTES[step.activations] == PRECISION_BYTES[precision]
+    assert len(STEP_RECIPES) == len({(id(s.training), id(s.computation)) for s in STEP_RECIPES.values()})
+
+
+def test_two_recipes_that_name_one_step_are_refused(monkeypatch):
+    twin = dataclasses.replace(RECIPES["adamw-bf16"], temporaries=Fraction(0))
+    monkeypatch.setitem(RECIPES, "twin", twin)
+    with pytest.raises(ValueError, match="two recipes compute as 'adamw-bf16'"):
+        step._step_recipes()
 
 
 @pytest.mark.parametrize("model", ["meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.2-1B"])  # untied, tied

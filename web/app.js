@@ -8,7 +8,8 @@
 //   a checkbox's label: hidden unless the view offers its value;
 //   [data-output]: an output's view, shown as its data-kind says (OUTPUT_KINDS): a line
 //   chart is drawn twice, its picture (kind chart) and its table (kind table);
-//   a[data-link]: the address of a linked calculator, with the values it carries.
+//   a[data-link]: the address of a linked calculator, with the values it carries; its
+//   list item hidden when the view carries nothing there.
 
 // How long the reader must pause before the results are announced, and
 // before the address is brought up to date.
@@ -32,7 +33,6 @@ const inputs = [...form.querySelectorAll("[data-input]")].map((element) => ({
   kind: element.dataset.kind,
   controls: [...element.querySelectorAll(`[name="${element.dataset.input}"]`)],
 }));
-const names = inputs.map((input) => input.name);
 // Each output's elements, as the template drew them: its name, and its kind (the widget of calc.outputs that draws it).
 const parts = [...form.querySelectorAll("[data-output]")];
 const links = [...document.querySelectorAll("a[data-link]")];
@@ -231,11 +231,14 @@ function show(view) {
   outcome.hidden = Boolean(view.prompt);
 }
 
+// The last answer's view: what supersedes it is no longer there to see.
 function follow(view) {
+  offer(view.offered);
   show(view);
   for (const link of links) {
     const carried = view.links[link.dataset.link];
     link.href = carried ? `${link.dataset.path}?${carried}` : link.dataset.path;
+    link.closest("li").hidden = !carried;
   }
   // A bug's view has no address: the reader's stays, the values to send with a report.
   if (!view.failed) keepAddress(view.address ? `?${view.address}` : location.pathname);
@@ -268,15 +271,30 @@ function announceLater(text) {
   }, ANNOUNCE_AFTER_MS);
 }
 
+// Whether every input's controls hold what the page was drawn with: the values the default view is for.
+function atDefaults() {
+  return inputs.flatMap((input) => input.controls).every((control) => {
+    if (control.type === "checkbox") return control.checked === control.defaultChecked;
+    if (control.tagName === "SELECT") return [...control.options].every((option) => option.selected === option.defaultSelected);
+    return control.value === control.defaultValue;
+  });
+}
+
+// What the reader typed stays, to copy or to reload with; the address stays too, to send with a report. The
+// default view is shown only while the form holds its values; otherwise no results, and the status says why.
 function fail(error) {
   if (root.dataset.calc === "error") return;
   console.error("The calculator is unavailable:", error);
   root.dataset.calc = "error";
   worker.terminate();
-  // Back to the default values and their view; the address stays, to reload or to send with a report.
-  form.reset();
-  offer(defaultView.offered);
-  show(defaultView);
+  if (atDefaults()) {
+    offer(defaultView.offered);
+    show(defaultView);
+  } else {
+    root.dataset.edited = "";
+    placeholder.hidden = true;
+    outcome.hidden = true;
+  }
   results.removeAttribute("aria-busy");
   for (const fieldset of form.querySelectorAll("fieldset")) fieldset.disabled = true;
 }
@@ -318,7 +336,6 @@ async function askInTurn() {
     const view = await evaluate(waiting.shift()());
     if (root.dataset.calc === "error") break; // fail() ended the worker: leave the loop as a finished one
     setTexts(view.texts, editedSinceRead);
-    offer(view.offered);
     if (waiting.length > 0) continue; // a later request has the last word
     follow(view);
     announceLater(view.announcement);
@@ -327,8 +344,7 @@ async function askInTurn() {
   asking = false;
 }
 
-// An input event of the form itself (after form.reset(), as the tests start over) edits every input.
-form.addEventListener("input", (event) => edited(event.target === form ? names : [event.target.name]));
+form.addEventListener("input", (event) => edited([event.target.name]));
 // There is nothing to submit: results follow the inputs, and Enter must not reload.
 form.addEventListener("submit", (event) => event.preventDefault());
 

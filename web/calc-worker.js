@@ -11,12 +11,13 @@
 // memory snapshot; "snapshot-fetch" is its download) or, when that
 // failed, "boot" (Pyodide's own start).
 // The build prepends SNAPSHOT, the snapshot's files in the site's Pyodide
-// folder and its size (build_snapshot in sitebuild/snapshot.py names the keys).
+// folder and its size (build_snapshot in sitebuild/snapshot.py names the keys),
+// PYODIDE, the names of Pyodide's own files there, and the import of its
+// loadPyodide (tell_worker in sitebuild/snapshot.py).
 import { fetchOk } from "./fetch-ok.js";
 import { describe, startPython } from "./start-python.js";
 // What start-python.js imports, named here too so that the browser fetches
 // them with it rather than once it has arrived.
-import "../pyodide/pyodide.mjs";
 import "./snapshot.js";
 import "./wheels.js";
 
@@ -55,7 +56,7 @@ async function start({ calculator, locale, catalog }) {
     const inflated = new Response(response.body.pipeThrough(new DecompressionStream("gzip")));
     return new Uint8Array(await inflated.arrayBuffer());
   });
-  const pyodide = await startPython({ snapshot: SNAPSHOT, fallBack: true, timed });
+  const pyodide = await startPython({ loadPyodide, files: PYODIDE, snapshot: SNAPSHOT, fallBack: true, timed });
   const folder = `${LOCALEDIR}/${locale}/LC_MESSAGES`;
   pyodide.FS.mkdirTree(folder);
   pyodide.FS.writeFile(`${folder}/messages.mo`, await catalogBytes);

@@ -104,9 +104,9 @@ function* activeDataSegments(wasm) {
         at += unsigned(); // passive: copied by the program itself, if ever
         continue;
       }
-      if (kind !== 0 || wasm[at++] !== 0x41) throw new Error("unexpected data segment in pyodide.asm.wasm");
+      if (kind !== 0 || wasm[at++] !== 0x41) throw new Error("unexpected data segment in Pyodide's WebAssembly");
       const offset = unsigned(); // i32.const, as a signed LEB128: a memory offset below 2 GB reads the same
-      if (wasm[at++] !== 0x0b) throw new Error("unexpected data segment offset in pyodide.asm.wasm");
+      if (wasm[at++] !== 0x0b) throw new Error("unexpected data segment offset in Pyodide's WebAssembly");
       const length = unsigned();
       yield [offset, wasm.subarray(at, at + length)];
       at += length;

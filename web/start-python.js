@@ -3,7 +3,6 @@
 // memory snapshot, or booted as Pyodide boots; then the site's wheels
 // installed. The private Pyodide options passed here, and what to re-check
 // of them on an upgrade, are in docs/pyodide.md.
-import { loadPyodide } from "../pyodide/pyodide.mjs";
 import { fetchOk } from "./fetch-ok.js";
 import { fetchSnapshot } from "./snapshot.js";
 import { fetchArchive, fetchWheels, installWheels } from "./wheels.js";
@@ -24,6 +23,9 @@ const untimed = (name, step) => step();
  * Start Python and install the `calc` package's wheels (restored: their
  * data files); resolves to Pyodide.
  *
+ * `loadPyodide`: Pyodide's loader, imported by the caller from `files.loader`.
+ * `files`: the names of Pyodide's files in its folder (FILES_FOR_JAVASCRIPT in
+ * sitebuild/runtime.py: `loader`, `lockfile`, `webassembly`), as the build tells the worker.
  * `snapshot`: what the build tells the worker (build_snapshot in
  * sitebuild/snapshot.py names its keys), to restore from; null to boot.
  * `fallBack`: boot if the restore fails, rather than fail. `indexURL`: the runtime's folder
@@ -32,6 +34,8 @@ const untimed = (name, step) => step();
  * `started(pyodide)`: called once Python is started, before the wheels are installed.
  */
 export async function startPython({
+  loadPyodide,
+  files,
   snapshot = null,
   fallBack = false,
   indexURL = RUNTIME.href,
@@ -39,12 +43,12 @@ export async function startPython({
   started = () => {},
 }) {
   // The lockfile fetched once, for Pyodide and for the wheels; what is installed is fetched while Python starts.
-  const lockfile = fetchOk(new URL("pyodide-lock.json", RUNTIME)).then((response) => response.json());
+  const lockfile = fetchOk(new URL(files.lockfile, RUNTIME)).then((response) => response.json());
   const options = { indexURL, lockFileContents: lockfile };
-  let pyodide, files;
+  let pyodide, toInstall;
   const boot = () => {
-    files = fetchWheels(RUNTIME, lockfile, "calc");
-    files.catch(() => {}); // awaited after the boot, which reports a failure first: not an unhandled rejection
+    toInstall = fetchWheels(RUNTIME, lockfile, "calc");
+    toInstall.catch(() => {}); // awaited after the boot, which reports a failure first: not an unhandled rejection
     return timed("boot", () => loadPyodide(options));
   };
   if (!snapshot) {
@@ -52,10 +56,10 @@ export async function startPython({
   } else {
     // A restored interpreter has imported calc and Babel already: of the
     // wheels it needs only the data files they read.
-    files = fetchArchive(new URL(snapshot.files, RUNTIME), snapshot.filesSha256);
-    files.catch(() => {}); // awaited after the restore, which reports a failure first
+    toInstall = fetchArchive(new URL(snapshot.files, RUNTIME), snapshot.filesSha256);
+    toInstall.catch(() => {}); // awaited after the restore, which reports a failure first
     try {
-      pyodide = await restore(options, snapshot, timed);
+      pyodide = await restore(loadPyodide, options, snapshot, new URL(files.webassembly, RUNTIME), timed);
     } catch (error) {
       if (!fallBack) throw error;
       await lockfile; // the boot needs it too: a lockfile that failed ends the start now, not after a boot
@@ -65,19 +69,14 @@ export async function startPython({
     }
   }
   started(pyodide);
-  await timed("packages", async () => installWheels(pyodide, await files));
+  await timed("packages", async () => installWheels(pyodide, await toInstall));
   return pyodide;
 }
 
-async function restore(options, { memory, stdlib, size }, timed) {
+async function restore(loadPyodide, options, { memory, stdlib, size }, webassembly, timed) {
   const limit = AbortSignal.timeout(SNAPSHOT_WITHIN_MS);
   const givenUp = new Promise((_, reject) => limit.addEventListener("abort", () => reject(limit.reason)));
-  const { snapshot, filled } = fetchSnapshot(
-    new URL(memory, RUNTIME),
-    new URL("pyodide.asm.wasm", RUNTIME),
-    size,
-    limit,
-  );
+  const { snapshot, filled } = fetchSnapshot(new URL(memory, RUNTIME), webassembly, size, limit);
   const fetched = timed("snapshot-fetch", () => filled);
   // Pyodide compiles its WebAssembly while the snapshot arrives, and waits
   // for it (fsInit) before restoring from it; a snapshot that failed has

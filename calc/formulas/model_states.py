@@ -1,11 +1,12 @@
 """Training memory per GPU: weights, gradients and optimizer state, sharded by ZeRO; and the training recipes.
 
-A training *recipe* is the bytes each trained parameter costs in weights,
-gradients and optimizer state; its record (:class:`TrainingRecipe`, one for
-each the VRAM page offers, in :data:`RECIPES`) adds its label and the step
-recipes (:data:`calc.formulas.step.STEP_RECIPES`) it computes in. Adding a
-recipe is adding its record here, and a step recipe too only if its step
-computes as none there does.
+A training *recipe* is one record (:class:`TrainingRecipe`, one for each
+the VRAM page offers, in :data:`RECIPES`): its label, the bytes each trained
+parameter costs in weights, gradients and optimizer state, its optimizer
+(:class:`Optimizer`: what it keeps for a LoRA adapter), its step's
+temporaries, and how its layers compute at each precision
+(:class:`Computation`), from which :mod:`calc.formulas.step` derives the
+steps it models. Adding a recipe is adding its record here.
 
 With Ψ parameters on N data-parallel GPUs, ZeRO stage ``s`` shards the
 optimizer state when ``s ≥ 1``, the gradients too when ``s ≥ 2`` and the
@@ -62,19 +63,90 @@ class ModelStates:
 # ("blocksize = 256", same function; 2048 before bitsandbytes 0.44.0, CHANGELOG.md).
 ADAM_8BIT_STATES = 2 * Fraction(1) + 2 * Fraction(4, 256)
 
+# A LoRA adapter's parameter, whatever the recipe, keeps:
+# - its weight in float32: peft makes it in the base layer's dtype, then upcasts
+#   float16/bfloat16 to float32 since get_peft_model's autocast_adapter_dtype is True
+#   by default (peft 0.21: peft/tuners/tuners_utils.py, _move_adapter_to_device_of_base_layer
+#   and cast_adapter_dtype; peft/mapping_func.py, get_peft_model);
+ADAPTER_WEIGHT_BYTES = 4
+# - its gradient, which PyTorch keeps in the parameter's dtype (Tensor.grad_dtype
+#   "defaults to the tensor's dtype": assigning another dtype to .grad raises);
+ADAPTER_GRADIENT_BYTES = 4
+# - with Adam, its two moments, exp_avg and exp_avg_sq, each torch.zeros_like(param)
+#   (torch/optim/adam.py, Adam._init_group; AdamW subclasses Adam).
+ADAM_MOMENT_BYTES = 4
+
+
+@dataclass(frozen=True)
+class Optimizer:
+    """What an optimizer keeps and allocates for a LoRA adapter, whose parameters are float32 whatever the recipe:
+    bytes per adapter parameter."""
+
+    adapter: ModelStates  # the adapter's weight, gradient and optimizer state
+    adapter_temporaries: Fraction  # the optimizer step's temporaries
+    # Whether those temporaries are PyTorch AdamW's foreach list, which its fused implementation does not allocate.
+    foreach_adamw: bool = False
+
+
+def _adapter(optimizer: Fraction) -> ModelStates:
+    return ModelStates(Fraction(ADAPTER_WEIGHT_BYTES), Fraction(ADAPTER_GRADIENT_BYTES), optimizer)
+
+
+ADAMW = Optimizer(
+    adapter=_adapter(2 * Fraction(ADAM_MOMENT_BYTES)),
+    # The foreach step's exp_avg_sq_sqrt (torch/optim/adam.py, _multi_tensor_adam), as large as one moment.
+    adapter_temporaries=Fraction(ADAM_MOMENT_BYTES),
+    foreach_adamw=True,
+)
+# bitsandbytes' 8-bit states and their block constants, updated in its kernel.
+ADAMW_8BIT = Optimizer(
+    adapter=_adapter(ADAM_8BIT_STATES),
+    adapter_temporaries=Fraction(0),
+)
+# momentum_buffer, a clone of the gradient on the first step (torch/optim/sgd.py, _multi_tensor_sgd:
+# device_grads[i].detach().clone()), updated in place.
+SGD = Optimizer(
+    adapter=_adapter(Fraction(ADAPTER_GRADIENT_BYTES)),
+    adapter_temporaries=Fraction(0),
+)
+
+
+@dataclass(frozen=True)
+class Computation:
+    """How a recipe's layers compute at one precision: the step that :mod:`calc.formulas.step` models."""
+
+    step: str  # its id: Setting.recipe in calc.formulas.step, tools/measure_steps.py and validation/steps.json
+    activations: str  # the dtype the layers compute in (calc.formulas.activations.PRECISION_BYTES)
+    autocast: bool = False  # float32 weights, the layers run under torch.autocast(dtype=torch.bfloat16)
+    measured: bool = False  # tools/measure_steps.py runs it on a CPU
+
+
+def _in_16_bits(computation: Computation) -> dict[str, Computation]:
+    # fp16 and bf16 both take two bytes, so an fp16 run peaks as its bf16 twin.
+    return {"bf16": computation, "fp16": computation}
+
 
 @dataclass(frozen=True)
 class TrainingRecipe:
-    """A training recipe the VRAM page offers: its label, what each trained parameter costs, and how its step
-    computes."""
+    """A training recipe the VRAM page offers: its label, what each trained parameter costs, its optimizer, and how
+    its layers compute at each precision it supports (the page's precision field)."""
 
     label: str  # the page's option's message id
-    states: ModelStates  # bytes per trained parameter
-    # The step recipe (calc.formulas.step.STEP_RECIPES) by the precision its layers compute in. fp16 and bf16 both take
-    # two bytes, so an fp16 run peaks as its bf16 twin. Float32 weights computing in 16 bits run under autocast; a
-    # mixed-precision recipe computes in 16 bits, and a pure-bf16 one in bf16 only.
-    computes_in: dict[str, str]
+    states: ModelStates  # bytes per trained parameter; a frozen base keeps its weights' bytes
+    optimizer: Optimizer  # what it keeps for a LoRA adapter instead
+    temporaries: Fraction  # the optimizer step's temporaries in full fine-tuning, bytes per trained parameter
+    computes_in: dict[str, Computation]
+    # Whether those temporaries are PyTorch AdamW's foreach list (exp_avg_sq_sqrt), its default when created on CUDA;
+    # with fused=True (_fused_adamw, which updates in place), the step allocates none.
+    foreach_adamw: bool = False
 
+
+# The mixed-precision recipes keep bf16 weights for the layers and an fp32 master copy in the optimizer state
+# (ZeRO §3.1), as DeepSpeed and FSDP train. Their step upcasts the gradients to float32 for the master update
+# (DeepSpeed's ZeRO optimizer: the fp32 gradient partition, single_partition_of_fp32_groups[i].grad), 4 bytes per
+# parameter, sharded as the optimizer state, and updates with a fused kernel (FusedAdam, bitsandbytes' 8-bit
+# kernel, a fused SGD) that allocates nothing more. Not measured: they need a CUDA device.
+_MASTER_UPDATE = Fraction(4)
 
 # Stable ids (the page's option values) → recipes, in the order the page lists them.
 RECIPES: dict[str, TrainingRecipe] = {
@@ -89,7 +161,9 @@ RECIPES: dict[str, TrainingRecipe] = {
                 + 2 * Fraction(4)  # fp32 momentum and variance (ZeRO §3.1)
             ),
         ),
-        computes_in={"bf16": "adamw-mixed", "fp16": "adamw-mixed"},
+        optimizer=ADAMW,
+        temporaries=_MASTER_UPDATE,
+        computes_in=_in_16_bits(Computation("adamw-mixed", "bf16")),
     ),
     # Adam/AdamW in fp32 throughout: 4 + 4 + 8 = 16.
     "adam-fp32": TrainingRecipe(
@@ -100,7 +174,15 @@ RECIPES: dict[str, TrainingRecipe] = {
             # exp_avg, exp_avg_sq: zeros_like(param), so the weights' dtype (PyTorch torch/optim/adamw.py)
             optimizer=2 * Fraction(4),
         ),
-        computes_in={"fp32": "adam-fp32", "bf16": "autocast-bf16", "fp16": "autocast-bf16"},
+        optimizer=ADAMW,
+        temporaries=Fraction(4),  # the foreach step's exp_avg_sq_sqrt, in float32 (as adamw-bf16's below)
+        computes_in={
+            "fp32": Computation("adam-fp32", "fp32", measured=True),
+            # Autocast casts each weight to bf16 once per forward pass and keeps the copy in its cache while the
+            # forward pass runs; the matmuls save it for backward (calc.formulas.step, weight copies).
+            **_in_16_bits(Computation("autocast-bf16", "bf16", autocast=True, measured=True)),
+        },
+        foreach_adamw=True,
     ),
     # bf16 weights and gradients with AdamW's moments in fp32, and no master copy: 2 + 2 + 8 = 12. PyTorch's
     # AdamW makes its moments in the weights' dtype (torch/optim/adamw.py), so this takes an optimizer that
@@ -112,7 +194,9 @@ RECIPES: dict[str, TrainingRecipe] = {
             gradients=Fraction(2),  # bf16
             optimizer=2 * Fraction(4),  # exp_avg, exp_avg_sq in fp32
         ),
-        computes_in={"bf16": "adamw-bf16-fp32-states"},
+        optimizer=ADAMW,
+        temporaries=Fraction(4),  # the square roots of the float32 second moments; not measured (see above)
+        computes_in={"bf16": Computation("adamw-bf16-fp32-states", "bf16")},
     ),
     # Pure bf16 AdamW, no fp32 master copy: 2 + 2 + 4 = 8.
     "adamw-bf16": TrainingRecipe(
@@ -122,7 +206,13 @@ RECIPES: dict[str, TrainingRecipe] = {
             gradients=Fraction(2),  # bf16
             optimizer=2 * Fraction(2),  # exp_avg, exp_avg_sq in the weights' bf16 (PyTorch torch/optim/adamw.py)
         ),
-        computes_in={"bf16": "adamw-bf16"},
+        optimizer=ADAMW,
+        # With foreach, PyTorch's default on CUDA, _multi_tensor_adam (torch/optim/adam.py) updates the states in
+        # place and allocates one list: exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs), as large as the
+        # state, in its dtype.
+        temporaries=Fraction(2),
+        computes_in={"bf16": Computation("adamw-bf16", "bf16", measured=True)},
+        foreach_adamw=True,
     ),
     # bitsandbytes 8-bit AdamW under mixed precision: 2 + 2 + (4 + 2 + 1/32) = 10 1/32. bitsandbytes updates
     # whatever weights it is given, so the fp32 master copy is the mixed-precision trainer's (ZeRO §3.1).
@@ -135,7 +225,9 @@ RECIPES: dict[str, TrainingRecipe] = {
             gradients=Fraction(2),  # fp16/bf16 (ZeRO §3.1)
             optimizer=Fraction(4) + ADAM_8BIT_STATES,  # fp32 master copy (ZeRO §3.1) and the 8-bit states
         ),
-        computes_in={"bf16": "adamw-8bit", "fp16": "adamw-8bit"},
+        optimizer=ADAMW_8BIT,
+        temporaries=_MASTER_UPDATE,
+        computes_in=_in_16_bits(Computation("adamw-8bit", "bf16")),
     ),
     # SGD with momentum under mixed precision: 2 + 2 + (4 + 4) = 12.
     "sgd-momentum": TrainingRecipe(
@@ -148,7 +240,9 @@ RECIPES: dict[str, TrainingRecipe] = {
                 + Fraction(4)  # fp32 momentum_buffer, one per parameter (PyTorch torch/optim/sgd.py)
             ),
         ),
-        computes_in={"bf16": "sgd-momentum", "fp16": "sgd-momentum"},
+        optimizer=SGD,
+        temporaries=_MASTER_UPDATE,
+        computes_in=_in_16_bits(Computation("sgd-momentum", "bf16")),
     ),
     # SGD with momentum in fp32 throughout: 4 + 4 + 4 = 12.
     "sgd-fp32": TrainingRecipe(
@@ -158,9 +252,31 @@ RECIPES: dict[str, TrainingRecipe] = {
             gradients=Fraction(4),  # fp32
             optimizer=Fraction(4),  # momentum_buffer, cloned from the gradient (PyTorch torch/optim/sgd.py)
         ),
-        computes_in={"fp32": "sgd-fp32", "bf16": "autocast-sgd-bf16", "fp16": "autocast-sgd-bf16"},
+        optimizer=SGD,
+        # _multi_tensor_sgd (torch/optim/sgd.py) updates the momentum buffers and the weights in place
+        # (torch._foreach_add_(device_params, device_grads, alpha=-lr)): no temporary.
+        temporaries=Fraction(0),
+        computes_in={
+            "fp32": Computation("sgd-fp32", "fp32", measured=True),
+            **_in_16_bits(Computation("autocast-sgd-bf16", "bf16", autocast=True, measured=True)),
+        },
     ),
 }
+
+
+def chosen_as(step: str) -> tuple[str, str]:
+    """The recipe and the precision, the first in the page's order, that compute as ``step``: how the VRAM page's
+    fields choose it.
+
+    >>> chosen_as("autocast-bf16")
+    ('adam-fp32', 'bf16')
+    """
+    return next(
+        (key, precision)
+        for key, recipe in RECIPES.items()
+        for precision, computation in recipe.computes_in.items()
+        if computation.step == step
+    )
 
 
 def per_gpu(recipe: ModelStates, parameters: int | Decimal | Fraction, stage: int, gpus: int) -> ModelStates:

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
 
-from calc.formulas.model_states import ModelStates
+from calc.formulas.model_states import ADAMW
 from calc.models import ModelShape
 
 # Every name a LoRA adapter may target in these models, in the order a page lists them: the module names
@@ -49,25 +49,9 @@ HALF_PRECISION_BYTES = 2
 NF4_BITS_PER_WEIGHT = Fraction(4) + Fraction(8, 64) + Fraction(32, 64 * 256)  # 4.127 bits (2113/512)
 NF4_BYTES_PER_WEIGHT = NF4_BITS_PER_WEIGHT / 8  # 0.515869140625 bytes (2113/4096)
 
-# Training the adapter with Adam keeps, per trainable parameter:
-# - the weight in float32: peft makes it in the base layer's dtype, then upcasts
-#   float16/bfloat16 to float32 since get_peft_model's autocast_adapter_dtype is True
-#   by default (peft 0.21: peft/tuners/tuners_utils.py, _move_adapter_to_device_of_base_layer
-#   and cast_adapter_dtype; peft/mapping_func.py, get_peft_model);
-ADAPTER_WEIGHT_BYTES = 4
-# - its gradient, which PyTorch keeps in the parameter's dtype (Tensor.grad_dtype
-#   "defaults to the tensor's dtype": assigning another dtype to .grad raises);
-ADAPTER_GRADIENT_BYTES = 4
-# - Adam's two moments, exp_avg and exp_avg_sq, each torch.zeros_like(param)
-#   (torch/optim/adam.py, Adam._init_group; AdamW subclasses Adam).
-ADAM_MOMENT_BYTES = 4
-# Read by both the LoRA page's cost of training the adapter and the step's AdamW adapter (calc.formulas.step).
-ADAPTER_ADAM_STATES = ModelStates(
-    weights=Fraction(ADAPTER_WEIGHT_BYTES),
-    gradients=Fraction(ADAPTER_GRADIENT_BYTES),
-    optimizer=2 * Fraction(ADAM_MOMENT_BYTES),
-)
-ADAPTER_TRAINING_BYTES_PER_PARAMETER = int(ADAPTER_ADAM_STATES.total)
+# Training the adapter with Adam keeps, per trainable parameter, its float32 weight and gradient and Adam's two
+# moments (calc.formulas.model_states.ADAMW, which the step's AdamW adapter reads too).
+ADAPTER_TRAINING_BYTES_PER_PARAMETER = int(ADAMW.adapter.total)
 
 
 def linear_shapes(shape: ModelShape) -> dict[str, tuple[int, int]]:

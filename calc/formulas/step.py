@@ -71,16 +71,20 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
-from typing import Literal
+from typing import ClassVar
 
 from calc.formulas import activations
 from calc.formulas.activations import FLOAT32_BYTES, PRECISION_BYTES
-from calc.formulas.model_states import ADAM_8BIT_STATES, RECIPES, STAGES, ModelStates, per_gpu
+from calc.formulas.model_states import (
+    RECIPES,
+    STAGES,
+    Computation,
+    ModelStates,
+    Optimizer,
+    TrainingRecipe,
+    per_gpu,
+)
 from calc.formulas.parameters import (
-    ADAM_MOMENT_BYTES,
-    ADAPTER_ADAM_STATES,
-    ADAPTER_GRADIENT_BYTES,
-    ADAPTER_WEIGHT_BYTES,
     base_bytes_qlora,
     base_parameters,
     expert_shapes,
@@ -88,6 +92,7 @@ from calc.formulas.parameters import (
     linear_shapes,
     lora_parameters,
 )
+from calc.marker import N_
 from calc.models import ModelShape
 
 # The breakdown's parts, in the order they are shown.
@@ -112,119 +117,48 @@ MOMENTS = (*LAYER_MOMENTS, "embeddings", "optimizer")
 
 @dataclass(frozen=True)
 class Recipe:
-    """How a training recipe keeps its states and computes: what a step's peak depends on beyond the model."""
+    """A training recipe computing at one precision: what a step's peak depends on beyond the model."""
 
-    states: ModelStates  # bytes per trainable parameter: the training recipes' that compute in it (model_states)
-    activations: str  # the precision the layers compute in (calc.formulas.activations.PRECISION_BYTES)
-    weights_dtype: str  # the precision of the weights the layers use, and of the gradients autograd makes
-    autocast: bool  # the weights are float32 and torch.autocast runs the layers in bfloat16
-    temporaries: Fraction  # the optimizer step's temporaries, bytes per trainable parameter
-    optimizer: str  # adamw, adamw-8bit or sgd: what a LoRA adapter's float32 parameters are trained with
-    measured: bool  # tools/measure_steps.py runs it on a CPU
+    training: TrainingRecipe
+    computation: Computation
+
+    @property
+    def states(self) -> ModelStates:
+        return self.training.states
+
+    @property
+    def temporaries(self) -> Fraction:
+        return self.training.temporaries
+
+    @property
+    def optimizer(self) -> Optimizer:
+        return self.training.optimizer
+
+    @property
+    def activations(self) -> str:
+        return self.computation.activations
+
+    @property
+    def autocast(self) -> bool:
+        return self.computation.autocast
+
+    @property
+    def measured(self) -> bool:
+        return self.computation.measured
 
 
-STEP_RECIPES: dict[str, Recipe] = {
-    # Pure bf16 weights, gradients and AdamW state (torch.optim.AdamW on a bf16 model). With foreach, PyTorch's
-    # default on CUDA, _multi_tensor_adam (torch/optim/adam.py) updates the states in place and allocates one list:
-    # exp_avg_sq_sqrt = torch._foreach_sqrt(device_exp_avg_sqs), as large as the state, in its dtype.
-    "adamw-bf16": Recipe(
-        states=RECIPES["adamw-bf16"].states,
-        activations="bf16",
-        weights_dtype="bf16",
-        autocast=False,
-        temporaries=Fraction(2),
-        optimizer="adamw",
-        measured=True,
-    ),
-    # The same in float32 throughout: exp_avg_sq_sqrt in float32.
-    "adam-fp32": Recipe(
-        states=RECIPES["adam-fp32"].states,
-        activations="fp32",
-        weights_dtype="fp32",
-        autocast=False,
-        temporaries=Fraction(4),
-        optimizer="adamw",
-        measured=True,
-    ),
-    # SGD with momentum in float32: _multi_tensor_sgd (torch/optim/sgd.py) updates the momentum buffers and the
-    # weights in place (torch._foreach_add_(device_params, device_grads, alpha=-lr)): no temporary.
-    "sgd-fp32": Recipe(
-        states=RECIPES["sgd-fp32"].states,
-        activations="fp32",
-        weights_dtype="fp32",
-        autocast=False,
-        temporaries=Fraction(0),
-        optimizer="sgd",
-        measured=True,
-    ),
-    # Float32 weights, gradients and AdamW state, the layers run under torch.autocast(dtype=torch.bfloat16): the
-    # states are adam-fp32's; autocast casts each weight to bf16 once per forward pass and keeps the copy in its
-    # cache while the forward pass runs, and the matmuls save it for backward (weight_copies below).
-    "autocast-bf16": Recipe(
-        states=RECIPES["adam-fp32"].states,
-        activations="bf16",
-        weights_dtype="fp32",
-        autocast=True,
-        temporaries=Fraction(4),
-        optimizer="adamw",
-        measured=True,
-    ),
-    # The mixed-precision recipes keep bf16 weights for the layers and an fp32 master copy in the optimizer state
-    # (ZeRO §3.1), as DeepSpeed and FSDP train. Their step upcasts the gradients to float32 for the master update
-    # (DeepSpeed's ZeRO optimizer: the fp32 gradient partition, single_partition_of_fp32_groups[i].grad), 4 bytes per
-    # parameter, sharded as the optimizer state, and updates with a fused kernel (FusedAdam, bitsandbytes' 8-bit
-    # kernel, a fused SGD) that allocates nothing more. Not measured: they need a CUDA device.
-    "adamw-mixed": Recipe(
-        states=RECIPES["adamw-mixed"].states,
-        activations="bf16",
-        weights_dtype="bf16",
-        autocast=False,
-        temporaries=Fraction(4),
-        optimizer="adamw",
-        measured=False,
-    ),
-    "adamw-8bit": Recipe(
-        states=RECIPES["adamw-8bit"].states,
-        activations="bf16",
-        weights_dtype="bf16",
-        autocast=False,
-        temporaries=Fraction(4),
-        optimizer="adamw-8bit",
-        measured=False,
-    ),
-    "sgd-momentum": Recipe(
-        states=RECIPES["sgd-momentum"].states,
-        activations="bf16",
-        weights_dtype="bf16",
-        autocast=False,
-        temporaries=Fraction(4),
-        optimizer="sgd",
-        measured=False,
-    ),
-    # bf16 weights and gradients with AdamW's moments in float32 (model_states, adamw-bf16-fp32-states): an optimizer
-    # that keeps them so takes the square roots of float32 second moments, 4 bytes a parameter. Not measured:
-    # PyTorch's AdamW keeps its moments in the weights' dtype.
-    "adamw-bf16-fp32-states": Recipe(
-        states=RECIPES["adamw-bf16-fp32-states"].states,
-        activations="bf16",
-        weights_dtype="bf16",
-        autocast=False,
-        temporaries=Fraction(4),
-        optimizer="adamw",
-        measured=False,
-    ),
-    # SGD with momentum on float32 weights under bf16 autocast: sgd-fp32's states and step, autocast-bf16's copies
-    # and activations.
-    "autocast-sgd-bf16": Recipe(
-        states=RECIPES["sgd-fp32"].states,
-        activations="bf16",
-        weights_dtype="fp32",
-        autocast=True,
-        temporaries=Fraction(0),
-        optimizer="sgd",
-        measured=True,
-    ),
-}
+def _step_recipes() -> dict[str, Recipe]:
+    steps: dict[str, Recipe] = {}
+    for training in RECIPES.values():
+        for computation in training.computes_in.values():
+            recipe = Recipe(training, computation)
+            if steps.setdefault(computation.step, recipe) != recipe:
+                raise ValueError(f"two recipes compute as {computation.step!r}: give each step its own id")
+    return steps
+
+
+# The steps the training recipes compute as (calc.formulas.model_states.RECIPES), by id.
+STEP_RECIPES: dict[str, Recipe] = _step_recipes()
 
 
 @dataclass(frozen=True)
@@ -297,24 +231,62 @@ def _whole(value: Fraction | int) -> Fraction | int:
     return value.numerator if isinstance(value, Fraction) and value.denominator == 1 else value
 
 
-# The settings this module refuses though each part exists, and why: the form layer (calc.step_inputs) words each
-# on its field.
-REFUSALS = {
-    "adapter_autocast": "an adapter over float32 weights under autocast is not modelled",
-    "qlora_precision": "QLoRA computes in bf16: choose a recipe that does",
-}
+@dataclass
+class Refusal(ValueError):
+    """A setting this module refuses though each part exists, training ``method``. Each kind is a subclass: its
+    ``reason``, and its words on a form's method field (:class:`calc.step_inputs.Refused` shows them)."""
+
+    method: str
+    reason: ClassVar[str]
+
+    def words(self, recipe_field: bool) -> str:
+        """The message id that says so, with only the ways out the step accepts and the form offers: another recipe
+        only where it has a recipe field (``recipe_field``; else the page assumes AdamW)."""
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.reason
 
 
-def refusal(recipe: str, method: str) -> Literal["adapter_autocast", "qlora_precision"] | None:
-    """The rule (:data:`REFUSALS`) that training ``method`` with the step recipe ``recipe`` breaks, if any.
+@dataclass
+class AdapterUnderAutocast(Refusal):
+    """An fp32 recipe computing in 16 bits (autocast) under an adapter: only a form with a recipe field gets here."""
+
+    reason = "an adapter over float32 weights under autocast is not modelled"
+
+    def words(self, recipe_field: bool) -> str:
+        if self.method == "qlora":
+            # The precision fp32 is no way out: QLoRA refuses it too.
+            return N_("QLoRA under autocast is not modelled: choose a recipe in 16\u00a0bits.")
+        return N_(
+            "An adapter over fp32 weights under autocast is not modelled: choose a recipe in 16 bits, or the "
+            "precision fp32."
+        )
+
+
+@dataclass
+class QuantizedBaseIn16Bits(Refusal):
+    """QLoRA computing in fp32. With a recipe field that recipe keeps fp32 weights, which compute in 16 bits only under
+    autocast, refused with an adapter: the recipe must change too."""
+
+    reason = "QLoRA computes in bf16: choose a recipe that does"
+
+    def words(self, recipe_field: bool) -> str:
+        if recipe_field:
+            return N_("QLoRA computes in 16\u00a0bits: choose a recipe in 16\u00a0bits and the precision bf16 or fp16.")
+        return N_("QLoRA computes in 16\u00a0bits: choose the precision bf16 or fp16.")
+
+
+def refusal(recipe: str, method: str) -> Refusal | None:
+    """The refusal that training ``method`` with the step recipe ``recipe`` meets, if any.
 
     >>> refusal("autocast-bf16", "lora"), refusal("adam-fp32", "qlora"), refusal("adamw-mixed", "qlora")
-    ('adapter_autocast', 'qlora_precision', None)
+    (AdapterUnderAutocast(method='lora'), QuantizedBaseIn16Bits(method='qlora'), None)
     """
     if method != "full" and STEP_RECIPES[recipe].autocast:
-        return "adapter_autocast"
+        return AdapterUnderAutocast(method)
     if method == "qlora" and STEP_RECIPES[recipe].activations != "bf16":
-        return "qlora_precision"
+        return QuantizedBaseIn16Bits(method)
     return None
 
 
@@ -323,8 +295,8 @@ def _check(shape: ModelShape, setting: Setting) -> None:
         raise ValueError(f"recipe must be one of {', '.join(STEP_RECIPES)}, not {setting.recipe!r}")
     if setting.method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {setting.method!r}")
-    if rule := refusal(setting.recipe, setting.method):
-        raise ValueError(REFUSALS[rule])
+    if refused := refusal(setting.recipe, setting.method):
+        raise refused
     if setting.zero_stage not in STAGES:
         raise ValueError(f"ZeRO stage must be one of {STAGES}, not {setting.zero_stage!r}")
     if isinstance(setting.gpus, bool) or not isinstance(setting.gpus, int) or setting.gpus < 1:
@@ -336,14 +308,14 @@ def _check(shape: ModelShape, setting: Setting) -> None:
     if shape.experts and STEP_RECIPES[setting.recipe].autocast:
         # grouped_mm is no autocast op: the experts would compute in float32 (integrations/moe.py, _grouped_mm).
         raise ValueError("a mixture of experts under autocast is not modelled")
+    precision = STEP_RECIPES[setting.recipe].activations
+    activations.check_arguments(shape, setting.sequence_length, precision, setting.attention, setting.recomputation)
 
 
 def adapts_experts(shape: ModelShape, setting: Setting) -> bool:
     """Whether the adapter targets a mixture's 3-D expert weights: peft's ParamWrapper (target_parameters) adds its
     B·A to them in the forward pass, which the step does not model (nor tools/measure_steps.py measure)."""
     return setting.method != "full" and bool(set(setting.lora_targets) & expert_shapes(shape).keys())
-    precision = STEP_RECIPES[setting.recipe].activations
-    activations.check_arguments(shape, setting.sequence_length, precision, setting.attention, setting.recomputation)
 
 
 def _lora_terms(
@@ -455,28 +427,6 @@ def _terms(shape: ModelShape, setting: Setting) -> activations.SavedTensors:
 # Eager attention masks a model makes per forward pass, one per kind of layer (calc.models.ActivationHabits).
 _MASKS = {name: habits.eager_masks for name, habits in activations.FAMILIES.items()}
 
-# SGD's momentum_buffer: a clone of the gradient on the first step (torch/optim/sgd.py, _multi_tensor_sgd:
-# device_grads[i].detach().clone()), the gradient's size thereafter.
-_SGD_MOMENTUM_BYTES = ADAPTER_GRADIENT_BYTES
-
-# A LoRA adapter's parameters are float32 (calc.formulas.parameters: ADAPTER_WEIGHT_BYTES, peft's upcast) and so are
-# their gradients; the optimizer's state and its step's temporaries follow the optimizer, in float32.
-_ADAPTER_STATES = {
-    # exp_avg, exp_avg_sq (torch/optim/adam.py, Adam._init_group: zeros_like(param)); the foreach step's
-    # exp_avg_sq_sqrt, as large as one of them.
-    "adamw": (ADAPTER_ADAM_STATES, Fraction(ADAM_MOMENT_BYTES)),
-    # bitsandbytes' 8-bit states and their block constants, updated in its kernel.
-    "adamw-8bit": (
-        ModelStates(Fraction(ADAPTER_WEIGHT_BYTES), Fraction(ADAPTER_GRADIENT_BYTES), ADAM_8BIT_STATES),
-        Fraction(0),
-    ),
-    # momentum_buffer, updated in place.
-    "sgd": (
-        ModelStates(*map(Fraction, (ADAPTER_WEIGHT_BYTES, ADAPTER_GRADIENT_BYTES, _SGD_MOMENTUM_BYTES))),
-        Fraction(0),
-    ),
-}
-
 
 @dataclass(frozen=True)
 class _Groups:
@@ -512,18 +462,26 @@ def model_states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, Mode
     if setting.method == "full":
         per_parameter, temporaries, frozen = recipe.states, recipe.temporaries, Fraction(0)
     else:
-        per_parameter, temporaries = _ADAPTER_STATES[recipe.optimizer]
+        per_parameter, temporaries = recipe.optimizer.adapter, recipe.optimizer.adapter_temporaries
         base = base_parameters(shape)
         if setting.method == "qlora":
             # The projections in NF4 with double quantization, the rest (embeddings, norms, lm_head) in bf16.
             frozen = Fraction(base_bytes_qlora(shape))
         else:
-            frozen = Fraction(base * PRECISION_BYTES[recipe.weights_dtype])
+            frozen = base * recipe.states.weights  # kept as the recipe keeps the weights it trains
     states = per_gpu(per_parameter, trainable, stage, gpus)
     # ZeRO-3 shards every weight, frozen or not (Rajbhandari et al. 2019, §5.3).
     states = dataclasses.replace(states, weights=states.weights + frozen / (gpus if stage >= 3 else 1))
     # The step's temporaries are the optimizer's: sharded with its state (§5.1).
     return states, per_parameter, temporaries * trainable / (gpus if stage >= 1 else 1)
+
+
+def foreach_temporaries(setting: Setting) -> bool:
+    """Whether the optimizer step's temporaries (:func:`model_states`) are PyTorch AdamW's foreach list, which the
+    fused AdamW, the Hugging Face Trainer's default (``optim="adamw_torch_fused"`` with PyTorch 2.8 or later,
+    transformers' TrainingArguments.default_optim), does not allocate."""
+    recipe = STEP_RECIPES[setting.recipe]
+    return recipe.training.foreach_adamw if setting.method == "full" else recipe.optimizer.foreach_adamw
 
 
 # Remembered: most of a page's edits (the micro-batch, the GPU, the target batch) leave the model and the setting as
@@ -587,7 +545,7 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
 
     copies = _weight_copies(shape, setting)
     fixed = {"weights": states.weights, "optimizer_state": states.optimizer}
-    gathered = _gathered(shape, setting, states, per_parameter)
+    gathered = _gathered(shape, setting, states)
     # Tied, the shared matrix's two gradients, lm_head's and the one embedding_dense_backward writes (aten::zeros),
     # meet before AccumulateGrad and are added out of place (an aten::add, as profiled for validation/steps.json):
     # two more gradients of the matrix beside every other gradient.
@@ -629,9 +587,7 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     )
 
 
-def _gathered(
-    shape: ModelShape, setting: Setting, states: ModelStates, per_parameter: ModelStates
-) -> dict[str, dict[str, Fraction]]:
+def _gathered(shape: ModelShape, setting: Setting, states: ModelStates) -> dict[str, dict[str, Fraction]]:
     """The fixed weights and optimizer state at the moments that use the output layer (``head``: as the loss is
     computed and as backward starts) and the token embeddings (``embeddings``: their backward), with ZeRO-3's whole
     copy of that matrix beside this GPU's shard.
@@ -647,12 +603,10 @@ def _gathered(
     base = {"weights": states.weights, "optimizer_state": states.optimizer}
     if setting.zero_stage < 3 or setting.gpus == 1:
         return {"head": base, "embeddings": base}
-    if setting.method == "full":
-        element = per_parameter.weights
-    elif setting.method == "qlora":
+    if setting.method == "qlora":
         element = Fraction(PRECISION_BYTES["bf16"])  # 4-bit loading leaves the embeddings and lm_head in 16 bits
     else:
-        element = Fraction(PRECISION_BYTES[STEP_RECIPES[setting.recipe].weights_dtype])
+        element = STEP_RECIPES[setting.recipe].states.weights  # trained or frozen, as the recipe keeps its weights
     # The whole matrix less this GPU's shard of it, already in the weights.
     matrix = element * shape.vocab_size * shape.hidden_size * (setting.gpus - 1) / setting.gpus
     head = {**base, "weights": base["weights"] + matrix}

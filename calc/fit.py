@@ -1,0 +1,156 @@
+"""Whether a training step fits a GPU, and what to do where it does not: the verdict on a card, the spare under which a
+fit is tight, the ways to make room, and the figures the batch planner is handed.
+
+The VRAM page's (:mod:`calc.vram`); the step's bytes are :mod:`calc.formulas.step`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from fractions import Fraction
+
+from calc.formatting import GIGABYTE, rounded, rounded_down, rounded_up
+from calc.formulas.model_states import RECIPES
+from calc.gpus import GPU
+from calc.i18n import N_
+from calc.outputs import Phrase, Phrases, Quantity
+
+GB = 10**9
+
+
+# How a verdict is worded: in the table of cards, and as the sentence about the reader's own; a fit is tight with less
+# to spare than the estimate may fall short by.
+CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to spare"), N_("Short by %(missing)s"))
+SENTENCE = (
+    N_("Your GPU holds it, with %(spare)s to spare."),
+    N_("Your GPU holds it, with %(spare)s to spare: a tight fit, less than the estimate's largest measured shortfall."),
+    N_("Your GPU is short by %(missing)s."),
+)
+
+# A listed card without bf16 (calc.gpus.GPU.bf16) when the precision is bf16: in the table, and about the reader's own.
+# Where the recipe computes in fp16 too, that takes the same memory (calc.formulas.model_states, _in_16_bits).
+NO_BF16_CELL = (N_("%(verdict)s (no bf16 on this card: choose fp16)"), N_("%(verdict)s (no bf16 on this card)"))
+NO_BF16_SENTENCE = (
+    N_("%(verdict)s This card has no bf16: choose fp16, which takes the same memory."),
+    N_("%(verdict)s This card has no bf16, which this recipe computes in."),
+)
+
+
+def without_bf16(verdict: Phrase, values: Mapping[str, object], gpu: GPU | None, words: tuple[str, str]) -> Phrase:
+    """``verdict``, and where ``gpu`` is a listed card without bf16 and the precision is bf16, that it has none."""
+    if gpu is None or gpu.bf16 or values["precision"] != "bf16":
+        return verdict
+    in_fp16 = "fp16" in RECIPES[values["optimizer"]].computes_in
+    return Phrase(words[0] if in_fp16 else words[1], {"verdict": verdict})
+
+
+# The most the step's estimate fell short of PyTorch's measured peak, as a share of that peak, in
+# validation/steps.json (4.4021%, a mixture's LoRA step), rounded up to a tenth of a percent so that no measured
+# shortfall exceeds it (tests/test_vram.py holds it to the data).
+SHORTFALL = Fraction(45, 1000)
+
+
+def shortfall(estimate: Fraction) -> Fraction:
+    """What the true peak may exceed ``estimate`` by, were the estimate as far below as the worst measured: a peak
+    ``P`` estimated ``SHORTFALL·P`` low is ``P = estimate / (1 − SHORTFALL)``."""
+    return estimate * SHORTFALL / (1 - SHORTFALL)
+
+
+class Need:
+    """``total`` bytes to fit, with what every verdict on them shares, computed once however many cards are judged: the
+    total as the page shows it, and ``tight``, the spare under which a fit is tight (:func:`shortfall`)."""
+
+    def __init__(self, total: Fraction, tight: Fraction = Fraction(0)) -> None:
+        self.total, self.tight, self.shown = total, tight, rounded(total / GB, 2)
+
+    def verdict(self, capacity: Fraction, words: tuple[str, str, str] = CELL, shown: Decimal | None = None) -> Phrase:
+        """Whether the total fits in ``capacity`` bytes (total ≤ capacity), and by how much. The margin is the
+        difference of the two figures as the page shows them, in hundredths of a GB, so that it reads as their
+        subtraction (two cards shown with 24.15 GB are short by the same amount); a capacity typed with more decimals
+        may round onto the total, a margin of 0.00 GB. ``shown``: the capacity's figure, where known (a listed
+        card's)."""
+        fits, tight_fit, short = words
+        margin = abs((rounded(capacity / GB, 2) if shown is None else shown) - self.shown)
+        if self.total <= capacity:
+            spare = {"spare": Quantity(margin, GIGABYTE, 2)}
+            return Phrase(fits if capacity - self.total >= self.tight else tight_fit, spare)
+        return Phrase(short, {"missing": Quantity(margin, GIGABYTE, 2)})
+
+
+# The ways to make room, each offered only where the form has not chosen it already and it can help.
+RECOMPUTE = N_("turn on full recomputation")
+FUSE = N_("choose fused attention")
+SHORTEN = N_("shorten the sequences")
+ADAPT = {"full": N_("train LoRA or QLoRA"), "lora": N_("train QLoRA")}
+SEVERAL_GPUS = N_("train on several GPUs with ZeRO")
+HIGHER_STAGE = N_("choose a higher ZeRO stage")
+MORE_GPUS = N_("use more GPUs")
+LARGER_GPU = N_("choose a GPU with more memory")
+
+
+def ways_out(values: Mapping[str, object], samples: bool) -> Phrases:
+    """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
+    sample does not), what shrinks a sample too; otherwise what shrinks the fixed part (weights, gradients, optimizer
+    state). With one GPU ZeRO shares nothing; with several, a higher stage shares more, and each GPU's share of what
+    is shared shrinks with their number."""
+    ways = []
+    if samples:
+        if values["recomputation"] != "full":
+            ways.append(RECOMPUTE)
+        if values["attention"] == "eager":
+            ways.append(FUSE)
+        if int(values["sequence_length"]) > 1:
+            ways.append(SHORTEN)
+    if values["method"] in ADAPT:
+        ways.append(ADAPT[values["method"]])
+    stage, gpus = int(values["zero_stage"]), int(values["gpus"])
+    if gpus == 1:
+        ways.append(SEVERAL_GPUS)
+    else:
+        if stage < 3:
+            ways.append(HIGHER_STAGE)
+        if stage > 0:
+            ways.append(MORE_GPUS)
+    ways.append(LARGER_GPU)
+    return Phrases(tuple(ways), style="or")
+
+
+def accumulates(values: Mapping[str, object], micro_batch: int) -> bool:
+    """Whether micro-batches of this size reach the target batch only by accumulating several per step."""
+    return int(values["target_batch"]) > int(values["gpus"]) * micro_batch
+
+
+# The decimals the figures handed to the planner may have: the two the pages show, or more where two would lose the
+# largest micro-batch (a sample of a few megabytes); never three, which a field would read as a thousands separator
+# and ask which was meant; at most the planner's fields' six.
+CARRIED_PLACES = (2, 4, 5, 6)
+
+
+def carried(left: Fraction, per_sample: Fraction, count: int) -> tuple[Decimal, Decimal, int]:
+    """What the planner is handed, in GB, and the largest micro-batch it then plans: ``left`` rounded down, so that
+    the budget never promises a byte your GPU lacks; ``per_sample`` rounded up, so that a sample never needs more than
+    the figure says; in the fewest decimals in which the planner's largest micro-batch, budget // per sample, is
+    ``count``, this page's, the budget in the fewest that keep it so beside the sample's. Where six decimals are too
+    few for that (less than a kilobyte to spare per sample), the largest micro-batch is the one the figures allow: it
+    fits, and the plan is this page's.
+
+    >>> carried(Fraction(2344, 100), Fraction(2412, 10**4), 97)  # 23.44 // 0.25 would be 93
+    (Decimal('23.44'), Decimal('0.2412'), 97)
+    >>> carried(Fraction(819, 100), Fraction(18, 10**4) + Fraction(1, 10**10), 4549)  # 0.001801 GB: 4547 fit
+    (Decimal('8.19'), Decimal('0.001801'), 4547)
+    """
+    for places in CARRIED_PLACES:
+        budget, sample = rounded_down(left, places), rounded_up(per_sample, places)
+        if budget // sample == count:
+            break
+    count = min(count, int(budget // sample))
+    # The budget's own decimals: the fewest in which the planner still plans this count (never more than the sample's).
+    budget = next(shorter for shorter in (rounded_down(left, p) for p in CARRIED_PLACES) if shorter // sample == count)
+    return budget, sample, count
+
+
+def places_of(value: Decimal) -> int:
+    """The decimals ``value`` was rounded to (:func:`carried`), to show it with them, at least two and no trailing zero
+    beyond them (8.19 GB, not 8.190000 GB)."""
+    return max(2, -int(value.normalize().as_tuple().exponent))
