@@ -57,7 +57,7 @@ from calc.step_inputs import (
     step_setting,
     with_targets,
 )
-from calc.step_outputs import moment_phrase
+from calc.step_outputs import attention_note, moment_phrase
 
 # Only the presets whose architecture the estimate covers.
 MODEL = model_choice(
@@ -139,18 +139,6 @@ LABELS = {
 }
 
 
-# transformers refuses SDPA for the models whose attention caps its scores with a tanh (calc.models.ActivationHabits),
-# and accepts FlashAttention there (_supports_flash_attn = True). The fused estimate has been measured with SDPA only.
-SOFTCAPPED_ATTENTION = frozenset(name for name, habits in FAMILIES.items() if not habits.sdpa)
-NO_SDPA = Phrase(
-    N_(
-        "Transformers refuses SDPA for this model, which caps its attention scores; it takes eager attention or "
-        "FlashAttention. The fused estimate stands for FlashAttention, which has not been measured on this model."
-    ),
-    {},
-)
-
-
 # The shape in step with the model, and the target modules with the model's own names.
 settle = with_targets(settle_shape, COVERED_TARGETS - EXPERT_TARGETS)
 
@@ -191,9 +179,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             ),
             {"size": step, "maximum": Quantity(ACTIVATION_PER_SAMPLE.maximum, GIGABYTE, places=0)},
         ),
-        "attention_note": NO_SDPA
-        if values["attention"] == "flash" and shape.model_type in SOFTCAPPED_ATTENTION
-        else None,
+        "attention_note": attention_note(values, shape),
     }
 
 

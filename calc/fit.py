@@ -24,7 +24,7 @@ GB = 10**9
 CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to spare"), N_("Short by %(missing)s"))
 SENTENCE = (
     N_("Your GPU holds it, with %(spare)s to spare."),
-    N_("Your GPU holds it, with %(spare)s to spare: a tight fit, within the estimate's measured error."),
+    N_("Your GPU holds it, with %(spare)s to spare: a tight fit, less than the estimate's largest measured shortfall."),
     N_("Your GPU is short by %(missing)s."),
 )
 
@@ -131,21 +131,26 @@ def carried(left: Fraction, per_sample: Fraction, count: int) -> tuple[Decimal, 
     """What the planner is handed, in GB, and the largest micro-batch it then plans: ``left`` rounded down, so that
     the budget never promises a byte your GPU lacks; ``per_sample`` rounded up, so that a sample never needs more than
     the figure says; in the fewest decimals in which the planner's largest micro-batch, budget // per sample, is
-    ``count``, this page's. Where six decimals are too few for that (less than a kilobyte to spare per sample), the
-    largest micro-batch is the one the figures allow: it fits, and the plan is this page's.
+    ``count``, this page's, the budget in the fewest that keep it so beside the sample's. Where six decimals are too
+    few for that (less than a kilobyte to spare per sample), the largest micro-batch is the one the figures allow: it
+    fits, and the plan is this page's.
 
     >>> carried(Fraction(2344, 100), Fraction(2412, 10**4), 97)  # 23.44 // 0.25 would be 93
-    (Decimal('23.4400'), Decimal('0.2412'), 97)
+    (Decimal('23.44'), Decimal('0.2412'), 97)
     >>> carried(Fraction(819, 100), Fraction(18, 10**4) + Fraction(1, 10**10), 4549)  # 0.001801 GB: 4547 fit
-    (Decimal('8.190000'), Decimal('0.001801'), 4547)
+    (Decimal('8.19'), Decimal('0.001801'), 4547)
     """
     for places in CARRIED_PLACES:
         budget, sample = rounded_down(left, places), rounded_up(per_sample, places)
         if budget // sample == count:
             break
-    return budget, sample, min(count, int(budget // sample))
+    count = min(count, int(budget // sample))
+    # The budget's own decimals: the fewest in which the planner still plans this count (never more than the sample's).
+    budget = next(shorter for shorter in (rounded_down(left, p) for p in CARRIED_PLACES) if shorter // sample == count)
+    return budget, sample, count
 
 
 def places_of(value: Decimal) -> int:
-    """The decimals ``value`` was rounded to (:func:`carried`), to show it with them."""
-    return max(2, -int(value.as_tuple().exponent))
+    """The decimals ``value`` was rounded to (:func:`carried`), to show it with them, at least two and no trailing zero
+    beyond them (8.19 GB, not 8.190000 GB)."""
+    return max(2, -int(value.normalize().as_tuple().exponent))

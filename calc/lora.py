@@ -28,6 +28,7 @@ from calc.formulas.parameters import (
     base_bytes_qlora_prepared,
     base_parameters,
     lora_parameters,
+    qlora_preparation,
 )
 from calc.formulas.step import Peak, adapts_experts, step_peak
 from calc.i18n import N_
@@ -48,7 +49,7 @@ from calc.step_inputs import (
     step_setting,
     with_targets,
 )
-from calc.step_outputs import moment_phrase, part_rows
+from calc.step_outputs import PREPARE_SOURCE, QLORA_CONFIG, attention_note, moment_phrase, part_rows
 
 SHAPE, settle_shape = shape_inputs(*SHAPE_FIELDS)
 # This page trains an adapter: LoRA over the base in the run's precision, or QLoRA over a 4-bit base.
@@ -89,12 +90,6 @@ def run(values: Mapping[str, object], shape: ModelShape) -> Peak | Phrase:
 settle = with_targets(settle_shape, STEP_TARGETS)
 
 
-def preparation(shape: ModelShape) -> Decimal:
-    """What peft's prepare_model_for_kbit_training adds to a QLoRA base's weights (its 16-bit parts cast to fp32),
-    which the run's total, counting the base as loaded, leaves out."""
-    return base_bytes_qlora_prepared(shape) - base_bytes_qlora(shape)
-
-
 QLORA_BASE = N_(
     "The total counts the base as it is loaded. After peft's prepare_model_for_kbit_training its weights take "
     "%(extra)s more, and the activations can grow too."
@@ -117,9 +112,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "run_memory": gigabytes(peak.total, 2) if modelled else None,
         "peak_moment": moment_phrase(N_("The peak comes %(moment)s."), peak.moment) if modelled else peak,
         "run_breakdown": part_rows(peak.parts) if modelled else [],
-        "qlora_base": Phrase(QLORA_BASE, {"extra": gigabytes(preparation(shape), 2)})
+        "qlora_base": Phrase(QLORA_BASE, {"extra": gigabytes(qlora_preparation(shape), 2)})
         if modelled and values["method"] == "qlora"
         else None,
+        "attention_note": attention_note(values, shape) if modelled else None,
         "trainable_parameters": Quantity(trainable),
         "share": Quantity(Fraction(100 * trainable, base), PERCENT, places=3),
         "base_parameters": Quantity(base),
@@ -219,10 +215,7 @@ def facts() -> dict[str, Fact]:
     return {
         "lora_source": Citation("Hu et al., 2021, §4.1", "https://arxiv.org/abs/2106.09685"),
         "qlora_source": Citation("Dettmers et al., 2023, §3", "https://arxiv.org/abs/2305.14314"),
-        "qlora_config": (
-            'BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", '
-            "bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)"
-        ),
+        "qlora_config": QLORA_CONFIG,
         # transformers' names, which no language changes.
         "architectures": Names(tuple(ARCHITECTURES), style="or"),
         "training_bytes": Quantity(ADAPTER_TRAINING_BYTES_PER_PARAMETER),
@@ -233,11 +226,8 @@ def facts() -> dict[str, Fact]:
         },
         "qlora_weights": gigabytes(runs["qlora"].parts["weights"], 2),
         # What peft's preparation adds to the run's QLoRA base, which the total leaves out.
-        "qlora_preparation": gigabytes(preparation(shape), 2),
-        "prepare_source": Citation(
-            "prepare_model_for_kbit_training",
-            "https://github.com/huggingface/peft/blob/v0.20.0/src/peft/utils/other.py#L151",
-        ),
+        "qlora_preparation": gigabytes(qlora_preparation(shape), 2),
+        "prepare_source": PREPARE_SOURCE,
         # transformers' BitsAndBytesConfig: bnb_4bit_quant_type="fp4", bnb_4bit_use_double_quant=False.
         "bnb_defaults": Citation(
             "BitsAndBytesConfig",
@@ -270,6 +260,7 @@ CALCULATOR = Calculator(
         ),
         Text("peak_moment", N_("When the peak comes")),
         Text("qlora_base", N_("QLoRA's base")),
+        Text("attention_note", N_("Attention kernel")),
         Table("run_breakdown", N_("The run's peak on one GPU, by part"), (N_("Part"), Column(N_("Memory"), GIGABYTE))),
         Table("adapter_files", N_("The adapter's file on disk"), (N_("Item"), Column(N_("Size"), MEGABYTE))),
         Table("sizes", N_("Sizes in memory"), (N_("Item"), Column(N_("Size"), GIGABYTE))),

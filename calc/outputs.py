@@ -20,7 +20,7 @@ its ``data-kind``; the browser glue shows a view by that kind
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
@@ -193,16 +193,19 @@ def percent(share: Fraction, *, up: bool = False) -> Quantity:
 
 
 def difference(share: Fraction) -> Quantity | Phrase:
-    """How far an estimate is from a measurement, as a share of it, signed (− under it, + over): none at all is exact
-    and reads "0%", unsigned; one that rounds to nothing but is not nothing says so, "< 0.01%", rather than "0.00%".
+    """How far an estimate is from a measurement, as a share of it, signed (− under it, + over), rounded away from zero
+    as the prose's bounds are (:func:`percent`, ``up``), so that the worst row reads as the bound the prose states
+    (−4.41% beside "at most 4.41%", not −4.40%): none at all is exact and reads "0%", unsigned; one below half the
+    last place says so, "< 0.01%", rather than "0.00%" or a size it does not have.
 
-    >>> shares = (Fraction(0), Fraction(1, 10**6), Fraction(-1, 8))
+    >>> shares = (Fraction(0), Fraction(1, 10**6), Fraction(-1, 8), Fraction(-44021, 10**6))
     >>> [written(difference(share), Locale.parse("en"), NullTranslations()) for share in shares]
-    ['0%', '<\xa00.01%', '−12.50%']
+    ['0%', '<\xa00.01%', '−12.50%', '−4.41%']
     """
     if not share:
         return Quantity(Decimal(0), PERCENT)
-    return at_least_shown(Quantity(share * 100, PERCENT, places=2, signed=True))
+    half_up = at_least_shown(Quantity(share * 100, PERCENT, places=2, signed=True))
+    return half_up if isinstance(half_up, Phrase) else replace(half_up, up=True)
 
 
 def typed(value: Decimal, unit: str | None) -> Quantity:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 
+from calc.formulas.activations import FAMILIES
 from calc.i18n import N_
-from calc.outputs import Phrase, Quantity, gigabytes
+from calc.models import ModelShape
+from calc.outputs import Citation, Phrase, Quantity, gigabytes
 
 PART_LABELS = {
     "weights": N_("Weights"),
@@ -60,3 +63,37 @@ def part_rows(
 ) -> list[tuple[str, Quantity]]:
     """The parts that hold any memory, labelled, in gigabytes: a breakdown's rows or a bar's segments."""
     return [(labels[part], gigabytes(size, places)) for part, size in parts.items() if size]
+
+
+# The architectures whose attention caps its scores with a tanh and which transformers will not run with SDPA
+# (calc.models.ActivationHabits). In transformers 5.24, Gemma2PreTrainedModel has _supports_sdpa = False ("sdpa does
+# not support softcapping"): attn_implementation="sdpa" raises a ValueError (PreTrainedModel._sdpa_can_dispatch),
+# and with none asked for the model loads with eager attention (get_correct_attn_implementation falls back to it);
+# _supports_flash_attn and _supports_flex_attn are True. The fused estimate has been measured with SDPA only.
+SOFTCAPPED_ATTENTION = frozenset(name for name, habits in FAMILIES.items() if not habits.sdpa)
+NO_SDPA = Phrase(
+    N_(
+        "Transformers will not run this model with SDPA, because SDPA cannot soft-cap the attention scores as this "
+        "model does: asking for SDPA raises an error, and without a choice the model loads with eager attention. It "
+        "accepts FlashAttention and FlexAttention. The fused estimate stands for FlashAttention, which has not been "
+        "measured on this model."
+    ),
+    {},
+)
+
+
+def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | None:
+    """What the fused estimate stands for where transformers refuses SDPA for the model, or None."""
+    return NO_SDPA if values["attention"] == "flash" and shape.model_type in SOFTCAPPED_ATTENTION else None
+
+
+# How the step's QLoRA loads its base (the QLoRA paper's setting), and peft's preparation that most recipes add, which
+# the step leaves out (calc.formulas.parameters.qlora_preparation): what the LoRA and VRAM pages quote.
+QLORA_CONFIG = (
+    'BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", '
+    "bnb_4bit_use_double_quant=True, bnb_4bit_compute_dtype=torch.bfloat16)"
+)
+PREPARE_SOURCE = Citation(
+    "prepare_model_for_kbit_training",
+    "https://github.com/huggingface/peft/blob/v0.21.2/src/peft/utils/other.py#L158",
+)

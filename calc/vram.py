@@ -37,6 +37,7 @@ from calc.fit import (
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
+from calc.formulas.parameters import qlora_preparation
 from calc.formulas.step import (
     STEP_RECIPES,
     Moment,
@@ -64,7 +65,7 @@ from calc.model_inputs import (
     shape_of,
 )
 from calc.models import PRESETS
-from calc.outputs import Bar, Citation, Column, Fact, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import Bar, Citation, Column, Fact, Figure, Names, Phrase, Phrases, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem
 from calc.step_inputs import (
@@ -77,10 +78,20 @@ from calc.step_inputs import (
     STEP_TARGETS,
     TARGETS,
     ExpertsNotModelled,
+    step_recipe,
     step_setting,
     with_targets,
 )
-from calc.step_outputs import MOMENT_WORDS, PART_LABELS, labels_at, moment_phrase, part_rows
+from calc.step_outputs import (
+    MOMENT_WORDS,
+    PART_LABELS,
+    PREPARE_SOURCE,
+    QLORA_CONFIG,
+    attention_note,
+    labels_at,
+    moment_phrase,
+    part_rows,
+)
 
 
 @cache  # a card's figure never changes, and every edit shows every card's
@@ -292,6 +303,37 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
     }
 
 
+# A tight fit where the measurements (validation/steps.json, tools/measure_steps.py: single steps on one CPU, stage 0)
+# did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
+# they left out.
+TIGHT_UNMEASURED = N_(
+    "Your GPU holds it, with %(spare)s to spare: a tight fit, less than the estimate's largest measured shortfall, "
+    "and the measurements did not cover %(unmeasured)s."
+)
+UNMEASURED_RECIPE = N_("this training recipe")
+UNMEASURED_SHARDING = N_("ZeRO's sharding")
+UNMEASURED_QLORA = N_("QLoRA's 4-bit base")
+UNMEASURED_ACCUMULATION = N_("the gradients that accumulation keeps")
+UNMEASURED_TYPED = N_("an activation memory typed in")
+UNMEASURED_COUNT = N_("the ZeRO paper's sum")
+
+
+def unmeasured(values: Mapping[str, object], accumulating: bool) -> tuple[str, ...]:
+    """What of the form's setup the step's measurements did not cover (none: the measured error applies)."""
+    if values["model"] == COUNT:
+        return (UNMEASURED_COUNT,)
+    typed = values["activation_memory"] is not None
+    recipe = step_recipe(values["optimizer"], values["precision"], values["method"], recipe_field=True)
+    left_out = (
+        (UNMEASURED_TYPED, typed),
+        (UNMEASURED_RECIPE, not STEP_RECIPES[recipe].measured),
+        (UNMEASURED_SHARDING, int(values["zero_stage"]) > 0 and int(values["gpus"]) > 1),
+        (UNMEASURED_QLORA, values["method"] == "qlora"),
+        (UNMEASURED_ACCUMULATION, accumulating),
+    )
+    return tuple(reason for reason, applies in left_out if applies)
+
+
 # The count mode's parts and the typed activations': the model states, the activations typed, the overhead.
 LABELS = {**PART_LABELS, "activations": N_("Activations"), "overhead": N_("Overhead")}
 # Why there is no largest micro-batch without the step's model: in the count mode; with a model, whose activations
@@ -310,6 +352,32 @@ COUNT_LEAVES_OUT = N_(
 COUNT_IGNORES_METHOD = Phrase(
     N_("With only a parameter count, every parameter is trained: the method chosen is not used."), {}
 )
+
+# QLoRA's base as the step counts it, and what peft's preparation, which most recipes call, adds to it: the total
+# then fits your GPU, or not.
+QLORA_AS_LOADED = N_(
+    "The total counts QLoRA's base as loaded in NF4 with double quantization and bf16 compute, as in the QLoRA "
+    "paper. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the base to "
+    "fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at least "
+    "%(prepared)s, and the activations can grow too."
+)
+QLORA_PREPARED_SHORT = N_(
+    "The total counts QLoRA's base as loaded in NF4 with double quantization and bf16 compute, as in the QLoRA "
+    "paper. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the base to "
+    "fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at least "
+    "%(prepared)s, more than your GPU holds."
+)
+
+
+def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fraction) -> Phrase | None:
+    """With QLoRA on a model, what peft's preparation would add: its fp32 copies, sharded as the weights are."""
+    if values["method"] != "qlora" or values["model"] == COUNT:
+        return None
+    sharded = int(values["gpus"]) if int(values["zero_stage"]) >= 3 else 1
+    extra = Fraction(qlora_preparation(shape_of(values))) / sharded
+    sentence = QLORA_AS_LOADED if total + extra <= capacity else QLORA_PREPARED_SHORT
+    return Phrase(sentence, {"extra": gigabytes(extra, 2), "prepared": gigabytes(total + extra, 2)})
+
 
 # The optimizer step's temporaries where they are PyTorch AdamW's foreach list (calc.formulas.step.foreach_temporaries).
 AT_FOREACH_STEP = N_(
@@ -447,8 +515,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     free = capacity - overhead
     # The gradients of earlier micro-batches at the peak: the step's.
     earlier = Fraction(0)
+    note = None
     if values["model"] != COUNT and values["activation_memory"] is None:
         step, earlier, binding, count, most = _modelled_step(values, free)
+        note = attention_note(values, shape_of(values))
         # Whether the budget counts the earlier micro-batches' gradients (the largest micro-batch accumulates), so
         # that it holds for any plan, or only for a step without accumulation, which the planner must be told.
         budget_for = "any" if accumulates(values, count) else "single"
@@ -513,15 +583,19 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     need = Need(total, tight)  # once for every card's verdict
 
     rows = part_rows(parts, labels)
+    yours = need.verdict(capacity, SENTENCE)
+    left_out = unmeasured(values, accumulating=earlier > 0)
+    if yours.message == SENTENCE[1] and left_out:
+        yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, "unmeasured": Phrases(left_out)})
     return {
         "total_memory": gigabytes(total, 2),
-        "your_gpu": without_bf16(
-            need.verdict(capacity, SENTENCE), values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE
-        ),
+        "your_gpu": without_bf16(yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE),
         "largest_micro_batch": largest,
         "peak_moment": moment,
         "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
         "zero_buffers": zero_buffers(values),
+        "attention_note": note,
+        "qlora_base": _qlora_note(values, total, capacity),
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
         "activation_budget": Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None,
         "per_sample": shown_per_sample,
@@ -649,6 +723,9 @@ def facts() -> dict[str, Fact]:
         # nvidia-smi's figure for a process that only initialised CUDA (https://github.com/pytorch/pytorch/issues/34323).
         "cuda_context": Quantity(781, MEBIBYTE),
         "overhead": Quantity(OVERHEAD.default, GIGABYTE, places=2),
+        # How the step loads QLoRA's base, and the preparation it leaves out (_qlora_note).
+        "qlora_config": QLORA_CONFIG,
+        "prepare_source": PREPARE_SOURCE,
         "h100_nominal": Quantity(80, GIGABYTE),
         "h100_mib": Quantity(gpus.GPUS_BY_ID["h100-80gb"].mib, MEBIBYTE),
         "h100_gib": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].mib, 1024), GIBIBYTE, places=2),
@@ -684,6 +761,8 @@ CALCULATOR = Calculator(
         Text("peak_moment", N_("When the peak comes")),
         Text("method_note", N_("Method")),
         Text("zero_buffers", N_("ZeRO's buffers")),
+        Text("attention_note", N_("Attention kernel")),
+        Text("qlora_base", N_("QLoRA's base")),
         Figure(
             "activation_budget",
             N_("Left for the micro-batch on your GPU"),

@@ -41,7 +41,20 @@ def environment(templates: Path, translations: GNUTranslations) -> Environment:
     env.policies["ext.i18n.trimmed"] = True
     env.install_gettext_translations(translations, newstyle=True)
     env.filters["external_links"] = external_links
+    env.filters["plain_text"] = plain_text
     return env
+
+
+def plain_text(html: str) -> str:
+    r"""A text for structured data: its markup left out and its line breaks one space, as Jinja's ``striptags``
+    does, but its no-break spaces kept (``striptags`` splits at every space, U+00A0 and U+202F among them), so that
+    a number stays on its unit's line in a search result as on the page.
+
+    >>> plain_text("Its default,\n  <code>1.00\u00a0GB</code>, covers   the context.")
+    'Its default, 1.00\xa0GB, covers the context.'
+    """
+    kept = str(html).replace("\u00a0", "&#160;").replace("\u202f", "&#8239;")
+    return str(Markup(kept).striptags())
 
 
 def external_links(sources: list[dict[str, str]], locale: str) -> Markup:

@@ -11,6 +11,7 @@ from calc.formulas.activations import ATTENTIONS, FAMILIES, RECOMPUTATIONS, acti
 from calc.formulas.step import STEP_RECIPES, Setting, step_peak
 from calc.model_inputs import CUSTOM
 from calc.models import ARCHITECTURES, PRESETS, ActivationHabits, Architecture, architecture_shape
+from calc.step_outputs import SOFTCAPPED_ATTENTION
 
 VALIDATION = Path(__file__).resolve().parent.parent / "validation"
 MEASURED = json.loads((VALIDATION / "activations.json").read_text(encoding="utf-8"))
@@ -90,6 +91,6 @@ def test_the_activation_page_offers_the_presets_of_the_modelled_architectures():
 def test_the_sdpa_note_is_shown_where_transformers_refuses_sdpa_and_says_why():
     # The note says the model "caps its attention scores": true of every architecture it is shown for.
     refused = {name for name, habits in FAMILIES.items() if not habits.sdpa}
-    assert activation_page.SOFTCAPPED_ATTENTION == refused
+    assert SOFTCAPPED_ATTENTION == refused
     assert refused
     assert all(FAMILIES[name].softcapping for name in refused)

@@ -143,3 +143,17 @@ def test_templates_show_no_text_outside_the_catalog(template):
     source = re.sub(r"<(script|style|math)\b.*?</\1>", " ", source, flags=re.S)
     text = re.sub(r"<[^>]*>", " ", source)
     assert re.findall(r"[^\s·]+", text.replace("&nbsp;", " ")) == []
+
+
+def test_no_italian_article_depends_on_the_number_after_it():
+    """An Italian article or articled preposition takes its form from the word after it: «i 2 valori» but «gli 8»,
+    «del 4,5%» but «dell’1,00%». Before a number the catalog cannot know, the sentence is built so that none stands
+    there (Italian reviews of 2026-12-04, item 5 and the plural articles)."""
+    articled = re.compile(
+        r"\b(?:il|lo|i|gli|un|uno|del|dello|dei|degli|al|allo|ai|agli|dal|dallo|dai|dagli|nel|nello|nei|negli|sul"
+        r"|sullo|sui|sugli)\s%\("
+    )
+    for message in load(LOCALES_DIR / "it" / "LC_MESSAGES" / "messages.po"):
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        for text in strings:
+            assert not articled.search(text or ""), text

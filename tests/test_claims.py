@@ -194,19 +194,23 @@ def test_the_cited_papers_are_linked_where_they_are_cited(site):
     assert "arxiv.org/abs/2106.09685" in html["lora"] and "arxiv.org/abs/2305.14314" in html["lora"]
 
 
+@pytest.mark.parametrize("page", ["activations", "vram", "lora"])
 @pytest.mark.parametrize(
     ("model", "attention", "noted"),
     [
         ("google/gemma-2-9b", "flash", True),
+        ("google/gemma-2-2b", "flash", True),
         ("google/gemma-2-9b", "eager", False),
         ("meta-llama/Llama-3.1-8B", "flash", False),
     ],
 )
-def test_gemma_2_is_told_that_transformers_refuses_sdpa(model, attention, noted):
-    """transformers 5.24: Gemma2PreTrainedModel._supports_sdpa = False (soft-capping), _supports_flash_attn = True."""
-    from calc.activations import CALCULATOR
-
+def test_gemma_2_is_told_that_transformers_refuses_sdpa(page, model, attention, noted):
+    """transformers 5.24: Gemma2PreTrainedModel._supports_sdpa = False (soft-capping), so asking for SDPA raises and
+    the default is eager; _supports_flash_attn and _supports_flex_attn = True. Every page whose figures take the fused
+    estimate for such a model says so."""
+    calculator = load(page)
     parsed = Locale.parse("en")
-    texts = {**default_texts(CALCULATOR, parsed), "model": model, "attention": attention}
-    note = evaluate(CALCULATOR, texts, parsed, NullTranslations()).outputs["attention_note"]
-    assert ("refuses SDPA" in note) == noted
+    texts = {**default_texts(calculator, parsed), "model": model, "attention": attention}
+    note = evaluate(calculator, texts, parsed, NullTranslations()).outputs["attention_note"]
+    assert ("will not run this model with SDPA" in note) == noted
+    assert ("FlashAttention and FlexAttention" in note) == noted

@@ -159,6 +159,29 @@ def test_the_states_are_zero_s_table_one(stage):
     assert abs(scaled - table[stage]) < Fraction(1, 20)
 
 
+@pytest.mark.parametrize(
+    ("method", "recipe", "element"),
+    [("full", "adamw-mixed", 2), ("full", "adam-fp32", 4), ("lora", "adamw-bf16", 2), ("qlora", "adamw-mixed", 2)],
+)
+@pytest.mark.parametrize("stage", STAGES)
+def test_zero_3_holds_the_whole_output_layer_at_the_loss_and_the_embeddings_in_their_backward(
+    method, recipe, element, stage
+):
+    """DeepSpeed's ZeRO-3 gathers lm_head for its forward and keeps it through the loss into its backward (reuse
+    within stage3_max_reuse_distance), and gathers the embeddings for their backward where it runs (full
+    fine-tuning): the whole matrix, in the weights' dtype (16 bits in QLoRA's base), beside this GPU's shard. The
+    other stages hold every weight already; the optimizer's moment, where ZeRO's Table 1 holds, gathers nothing."""
+    shape, gpus = PRESETS["meta-llama/Llama-3.1-8B"], 8
+    targets = ("q_proj", "v_proj") if method != "full" else ()
+    setting = Setting(recipe, 1024, method=method, lora_targets=targets, zero_stage=stage, gpus=gpus)
+    by_name = {m.name: m for m in moments(shape, setting)}
+    plain = by_name["optimizer"].fixed["weights"]
+    whole = element * shape.vocab_size * shape.hidden_size * Fraction(gpus - 1, gpus) if stage == 3 else 0
+    assert by_name["forward"].fixed["weights"] == by_name["loss"].fixed["weights"] == plain + whole
+    assert by_name["embeddings"].fixed["weights"] == plain + (whole if method == "full" else 0)
+    assert by_name["last layer's MLP"].fixed["weights"] == plain
+
+
 def test_moments_and_parts_are_all_there():
     shape = PRESETS["Qwen/Qwen2.5-7B"] if "Qwen/Qwen2.5-7B" in PRESETS else next(iter(PRESETS.values()))
     for moment in moments(shape, Setting("adam-fp32", 1024, "eager", "selective")):

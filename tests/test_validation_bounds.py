@@ -60,3 +60,13 @@ def test_the_readme_and_docs_bounds_hold_for_every_measured_step():
     qwen3_moe = re.search(r"(\d+\.\d+)% for Qwen3-MoE", docs)[1]
     moe = [validation.step_error(p) for p in steps if p["model"] == "test/qwen3-moe" and p["method"] == "lora"]
     assert max(abs(e) for e in moe) <= Fraction(Decimal(qwen3_moe)) / 100
+
+
+def test_the_worst_row_of_each_table_shows_the_bound_the_prose_states():
+    """One figure, one rounding: the summary's 4.41% is the worst row's, not beside a row of -4.40% (Spanish review of
+    2026-12-04, item 7)."""
+    facts = validation.validation_facts(Locale.parse("en"), NullTranslations())
+    cells = [row["error"] for row in facts["step_rows"]]
+    sides = facts["step_sides"]
+    assert "\u2212" + sides["below_worst"] in cells or "-" + sides["below_worst"] in cells
+    assert "+" + sides["above_worst"] in cells

@@ -335,6 +335,17 @@ def base_bytes_qlora_prepared(shape: ModelShape) -> Decimal:
     return _qlora_bytes(shape, KBIT_PREPARED_BYTES)
 
 
+def qlora_preparation(shape: ModelShape) -> Decimal:
+    """What ``prepare_model_for_kbit_training`` adds to a QLoRA base's weights (its 16-bit parts cast to fp32), which
+    the step's QLoRA, counting the base as loaded, leaves out.
+
+    >>> from calc.models import PRESETS
+    >>> qlora_preparation(PRESETS["meta-llama/Llama-3.1-8B"])
+    Decimal('2101878784')
+    """
+    return base_bytes_qlora_prepared(shape) - base_bytes_qlora(shape)
+
+
 def _qlora_bytes(shape: ModelShape, kept_bytes: int) -> Decimal:
     """The projections' weights in NF4, every other parameter at ``kept_bytes``."""
     quantized = quantized_weights(shape)

@@ -51,8 +51,10 @@ QLoRA's 4-bit base (bitsandbytes, CUDA).
 Not modelled: the CUDA caching allocator's reserve and fragmentation above
 what is allocated (``torch.cuda.max_memory_allocated`` is what this
 estimates, not ``max_memory_reserved``); the CUDA context; ZeRO's
-communication buckets and ZeRO-3's gathered weights of the layer being
-computed; QLoRA's dequantized weight of the projection being computed;
+communication buckets and ZeRO-3's gathered weights of the decoder layer
+being computed, and what it prefetches (its whole copy of the output layer,
+and of the embeddings where their backward runs, is counted: _gathered);
+QLoRA's dequantized weight of the projection being computed;
 LoRA under autocast; a mixture of experts under autocast, or with an adapter
 on its experts' weights (both refused); LoRA dropout (``lora_dropout`` > 0: dropout's mask per
 adapted input, and ``lora_A`` keeps dropout's float32 output in place of the
@@ -543,6 +545,7 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
 
     copies = _weight_copies(shape, setting)
     fixed = {"weights": states.weights, "optimizer_state": states.optimizer}
+    gathered = _gathered(shape, setting, states)
     # Tied, the shared matrix's two gradients, lm_head's and the one embedding_dense_backward writes (aten::zeros),
     # meet before AccumulateGrad and are added out of place (an aten::add, as profiled for validation/steps.json):
     # two more gradients of the matrix beside every other gradient.
@@ -551,12 +554,12 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     return (
         Moment(
             "forward",
-            _parts(**fixed, gradients=alive(0), weight_copies=copies["forward"]),
+            _parts(**gathered["head"], gradients=alive(0), weight_copies=copies["forward"]),
             _parts(activations=forward, loss=loss_forward),
         ),
         Moment(
             "loss",
-            _parts(**fixed, gradients=alive(0), weight_copies=copies["loss"]),
+            _parts(**gathered["head"], gradients=alive(0), weight_copies=copies["loss"]),
             _parts(activations=forward, loss=loss_backward),
         ),
         *(
@@ -573,7 +576,7 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
         ),
         Moment(
             "embeddings",
-            _parts(**fixed, gradients=states.gradients + tied),
+            _parts(**gathered["embeddings"], gradients=states.gradients + tied),
             _parts(backward_temporaries=residual),  # the gradient of the embeddings' output
         ),
         Moment(
@@ -582,6 +585,32 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
             _parts(),
         ),
     )
+
+
+def _gathered(shape: ModelShape, setting: Setting, states: ModelStates) -> dict[str, dict[str, Fraction]]:
+    """The fixed weights and optimizer state at the moments that use the output layer (``head``: as the loss is
+    computed and as backward starts) and the token embeddings (``embeddings``: their backward), with ZeRO-3's whole
+    copy of that matrix beside this GPU's shard.
+
+    ZeRO-3 gathers a module's partitioned parameters before its forward and its backward and frees them after
+    (DeepSpeed v0.19.5, runtime/zero/parameter_offload.py: pre_sub_module_forward_function and
+    pre_sub_module_backward_function fetch_sub_module; post_sub_module_* release_sub_module), but keeps those it will
+    use again within stage3_max_reuse_distance parameters (partitioned_param_coordinator.py, __params_to_release;
+    1e9 by default): lm_head, used again by the first backward, stays whole from its forward through the loss. Its
+    backward hook makes the embeddings' whole too where backward reaches them (full fine-tuning). What the layers
+    gather, and what prefetching brings ahead, stay out (the pages say so): a lower bound.
+    """
+    base = {"weights": states.weights, "optimizer_state": states.optimizer}
+    if setting.zero_stage < 3 or setting.gpus == 1:
+        return {"head": base, "embeddings": base}
+    if setting.method == "qlora":
+        element = Fraction(PRECISION_BYTES["bf16"])  # 4-bit loading leaves the embeddings and lm_head in 16 bits
+    else:
+        element = STEP_RECIPES[setting.recipe].states.weights  # trained or frozen, as the recipe keeps its weights
+    # The whole matrix less this GPU's shard of it, already in the weights.
+    matrix = element * shape.vocab_size * shape.hidden_size * (setting.gpus - 1) / setting.gpus
+    head = {**base, "weights": base["weights"] + matrix}
+    return {"head": head, "embeddings": head if setting.method == "full" else base}
 
 
 def _residual_bytes(recipe: Recipe, p: int) -> int:

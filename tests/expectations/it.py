@@ -13,7 +13,7 @@ EXPECTED = Expectations(
     failed="Non è stato possibile avviare il calcolatore interattivo in questo browser.",
     prompt_empty="Compila tutti i campi per vedere i risultati.",
     prompt_invalid="Correggi il valore evidenziato per vedere i risultati.",
-    prompt_two_invalid="Correggi i 2 valori evidenziati per vedere i risultati.",
+    prompt_two_invalid="Correggi i valori evidenziati (2 in tutto) per vedere i risultati.",
     defaults={
         "micro_batch": "1",
         "accumulation_steps": "64",
