@@ -184,7 +184,7 @@ def relative(path: str, target: str) -> str:
 
 def _fact(fact: Fact, locale: Locale) -> str | Markup | list[dict[str, str]]:
     """A fact as prose quotes it: a quantity or a list of names for the locale, a citation as its link, several as a
-    question's sources (what ``external_links`` takes), text as it is."""
+    question's sources (what ``external_links`` takes), text and message ids as they are."""
     if isinstance(fact, tuple):
         return [{"href": citation.href, "text": citation.text} for citation in fact]
     if isinstance(fact, Names):
