@@ -24,6 +24,7 @@ from calc.evaluation import default_texts, evaluate
 from calc.formatting import format_names, format_number, unit_symbol
 from calc.inputs import Amount, Count, Value
 from calc.outputs import Citation, Fact, Names, Quantity, typed
+from sitebuild import BuildError
 from sitebuild.config import ASSETS, CATALOG, CONTENT_SECURITY_POLICY, LOCALES, PAGES
 from sitebuild.validation import validation_facts
 
@@ -122,7 +123,7 @@ def worked_example(
     }
 
 
-class PageWithoutResults(Exception):
+class PageWithoutResults(BuildError):
     """A page whose default values, or one of its worked examples, give no results: the build stops."""
 
 
