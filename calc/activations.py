@@ -61,11 +61,7 @@ from calc.step_inputs import (
 from calc.step_outputs import attention_note, moment_phrase
 
 # Only the presets whose architecture the estimate covers.
-MODEL = model_choice(
-    N_("A model whose shape is filled in for you, or a shape of your own."),
-    N_("Another model: type its shape"),
-    keep=lambda shape: shape.model_type in FAMILIES,
-)
+MODEL = model_choice(keep=lambda shape: shape.model_type in FAMILIES)
 COVERED = Names(tuple(FAMILIES))  # transformers' model_type names, which no language changes
 
 

@@ -115,7 +115,6 @@ _CARDS = tuple(
 
 # The field's words, in the order the catalogs list them.
 _DESCRIPTION = N_("A model whose shape is filled in for you, a shape of your own, or only a parameter count.")
-_CUSTOM = N_("Another model: type its shape")
 COUNT_OPTION = Option(COUNT, N_("Only a parameter count (and the activation memory)"))
 
 
@@ -130,7 +129,7 @@ class ModelChoice(Choice):
         ) % {"modelled": format_names(FAMILIES, locale)}
 
 
-MODEL = model_choice(_DESCRIPTION, _CUSTOM, kind=ModelChoice, also=(COUNT_OPTION,))
+MODEL = model_choice(description=_DESCRIPTION, kind=ModelChoice, also=(COUNT_OPTION,))
 
 
 @dataclass
