@@ -44,6 +44,7 @@ from calc.formulas.step import (
     Peak,
     adapts_experts,
     foreach_temporaries,
+    gathered_matrix,
     largest_per_sample,
     limit_of,
     model_states,
@@ -405,6 +406,15 @@ ZERO_3_BUFFERS = N_(
     "reach stage3_max_live_parameters, up to %(live)s here, and a module larger than that is gathered whole; and "
     "stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or lower these settings."
 )
+ZERO_3_BUFFERS_BESIDE_HEAD = N_(
+    "The verdicts count ZeRO-3's buffers only within the overhead, except the output layer's whole matrix, which "
+    "the total counts where ZeRO-3 gathers it (%(head)s). With DeepSpeed's defaults, the gradients are reduced in "
+    "buckets of "
+    "reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay until they reach "
+    "stage3_max_live_parameters, up to %(live)s here with the output layer, and a module larger than that is "
+    "gathered whole; and stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or "
+    "lower these settings."
+)
 
 
 def zero_buffers(values: Mapping[str, object]) -> Phrase | None:
@@ -416,21 +426,25 @@ def zero_buffers(values: Mapping[str, object]) -> Phrase | None:
     bucket = REDUCE_BUCKET * element
     if stage < 3:
         return Phrase(ZERO_BUFFERS, {"bucket": gigabytes(bucket, 2)})
+    # The whole model's weights, not this GPU's shard: gathered weights never exceed them.
     if values["model"] == COUNT:
-        weights = Fraction(values["parameters"]) * GB * element
+        weights, head = Fraction(values["parameters"]) * GB * element, Fraction(0)
     else:
         shape = shape_of(values)
-        weights = model_states(shape, step_setting(values, shape, values["optimizer"], recipe_field=True))[0].weights
+        setting = step_setting(values, shape, values["optimizer"], recipe_field=True)
+        weights = model_states(shape, setting)[0].weights
+        # The step counts the output layer's whole matrix where ZeRO-3 gathers it (calc.formulas.step._gathered).
+        head = gathered_matrix(shape, setting) if int(values["gpus"]) > 1 else Fraction(0)
     live, prefetch = min(MAX_LIVE_PARAMETERS * element, weights), PREFETCH_BUCKET * element
-    return Phrase(
-        ZERO_3_BUFFERS,
-        {
-            "bucket": gigabytes(bucket, 2),
-            "live": gigabytes(live, 2),
-            "prefetch": gigabytes(prefetch, 2),
-            "total": gigabytes(bucket + live + prefetch, 2),
-        },
-    )
+    quantities = {
+        "bucket": gigabytes(bucket, 2),
+        "live": gigabytes(live, 2),
+        "prefetch": gigabytes(prefetch, 2),
+        "total": gigabytes(bucket + max(live - head, 0) + prefetch, 2),
+    }
+    if head:
+        return Phrase(ZERO_3_BUFFERS_BESIDE_HEAD, {**quantities, "head": gigabytes(head, 2)})
+    return Phrase(ZERO_3_BUFFERS, quantities)
 
 
 def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Phrase:

@@ -469,7 +469,9 @@ def test_the_lora_prose_quotes_the_runs_parts_as_its_table_shows_them(site, loca
     # The default run's rows: weights first, then the optimizer state, the activations and the loss.
     weights, activations, loss = cells[0], cells[-2], cells[-1]
     assert all(re.fullmatch(r"[\d.,]+", cell) for cell in (weights, activations, loss))
-    assert all(f"{cell}\xa0GB" in rest for cell in (weights, activations, loss)), (weights, activations, loss)
+    # Joined to the locale's symbol by a no-break space, wide or narrow (CLDR's French writes "4,20\u202fGo").
+    unit = re.escape(expected(locale).gigabyte)
+    assert all(re.search(rf"{re.escape(cell)}[\xa0\u202f]{unit}", rest) for cell in (weights, activations, loss))
 
 
 def test_the_validation_sentences_say_on_which_side_the_model_errs(site):

@@ -19,44 +19,44 @@ def test_an_inline_symbol_s_subscript_of_several_letters_is_a_word():
     assert str(math_symbol("k_w")) == "<math><msub><mi>k</mi><mi>w</mi></msub></math>"
 
 
-# Every symbol the pages' formulas and prose set in MathML: the one quantity it stands for, and the pages (templates)
-# that use it. A new symbol, or an old one on another page, takes its place here, where a second meaning would show.
+# Every symbol the pages' formulas and prose set in MathML, and the one quantity it stands for, on every page: a new
+# symbol takes its place here, where a second meaning would show; a page that reuses one needs nothing.
 SYMBOLS = {
-    "A": ("activation memory per sample (at the moment that limits the micro-batch)", {"accumulation", "plan", "vram"}),
-    "A_t": ("activation memory per sample at moment t", {"vram"}),
-    "B": ("activation memory budget per GPU", {"plan"}),
-    "C": ("a GPU's memory", {"vram"}),
-    "E": ("effective batch size", {"accumulation"}),
-    "F_t": ("memory at moment t that does not grow with the micro-batch", {"vram"}),
-    "L": ("layers", {"lora"}),
-    "M": ("peak activation memory per GPU", {"accumulation", "vram"}),
-    "O": ("overhead per GPU", {"vram"}),
-    "P": ("trainable parameters of a LoRA adapter", {"lora"}),
-    "S": ("the set of adapted projections", {"lora"}),
-    "T": ("target effective batch size", {"plan"}),
-    "V": ("memory per GPU", {"vram"}),
-    "a": ("accumulation steps", {"accumulation", "plan"}),
-    "b": ("micro-batch size", {"accumulation", "plan", "vram"}),
-    "b_max": ("largest micro-batch that fits", {"vram"}),
-    "d": ("a divisor of a GPU's share of the target batch", {"plan"}),
-    "d_h": ("head dimension", {"lora"}),
-    "d_in": ("a projection's inputs", {"lora"}),
-    "d_out": ("a projection's outputs", {"lora"}),
-    "f": ("intermediate size", {"lora"}),
-    "g": ("data-parallel GPUs", {"accumulation", "plan", "vram"}),
-    "h": ("hidden size", {"lora"}),
-    "k_g": ("bytes per parameter for the gradients", {"vram"}),
-    "k_o": ("bytes per parameter for the optimizer state", {"vram"}),
-    "k_w": ("bytes per parameter for the weights", {"vram"}),
-    "n_h": ("attention heads", {"lora"}),
-    "n_kv": ("key and value heads", {"lora"}),
-    "p": ("an adapted projection", {"lora"}),
-    "r": ("LoRA rank", {"lora"}),
-    "s_g": ("shards of the gradients", {"vram"}),
-    "s_o": ("shards of the optimizer state", {"vram"}),
-    "s_w": ("shards of the weights", {"vram"}),
-    "t": ("a moment of the training step", {"vram"}),
-    "Ψ": ("parameters", {"vram"}),
+    "A": "activation memory per sample (at the moment that limits the micro-batch)",
+    "A_t": "activation memory per sample at moment t",
+    "B": "activation memory budget per GPU",
+    "C": "a GPU's memory",
+    "E": "effective batch size",
+    "F_t": "memory at moment t that does not grow with the micro-batch",
+    "L": "layers",
+    "M": "peak activation memory per GPU",
+    "O": "overhead per GPU",
+    "P": "trainable parameters of a LoRA adapter",
+    "S": "the set of adapted projections",
+    "T": "target effective batch size",
+    "V": "memory per GPU",
+    "a": "accumulation steps",
+    "b": "micro-batch size",
+    "b_max": "largest micro-batch that fits",
+    "d": "a divisor of a GPU's share of the target batch",
+    "d_h": "head dimension",
+    "d_in": "a projection's inputs",
+    "d_out": "a projection's outputs",
+    "f": "intermediate size",
+    "g": "data-parallel GPUs",
+    "h": "hidden size",
+    "k_g": "bytes per parameter for the gradients",
+    "k_o": "bytes per parameter for the optimizer state",
+    "k_w": "bytes per parameter for the weights",
+    "n_h": "attention heads",
+    "n_kv": "key and value heads",
+    "p": "an adapted projection",
+    "r": "LoRA rank",
+    "s_g": "shards of the gradients",
+    "s_o": "shards of the optimizer state",
+    "s_w": "shards of the weights",
+    "t": "a moment of the training step",
+    "Ψ": "parameters",
 }
 
 
@@ -73,9 +73,6 @@ def symbols(text: str) -> set[str]:
 def test_each_symbol_means_one_quantity_site_wide_and_each_quantity_has_one_symbol():
     """The LoRA page's set of adapted projections was T, the planner's target batch; the VRAM page's A, g and M once
     meant other things than the accumulation page's: every symbol on any page is this table's, with its one meaning."""
-    used: dict[str, set[str]] = {}
-    for template in sorted(TEMPLATES.glob("*.html")):
-        for symbol in symbols(template.read_text(encoding="utf-8")):
-            used.setdefault(symbol, set()).add(template.stem)
-    assert used == {symbol: pages for symbol, (_, pages) in SYMBOLS.items()}
-    assert len({meaning for meaning, _ in SYMBOLS.values()}) == len(SYMBOLS)
+    used = {symbol for template in TEMPLATES.glob("*.html") for symbol in symbols(template.read_text(encoding="utf-8"))}
+    assert used == SYMBOLS.keys()
+    assert len(set(SYMBOLS.values())) == len(SYMBOLS)

@@ -72,6 +72,7 @@ from calc.vram import (
     TIGHT_UNMEASURED,
     TYPED,
     ZERO_3_BUFFERS,
+    ZERO_3_BUFFERS_BESIDE_HEAD,
     ZERO_BUFFERS,
     billions,
     gpu_memory,
@@ -1025,13 +1026,18 @@ def test_zero_s_buffers_are_sized_with_deepspeed_s_defaults():
     fp32 = {**DEFAULTS, "method": "full", "optimizer": "adam-fp32", "precision": "fp32", "zero_stage": "2"}
     assert CALCULATOR.results(fp32)["zero_buffers"].quantities["bucket"] == gigabytes(2 * 10**9, 2)
     llama = CALCULATOR.results({**DEFAULTS, "method": "full", "zero_stage": "3", "gpus": Decimal(8)})["zero_buffers"]
-    assert llama.message == ZERO_3_BUFFERS
+    # The step counts the output layer's whole matrix where ZeRO-3 gathers it: the overhead takes the rest.
+    assert llama.message == ZERO_3_BUFFERS_BESIDE_HEAD
     assert {name: q.shown() for name, q in llama.quantities.items()} == {
         "bucket": Decimal("1.00"),
         "live": Decimal("2.00"),
         "prefetch": Decimal("0.10"),
-        "total": Decimal("3.10"),
+        "head": Decimal("1.05"),  # 128,256 × 4,096 in bf16
+        "total": Decimal("2.05"),
     }
+    # On one GPU ZeRO-3 gathers no other GPU's shard, and the step counts none.
+    alone = CALCULATOR.results({**DEFAULTS, "method": "full", "zero_stage": "3"})["zero_buffers"]
+    assert alone.message == ZERO_3_BUFFERS and alone.quantities["total"].shown() == Decimal("3.10")
     # A model smaller than stage3_max_live_parameters can have no more than its own weights gathered.
     small = {**DEFAULTS, "model": "Qwen/Qwen2.5-0.5B", "method": "full", "zero_stage": "3", "gpus": Decimal(8)}
     small = {**small, **settle(small, frozenset({"model"}))}

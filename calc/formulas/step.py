@@ -606,14 +606,19 @@ def _gathered(shape: ModelShape, setting: Setting, states: ModelStates) -> dict[
     base = {"weights": states.weights, "optimizer_state": states.optimizer}
     if setting.zero_stage < 3 or setting.gpus == 1:
         return {"head": base, "embeddings": base}
+    # The whole matrix less this GPU's shard of it, already in the weights.
+    matrix = gathered_matrix(shape, setting) * (setting.gpus - 1) / setting.gpus
+    head = {**base, "weights": base["weights"] + matrix}
+    return {"head": head, "embeddings": head if setting.method == "full" else base}
+
+
+def gathered_matrix(shape: ModelShape, setting: Setting) -> Fraction:
+    """The bytes of the output layer's whole matrix as ZeRO-3 gathers it (:func:`_gathered`)."""
     if setting.method == "qlora":
         element = Fraction(PRECISION_BYTES["bf16"])  # 4-bit loading leaves the embeddings and lm_head in 16 bits
     else:
         element = STEP_RECIPES[setting.recipe].states.weights  # trained or frozen, as the recipe keeps its weights
-    # The whole matrix less this GPU's shard of it, already in the weights.
-    matrix = element * shape.vocab_size * shape.hidden_size * (setting.gpus - 1) / setting.gpus
-    head = {**base, "weights": base["weights"] + matrix}
-    return {"head": head, "embeddings": head if setting.method == "full" else base}
+    return element * shape.vocab_size * shape.hidden_size
 
 
 def _residual_bytes(recipe: Recipe, p: int) -> int:
