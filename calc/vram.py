@@ -76,8 +76,8 @@ from calc.step_inputs import (
     RANK,
     RECOMPUTATION,
     SEQUENCE_LENGTH,
+    STEP_TARGET_MODULES,
     STEP_TARGETS,
-    TARGETS,
     ExpertsNotModelled,
     step_recipe,
     step_setting,
@@ -758,7 +758,7 @@ CALCULATOR = Calculator(
     name="vram",
     groups=(
         Group(N_("Model"), (MODEL, PAGE_CONFIG, PARAMETERS)),
-        Group(N_("Method"), (METHOD, RANK, TARGETS)),
+        Group(N_("Method"), (METHOD, RANK, STEP_TARGET_MODULES)),
         Group(N_("Training"), (OPTIMIZER, PRECISION, ZERO_STAGE, GPUS)),
         Group(N_("Training step"), (SEQUENCE_LENGTH, MICRO_BATCH, ATTENTION, RECOMPUTATION, ACTIVATION_MEMORY)),
         Group(N_("GPU"), (GPU, GPU_MEMORY, OVERHEAD)),

@@ -54,7 +54,7 @@ from calc.models import PRESETS
 from calc.outputs import Phrases, Quantity, gigabytes
 from calc.plan import SampleExceedsBudget
 from calc.problems import InputProblem
-from calc.step_inputs import Refused, step_setting
+from calc.step_inputs import EXPERT_TARGETS, Refused, step_setting
 from calc.step_outputs import LOSS_LABELS, MOMENT_WORDS
 from calc.vram import (
     AT_FOREACH_STEP,
@@ -1075,3 +1075,23 @@ def test_an_optimizer_step_peak_names_the_adamw_it_assumes():
     ):
         setting = step_setting({**DEFAULTS, "method": method}, shape, recipe, recipe_field=True)
         assert foreach_temporaries(setting) is foreach, (method, recipe)
+
+
+@pytest.mark.parametrize("model", ["mistralai/Mixtral-8x7B-v0.1", "Qwen/Qwen3-30B-A3B"])
+def test_the_pages_of_the_step_never_offer_a_mixture_s_experts(model, locale="en"):
+    """An adapter on the experts is not modelled in the step, so the VRAM and activation pages do not offer them as
+    targets, while the LoRA page, which counts their parameters (peft's target_parameters), does (review 8, it 1)."""
+    offered = {}
+    for name in ("vram", "activations", "lora"):
+        calculator = load(name)
+        view = evaluate(
+            calculator,
+            restore(calculator, f"?model={model}", Locale.parse(locale)),
+            Locale.parse(locale),
+            NullTranslations(),
+            restoring=True,
+        )
+        offered[name] = set(view.offered["target_modules"])
+    assert not offered["vram"] & EXPERT_TARGETS and not offered["activations"] & EXPERT_TARGETS
+    assert offered["lora"] & EXPERT_TARGETS
+    assert offered["vram"] == offered["lora"] - EXPERT_TARGETS
