@@ -20,19 +20,20 @@ import tempfile
 from pathlib import Path
 
 from calc.i18n import load_translations
+from sitebuild import BuildError
 from sitebuild.bytecode import compile_wheels
 from sitebuild.catalogs import compile_catalogs
 from sitebuild.config import ASSETS, CATALOG, LOCALES, PAGES, PYODIDE_PACKAGE, ROOT, RUNTIME, TEMPLATES, WEB
 from sitebuild.links import dead_links
 from sitebuild.offline import SERVICE_WORKER, write_service_worker
-from sitebuild.pages import PageWithoutResults, Prose, environment, render_calculator, render_chooser
+from sitebuild.pages import Prose, environment, render_calculator, render_chooser
 from sitebuild.precompress import precompress
 from sitebuild.runtime import check_pinned, install_runtime
 from sitebuild.snapshot import build_snapshot, tell_worker
 from sitebuild.wheels import babel_usage, build_babel_wheel, build_calc_wheel
 
 
-class UnsafeOutput(Exception):
+class UnsafeOutput(BuildError):
     """An output folder the build will not empty, and why."""
 
 
@@ -83,7 +84,7 @@ def build(out: Path, base_url: str = "") -> None:
 
     problems = dead_links(out, base_url)
     if problems:
-        sys.exit("Dead internal links:\n  " + "\n  ".join(problems))
+        raise BuildError("Dead internal links:\n  " + "\n  ".join(problems))
     write_service_worker(out)
     precompress(out)
 
@@ -127,8 +128,8 @@ def main(argv: list[str] | None = None) -> None:
         build(args.out, args.site_url)
     except UnsafeOutput as refusal:
         sys.exit(f"Not built: {refusal}")
-    except PageWithoutResults as failure:
-        sys.exit(f"Build failed: {failure}")
+    except BuildError as error:
+        sys.exit(f"Build failed: {error}")
 
 
 if __name__ == "__main__":

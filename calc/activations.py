@@ -22,6 +22,7 @@ from calc.calculator import Calculator, Group
 from calc.configs import Reading
 from calc.formatting import GIGABYTE, PERCENT, rounded_up
 from calc.formulas.activations import FAMILIES
+from calc.formulas.model_states import RECIPES, chosen_as
 from calc.formulas.parameters import target_modules
 from calc.formulas.step import adapts_experts, largest_per_sample, moments, saved_breakdown
 from calc.i18n import N_
@@ -60,11 +61,7 @@ from calc.step_inputs import (
 from calc.step_outputs import attention_note, moment_phrase
 
 # Only the presets whose architecture the estimate covers.
-MODEL = model_choice(
-    N_("A model whose shape is filled in for you, or a shape of your own."),
-    N_("Another model: type its shape"),
-    keep=lambda shape: shape.model_type in FAMILIES,
-)
+MODEL = model_choice(keep=lambda shape: shape.model_type in FAMILIES)
 COVERED = Names(tuple(FAMILIES))  # transformers' model_type names, which no language changes
 
 
@@ -210,7 +207,12 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
 
 def facts() -> dict[str, Fact]:
     """What the page's prose quotes."""
+    recipe, precision = chosen_as("autocast-bf16")
     return {
+        # How the VRAM page's fields choose autocast over a model loaded in fp32, which this page does not model: the
+        # recipe's label (a message id) and the precision.
+        "autocast_recipe": RECIPES[recipe].label,
+        "autocast_precision": precision,
         "korthikanti": Citation("Korthikanti et al. (2022, §4–5)", "https://arxiv.org/abs/2205.05198"),
         # Megatron Core's recompute_granularity, which the --recompute-granularity flag sets: "selective" recomputes
         # the submodules of --recompute-modules, "core_attn" unless told otherwise.

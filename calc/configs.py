@@ -218,7 +218,10 @@ def _count(config: dict, key: str, default: int | None = None) -> int:
 
 
 def _boolean(config: dict, key: str, default: bool) -> bool:
-    value = config.get(key, default)
+    """True or false, or ``default`` where the key is left out or null (as :func:`_count` reads a count)."""
+    value = config.get(key)
+    if value is None:
+        return default
     if not isinstance(value, bool):
         raise NotABoolean(key, _quoted(value))
     return value

@@ -150,6 +150,10 @@ class Input(ABC):
         return None
 
 
+# Whose unit symbols every locale's fields read too.
+_ENGLISH = Locale.parse("en")
+
+
 @dataclass(frozen=True)
 class _Number(Input, ABC):
     default: Decimal | None
@@ -175,12 +179,13 @@ class _Number(Input, ABC):
         return value
 
     def _without_unit(self, text: str, locale: Locale) -> str:
-        """``text`` without the field's own unit after the number; any other word is refused."""
+        """``text`` without the field's own unit after the number, in the locale's symbol or the English one (a
+        French reader types "GB" as often as "Go", and it reads only one way); any other word is refused."""
         match = _NUMBER_AND_WORD.fullmatch(text)
         if not match:
             return text
         number, word = match.groups()
-        if self.unit and word.casefold() == unit_symbol(self.unit, locale).casefold():
+        if self.unit and word.casefold() in {unit_symbol(self.unit, on).casefold() for on in (locale, _ENGLISH)}:
             return number
         raise NumberOnly()
 

@@ -105,28 +105,25 @@ PRESET_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 
 def model_choice(
-    description: str,
-    custom_label: str,
     keep: Callable[[ModelShape], bool] = lambda shape: True,
     *,
+    description: str = N_("A model whose shape is filled in for you, or a shape of your own."),
     kind: type[Choice] = Choice,
     also: tuple[Option, ...] = (),
 ) -> Choice:
     """A ``model`` choice (a ``kind``, for a page whose field words more) of the presets ``keep`` accepts, grouped by
-    family, then a custom model, then the options ``also`` gives."""
+    family, then a custom model, then the options ``also`` gives (which ``description`` then names)."""
     options = [Option(repo, repo, group) for group, repos in PRESET_GROUPS for repo in repos if keep(PRESETS[repo])]
     return kind(
         "model",
         N_("Model"),
         description,
-        options=(*options, Option(CUSTOM, custom_label), *also),
+        options=(*options, Option(CUSTOM, N_("Another model: type its shape")), *also),
         default=DEFAULT_MODEL,
     )
 
 
-MODEL = model_choice(
-    N_("A model whose shape is filled in for you, or a shape of your own."), N_("Another model: type its shape")
-)
+MODEL = model_choice()
 
 # The values a true/false field takes, in the page and in the address.
 TRUE, FALSE = "true", "false"

@@ -98,8 +98,9 @@ class Names:
 
 
 # What a page's prose quotes (Calculator.facts): a quantity or names, written for the locale; a source, linked, or
-# several, listed as a question's sources; or literal text that no language changes.
-Fact = Quantity | Citation | tuple[Citation, ...] | Names | str
+# several, listed as a question's sources; literal text that no language changes; or message ids by key (a choice's
+# labels), which the template translates.
+Fact = Quantity | Citation | tuple[Citation, ...] | Names | str | dict[str, str]
 
 
 @dataclass(frozen=True)

@@ -29,9 +29,9 @@ from calc.formatting import GIGABYTE, format_number, format_quantity
 from calc.formulas.batch import plans, reachable
 from calc.i18n import N_
 from calc.inputs import Choice, Count, Input, Option, address_within
-from calc.outputs import Citation, Column, Fact, Figure, Phrase, Quantity, Table, Text, exact_gigabytes
+from calc.outputs import Citation, Column, Fact, Figure, Names, Phrase, Quantity, Table, Text, exact_gigabytes
 from calc.problems import InputProblem, quantity
-from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
+from calc.snippets import FRAMEWORKS, GPUS_PER_NODE, SNIPPETS, snippets
 
 # The defaults are the site's default run (calc.batch_inputs); a plan needs a budget.
 MEMORY_BUDGET = replace(
@@ -206,6 +206,7 @@ def facts() -> dict[str, Fact]:
     """What the page's prose quotes."""
     return {
         "gpus_per_node": Quantity(GPUS_PER_NODE),
+        "frameworks": Names(tuple(FRAMEWORKS.values())),
         "example_gpu": gpus.GPUS_BY_ID["a100-40gb"].name,
         # data_parallel_size = world_size // (tensor × pipeline × context-parallel sizes), at Megatron Core 0.19.0.
         "megatron_data_parallel": Citation(

@@ -49,7 +49,15 @@ import json
 from calc.i18n import N_
 from calc.outputs import Code
 
-FRAMEWORKS = ("transformers", "deepspeed", "lightning", "accelerate", "axolotl", "megatron")
+# The frameworks the pages write settings for, in their order, and the names the prose gives them.
+FRAMEWORKS = {
+    "transformers": "Transformers",
+    "deepspeed": "DeepSpeed",
+    "lightning": "Lightning",
+    "accelerate": "Accelerate",
+    "axolotl": "Axolotl",
+    "megatron": "Megatron-LM",
+}
 
 # The page knows only the total of data-parallel GPUs; the snippets assume nodes of up to 8 GPUs
 # (as in DGX and HGX servers) and the most GPUs per node that share the total evenly. The pages say so.

@@ -117,7 +117,6 @@ _CARDS = tuple(
 
 # The field's words, in the order the catalogs list them.
 _DESCRIPTION = N_("A model whose shape is filled in for you, a shape of your own, or only a parameter count.")
-_CUSTOM = N_("Another model: type its shape")
 COUNT_OPTION = Option(COUNT, N_("Only a parameter count (and the activation memory)"))
 
 
@@ -132,7 +131,7 @@ class ModelChoice(Choice):
         ) % {"modelled": format_names(FAMILIES, locale)}
 
 
-MODEL = model_choice(_DESCRIPTION, _CUSTOM, kind=ModelChoice, also=(COUNT_OPTION,))
+MODEL = model_choice(description=_DESCRIPTION, kind=ModelChoice, also=(COUNT_OPTION,))
 
 
 @dataclass
@@ -697,6 +696,8 @@ def facts() -> dict[str, Fact]:
         "fsdp_gradient_extra": Quantity(RECIPES["adam-fp32"].states.gradients - _ADAM.gradients, places=0),
         # The recipe the page opens with, as the field shows it (a message id).
         "default_recipe": next(option.label for option in OPTIMIZER.options if option.value == OPTIMIZER.default),
+        # Every recipe as the field shows it, by its option's value (message ids): the framework table names them.
+        "recipe_labels": {option.value: option.label for option in OPTIMIZER.options},
         "shortfall": Quantity(SHORTFALL * 100, PERCENT, places=1),
         # The foreach AdamW's temporaries of the two recipes the Trainer's rows name, bytes per parameter; and the
         # PyTorch release from which the Trainer's default optim is "adamw_torch_fused" (transformers'

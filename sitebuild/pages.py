@@ -24,6 +24,7 @@ from calc.evaluation import default_texts, evaluate
 from calc.formatting import format_names, format_number, unit_symbol
 from calc.inputs import Amount, Count, Value
 from calc.outputs import Citation, Fact, Names, Quantity, typed
+from sitebuild import BuildError
 from sitebuild.config import ASSETS, CATALOG, CONTENT_SECURITY_POLICY, LOCALES, PAGES
 from sitebuild.validation import validation_facts
 
@@ -122,7 +123,7 @@ def worked_example(
     }
 
 
-class PageWithoutResults(Exception):
+class PageWithoutResults(BuildError):
     """A page whose default values, or one of its worked examples, give no results: the build stops."""
 
 
@@ -184,7 +185,7 @@ def relative(path: str, target: str) -> str:
 
 def _fact(fact: Fact, locale: Locale) -> str | Markup | list[dict[str, str]]:
     """A fact as prose quotes it: a quantity or a list of names for the locale, a citation as its link, several as a
-    question's sources (what ``external_links`` takes), text as it is."""
+    question's sources (what ``external_links`` takes), text and message ids as they are."""
     if isinstance(fact, tuple):
         return [{"href": citation.href, "text": citation.text} for citation in fact]
     if isinstance(fact, Names):

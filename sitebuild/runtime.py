@@ -12,6 +12,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name, parse_wheel_filename
 
+from sitebuild import BuildError
 from sitebuild.config import ROOT
 
 # Pyodide's standard library, which only its own boot reads: a restored snapshot gets an empty one.
@@ -40,11 +41,11 @@ def check_pinned(package: Path, manifest: Path = MANIFEST) -> None:
     one left in node_modules must stop the build, not ship.
     """
     if not (package / "package.json").exists():
-        raise SystemExit(f"{package} is missing: run `npm ci` first")
+        raise BuildError(f"{package} is missing: run `npm ci` first")
     pinned = json.loads(manifest.read_text(encoding="utf-8"))["dependencies"]["pyodide"]
     installed = json.loads((package / "package.json").read_text(encoding="utf-8"))["version"]
     if installed != pinned:
-        raise SystemExit(
+        raise BuildError(
             f"{package} holds Pyodide {installed}, but {manifest.name} pins {pinned}: run `npm ci`"
             " (or, to upgrade, follow docs/pyodide.md)"
         )
@@ -102,5 +103,5 @@ def lock_entries(wheels: list[Path], python: str) -> dict[str, dict[str, object]
         }
     missing = {d for e in entries.values() for d in e["depends"]} - entries.keys()
     if missing:
-        raise SystemExit(f"wheels depend on packages the site does not host: {sorted(missing)}")
+        raise BuildError(f"wheels depend on packages the site does not host: {sorted(missing)}")
     return entries

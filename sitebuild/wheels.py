@@ -15,6 +15,8 @@ from pathlib import Path
 
 from babel.core import get_global
 
+from sitebuild import BuildError
+
 # What building calc's wheel reads from the project.
 _CALC_SOURCES = ("pyproject.toml", "calc")
 
@@ -98,7 +100,7 @@ def build_babel_wheel(locales: tuple[str, ...], usage: dict[str, list[str]], out
         entry.as_posix(): Path(entry.locate()).read_bytes() for entry in dist.files or () if entry.as_posix() in keep
     }
     if missing := keep - files.keys():
-        raise SystemExit(f"Babel {dist.version} has no {sorted(missing)}")
+        raise BuildError(f"Babel {dist.version} has no {sorted(missing)}")
     files["babel/global.dat"] = _only(files["babel/global.dat"], usage["global_keys"])
     for name in data:
         files[name] = _only(files[name], usage["locale_keys"])

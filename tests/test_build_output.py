@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from build import UnsafeOutput, check_output, main
+from build import UnsafeOutput, build, check_output, main
+from sitebuild import BuildError
 from sitebuild.config import ROOT
 
 
@@ -36,3 +37,18 @@ def test_a_new_or_empty_folder_or_an_earlier_build_is_accepted(tmp_path):
     (tmp_path / "empty").mkdir()
     for out in (tmp_path / "new", tmp_path / "empty", earlier):
         check_output(out)
+
+
+def test_a_build_step_that_fails_stops_the_command_with_its_reason_and_the_library_call_with_an_exception(
+    monkeypatch, tmp_path
+):
+    """A build step raises BuildError, an ordinary exception for build()'s callers (the tests' fixture); only the
+    command turns it into an exit with the step's message."""
+    missing = tmp_path / "node_modules" / "pyodide"
+    monkeypatch.setattr("build.PYODIDE_PACKAGE", missing)
+    with pytest.raises(BuildError, match="is missing: run `npm ci` first") as raised:
+        build(tmp_path / "site")
+    assert not isinstance(raised.value, SystemExit)
+    with pytest.raises(SystemExit) as stopped:
+        main(["--out", str(tmp_path / "site")])
+    assert stopped.value.code == f"Build failed: {missing} is missing: run `npm ci` first"

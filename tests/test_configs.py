@@ -271,6 +271,10 @@ def test_keys_left_out_take_the_config_class_defaults():
     assert read_config(json.dumps(qwen3)).shape.head_dim == 128
     # Gemma2Config ties the embeddings unless told otherwise.
     assert not read_config(json.dumps({**GEMMA_2_2B, "tie_word_embeddings": False})).shape.tie_word_embeddings
+    # A null boolean is left out too, as a null count is: it takes the class's default.
+    assert read_config(json.dumps({**GEMMA_2_2B, "tie_word_embeddings": None})).shape.tie_word_embeddings
+    untied = {key: v for key, v in LLAMA_3_2_1B.items() if key != "tie_word_embeddings"}
+    assert read_config(json.dumps({**LLAMA_3_2_1B, "tie_word_embeddings": None})) == read_config(json.dumps(untied))
 
 
 def test_a_multimodal_config_is_read_through_its_text_config():

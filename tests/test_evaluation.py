@@ -21,7 +21,7 @@ from calc.gpus import GPUS_BY_ID
 from calc.i18n import load_translations
 from calc.inputs import Amount, Choice, ChoiceSet, Count, Pasted
 from calc.outputs import Chart, Column, Quantity, Table
-from calc.problems import Ambiguous, InputProblem
+from calc.problems import Ambiguous, InputProblem, NumberOnly
 from calc.vram import gpu_memory
 from sitebuild.config import LOCALES
 from tests.expectations import expected
@@ -438,3 +438,23 @@ def test_a_config_pasted_with_a_refused_field_just_typed_stays_in_its_box(locale
     assert shown.texts["hidden_size"] == "896"
     after = evaluate(calculator, texts, en, load_translations(localedir, "en"), changed=frozenset({"micro_batch"}))
     assert (after.errors["layers"], after.texts["layers"], after.texts["config"]) == (None, "24", "")
+
+
+EN = Locale.parse("en")
+# A language the site does not list whose gigabyte has a symbol of its own (French "Go").
+OWN_SYMBOL = next(
+    Locale.parse(code)
+    for code in ("fr", "ru")
+    if code not in LOCALES
+    and unit_symbol(MEMORY_BUDGET.unit, Locale.parse(code)) != unit_symbol(MEMORY_BUDGET.unit, EN)
+)
+
+
+def test_a_language_with_its_own_unit_symbol_reads_the_english_one_too(locale=OWN_SYMBOL):
+    """On a French form "0,5 GB" has one reading, as "0,5 Go" does: refusing it would refuse what is clear."""
+    half = format_number(Decimal("0.5"), locale)
+    own, english = unit_symbol(MEMORY_BUDGET.unit, locale), unit_symbol(MEMORY_BUDGET.unit, EN)
+    for symbol in (own, english, english.lower()):
+        assert MEMORY_BUDGET.read(f"{half} {symbol}", locale) == Decimal("0.5"), symbol
+    with pytest.raises(NumberOnly):
+        MEMORY_BUDGET.read(f"{half} MB", locale)

@@ -23,6 +23,7 @@ from babel import Locale
 from calc.browser import evaluator
 from calc.calculators import NAMES, load
 from calc.evaluation import default_texts
+from sitebuild import BuildError
 from sitebuild.config import ASSETS, LOCALES, PYODIDE_PACKAGE, ROOT, RUNTIME
 from sitebuild.runtime import CORE_FILES, FILES_FOR_JAVASCRIPT, LOADER, LOCKFILE, check_pinned
 from sitebuild.snapshot import tell_worker, told_worker
@@ -100,13 +101,13 @@ def test_the_installed_pyodide_is_the_pinned_one(tmp_path):
 
 @pytest.mark.parametrize("installed", ["314.0.7", "315.0.0"])
 def test_the_build_stops_on_another_pyodide_than_the_pinned_one(tmp_path, installed):
-    with pytest.raises(SystemExit) as stopped:
+    with pytest.raises(BuildError) as stopped:
         check_pinned(*pyodide_in(tmp_path, "314.0.8", installed))
     assert f"holds Pyodide {installed}, but package.json pins 314.0.8: run `npm ci`" in str(stopped.value)
 
 
 def test_the_build_stops_without_pyodide(tmp_path):
-    with pytest.raises(SystemExit, match="is missing: run `npm ci` first"):
+    with pytest.raises(BuildError, match="is missing: run `npm ci` first"):
         check_pinned(*pyodide_in(tmp_path, "314.0.8", None))
 
 

@@ -10,7 +10,7 @@ from calc.evaluation import evaluate
 from calc.i18n import load_translations
 from sitebuild.config import CONTENT_SECURITY_POLICY
 from tests.expectations import expected
-from tests.helpers import A_LOCALE, expect, in_turn
+from tests.helpers import A_LOCALE, expect, in_turn, wait_until_ready
 from tests.holding import Held
 from tools.serve import sending, serving
 
@@ -101,6 +101,37 @@ def test_a_loader_that_never_answers_times_out_and_the_typing_stays(context, bas
     )
     expect(page.locator("[data-role=outcome]")).to_be_hidden()
     for status in ("error", "loading", "busy"):
+        expect(page.locator(f".status[data-status={status}]")).to_be_hidden()
+
+
+def test_a_calculation_that_never_answers_times_out_and_the_typing_stays(context, base_url, localedir, locale=A_LOCALE):
+    # A worker that starts but never answers an edit: a listener ahead of its own drops every request.
+    def unanswering(route):
+        response = route.fetch()
+        drop = 'self.addEventListener("message", (e) => e.data.type === "evaluate" && e.stopImmediatePropagation());\n'
+        route.fulfill(response=response, body=drop + response.text())
+
+    context.route("**/calc-worker.js", unanswering)
+    page = context.new_page()
+    # The page's own time-out for an answer (ANSWER_TIMEOUT_MS), on a clock the test moves on.
+    page.clock.install()
+    page.goto(f"{base_url}{locale}/")
+    wait_until_ready(page)
+    page.fill("[name=micro_batch]", "8")
+    expect(page.locator(".results")).to_have_attribute("aria-busy", "true")
+    page.clock.fast_forward("00:31")
+    expect(page.locator("html")).to_have_attribute("data-calc", "error")
+    expect(page.locator("[name=micro_batch]")).to_have_value("8")
+    expect(page.locator("[name=micro_batch]")).to_be_disabled()
+    words = load_translations(localedir, locale).gettext
+    expect(page.locator(".status[data-status=unanswered-edited]")).to_have_text(
+        words(
+            "The calculation did not answer, so the live calculator has stopped and cannot show results for the"
+            " values you entered. Reload the page to try again."
+        )
+    )
+    expect(page.locator("[data-role=outcome]")).to_be_hidden()
+    for status in ("error", "error-edited", "unanswered", "ready", "busy"):
         expect(page.locator(f".status[data-status={status}]")).to_be_hidden()
 
 

@@ -210,6 +210,14 @@ def test_an_adapter_under_8_bit_adamw_keeps_the_8_bit_states_and_no_master_copy(
     assert RECIPES["adamw-8bit"].states.optimizer - 4 == 2 + Fraction(1, 32)
 
 
+def test_the_remembered_moments_cannot_be_changed_by_a_caller():
+    """moments() hands every later edit the same moments: writing into one would change the page's next answers."""
+    (first, *_) = moments(PRESETS["meta-llama/Llama-3.1-8B"], Setting("adamw-mixed", 4096))
+    for parts in (first.fixed, first.per_sample):
+        with pytest.raises(TypeError):
+            parts["gradients"] = 0
+
+
 def test_bad_settings_are_refused():
     shape = PRESETS["meta-llama/Llama-3.1-8B"]
     for setting, message in (

@@ -19,6 +19,9 @@ const ADDRESS_AFTER_MS = 250;
 // Pyodide's loader can wait forever on a missing or mis-served file
 // instead of failing, so a start that takes longer than this has failed.
 const START_TIMEOUT_MS = 60_000;
+// An edit takes milliseconds once Python runs (docs/performance.md): an answer this late will not come, and the
+// page says so rather than stay busy forever.
+const ANSWER_TIMEOUT_MS = 30_000;
 
 const root = document.documentElement;
 const form = document.querySelector("form[data-calculator]");
@@ -88,10 +91,21 @@ worker.postMessage({
   catalog: new URL(form.dataset.catalog, document.baseURI).href,
 });
 
+// A request Python did not answer: fail() says so, in the status the page holds for it.
+class NoAnswer extends Error {}
+
 function evaluate(request) {
   return new Promise((resolve, reject) => {
     const id = ++lastId;
-    pending.set(id, { resolve, reject });
+    const timer = setTimeout(() => {
+      pending.delete(id);
+      reject(new NoAnswer(`Python did not answer within ${ANSWER_TIMEOUT_MS} ms`));
+    }, ANSWER_TIMEOUT_MS);
+    const settled = (settle) => (value) => {
+      clearTimeout(timer);
+      settle(value);
+    };
+    pending.set(id, { resolve: settled(resolve), reject: settled(reject) });
     worker.postMessage({ id, type: "evaluate", request });
   });
 }
@@ -286,6 +300,7 @@ function fail(error) {
   if (root.dataset.calc === "error") return;
   console.error("The calculator is unavailable:", error);
   root.dataset.calc = "error";
+  if (error instanceof NoAnswer) root.dataset.unanswered = "";
   worker.terminate();
   if (atDefaults()) {
     offer(defaultView.offered);
@@ -331,17 +346,20 @@ function queue(makeRequest) {
 
 async function askInTurn() {
   asking = true;
-  await ready;
-  while (waiting.length > 0) {
-    const view = await evaluate(waiting.shift()());
-    if (root.dataset.calc === "error") break; // fail() ended the worker: leave the loop as a finished one
-    setTexts(view.texts, editedSinceRead);
-    if (waiting.length > 0) continue; // a later request has the last word
-    follow(view);
-    announceLater(view.announcement);
-    results.removeAttribute("aria-busy");
+  try {
+    await ready;
+    while (waiting.length > 0) {
+      const view = await evaluate(waiting.shift()());
+      if (root.dataset.calc === "error") break; // fail() ended the worker: leave the loop as a finished one
+      setTexts(view.texts, editedSinceRead);
+      if (waiting.length > 0) continue; // a later request has the last word
+      follow(view);
+      announceLater(view.announcement);
+      results.removeAttribute("aria-busy");
+    }
+  } finally {
+    asking = false; // a failed request ends the turn too, so that a later edit may ask again
   }
-  asking = false;
 }
 
 form.addEventListener("input", (event) => edited([event.target.name]));

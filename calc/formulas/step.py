@@ -68,9 +68,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
+from types import MappingProxyType
 from typing import ClassVar
 
 from calc.formulas import activations
@@ -221,8 +223,8 @@ class Moment:
     """What is alive at one moment of the step: ``fixed`` plus ``b`` times ``per_sample``, in bytes by part."""
 
     name: str
-    fixed: dict[str, Fraction]
-    per_sample: dict[str, Fraction]
+    fixed: Mapping[str, Fraction | int]
+    per_sample: Mapping[str, Fraction | int]
 
     # Summed from the int 0: the parts are ints where their bytes are whole, and a Fraction start would make every
     # addition a Fraction one, a quarter of an edit's time on the VRAM page.
@@ -247,9 +249,10 @@ class Peak:
     parts: dict[str, Fraction]
 
 
-def _parts(**values: Fraction | int) -> dict[str, Fraction | int]:
-    # Exact either way; ints, where the bytes are whole, keep the arithmetic fast enough for every keystroke.
-    return {part: _whole(values.get(part, 0)) for part in PARTS}
+def _parts(**values: Fraction | int) -> Mapping[str, Fraction | int]:
+    # Exact either way; ints, where the bytes are whole, keep the arithmetic fast enough for every keystroke. Read-only:
+    # moments() caches its moments for every later edit, so a caller that wrote into one would change them all.
+    return MappingProxyType({part: _whole(values.get(part, 0)) for part in PARTS})
 
 
 def _whole(value: Fraction | int) -> Fraction | int:
@@ -511,7 +514,7 @@ def foreach_temporaries(setting: Setting) -> bool:
 
 
 # Remembered: most of a page's edits (the micro-batch, the GPU, the target batch) leave the model and the setting as
-# they were, and the moments are most of an edit's work. Callers only read them.
+# they were, and the moments are most of an edit's work. Their parts are read-only (_parts).
 @lru_cache(maxsize=32)
 def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     """Every moment that can hold the step's peak (:data:`MOMENTS`), each as a fixed part plus a per-sample part."""
