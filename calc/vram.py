@@ -51,6 +51,7 @@ from calc.formulas.step import (
     moments,
     peak_of,
 )
+from calc.formulas.step import measured as step_measured
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Input, Option, address_number, address_within
 from calc.model_inputs import (
@@ -307,8 +308,8 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
 # they left out.
 TIGHT_UNMEASURED = N_(
-    "Your GPU holds it, with %(spare)s to spare: a tight fit, less than the estimate's largest measured shortfall, "
-    "and the measurements did not cover %(unmeasured)s."
+    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: less than the estimate fell short by at worst "
+    "in the measurements, which did not cover %(unmeasured)s."
 )
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
@@ -326,7 +327,7 @@ def unmeasured(values: Mapping[str, object], accumulating: bool) -> tuple[str, .
     recipe = step_recipe(values["optimizer"], values["precision"], values["method"], recipe_field=True)
     left_out = (
         (UNMEASURED_TYPED, typed),
-        (UNMEASURED_RECIPE, not STEP_RECIPES[recipe].measured),
+        (UNMEASURED_RECIPE, not step_measured(recipe, values["method"])),
         (UNMEASURED_SHARDING, int(values["zero_stage"]) > 0 and int(values["gpus"]) > 1),
         (UNMEASURED_QLORA, values["method"] == "qlora"),
         (UNMEASURED_ACCUMULATION, accumulating),
@@ -599,7 +600,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     yours = need.verdict(capacity, SENTENCE)
     left_out = unmeasured(values, accumulating=earlier > 0)
     if yours.message == SENTENCE[1] and left_out:
-        yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, "unmeasured": Phrases(left_out)})
+        yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, "unmeasured": Phrases(left_out, style="or")})
     return {
         "total_memory": gigabytes(total, 2),
         "your_gpu": without_bf16(yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE),
