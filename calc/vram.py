@@ -409,10 +409,10 @@ ZERO_3_BUFFERS = N_(
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which must fit in the overhead; the exception is the output layer's whole "
-    "matrix, which the total counts where ZeRO-3 gathers it (%(head)s). With DeepSpeed's defaults, the gradients are reduced in "
-    "buckets of reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay in memory until they "
-    "reach stage3_max_live_parameters, up to %(live)s here with the output layer, and a module larger than that is "
-    "gathered whole; and stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or "
+    "matrix, which the total counts where ZeRO-3 gathers it (%(head)s). With DeepSpeed's defaults, the gradients are "
+    "reduced in buckets of reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay in memory until "
+    "they reach stage3_max_live_parameters, up to %(live)s here with the output layer, and a module larger than that "
+    "is gathered whole; and stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or "
     "lower these settings."
 )
 
