@@ -52,7 +52,7 @@ from calc.step_inputs import (
     RANK,
     RECOMPUTATION,
     SEQUENCE_LENGTH,
-    TARGETS,
+    STEP_TARGET_MODULES,
     ExpertsNotModelled,
     adamw_recipe,
     step_setting,
@@ -115,7 +115,9 @@ SHAPE = tuple(
 # step does not model an adapter on those (calc.formulas.step.adapts_experts), which is refused on its field as the
 # VRAM and LoRA pages refuse it. Choosing a model brings the targets the step models.
 COVERED_TARGETS = {name for shape in PRESETS.values() if shape.model_type in FAMILIES for name in target_modules(shape)}
-PAGE_TARGETS = replace(TARGETS, options=tuple(o for o in TARGETS.options if o.value in COVERED_TARGETS))
+PAGE_TARGETS = replace(
+    STEP_TARGET_MODULES, options=tuple(o for o in STEP_TARGET_MODULES.options if o.value in COVERED_TARGETS)
+)
 # This page computes in the model's own dtype: autocast over an fp32 model is not modelled here (its Limitations), but
 # the VRAM page's recipe "Adam or AdamW, all in fp32" at bf16 is.
 PAGE_PRECISION = replace(

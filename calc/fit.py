@@ -24,7 +24,10 @@ GB = 10**9
 CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to spare"), N_("Short by %(missing)s"))
 SENTENCE = (
     N_("Your GPU holds it, with %(spare)s to spare."),
-    N_("Your GPU holds it, with %(spare)s to spare: a tight fit, less than the estimate's largest measured shortfall."),
+    N_(
+        "Your GPU holds it, with %(spare)s to spare. That is a tight fit: less than the estimate fell short by at "
+        "worst in the measurements."
+    ),
     N_("Your GPU is short by %(missing)s."),
 )
 

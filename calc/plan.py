@@ -99,14 +99,16 @@ class AccumulationNotBudgeted(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
-            "This budget holds only for a plan without accumulation, and one micro-batch of all %(share)s samples "
-            "each GPU takes needs %(needed)s. A plan that accumulates also holds the gradients that earlier "
-            "micro-batches leave behind: take its budget from the training memory per GPU calculator, with this "
-            "target batch."
+            "This budget holds only for a plan without accumulation, and putting all %(share)s of each GPU's "
+            "samples in one micro-batch would need %(needed)s. A plan that accumulates also holds the gradients "
+            "that earlier micro-batches leave behind: take its budget from the training memory per GPU calculator, "
+            "with this target batch."
         ) % {
             "share": format_number(Decimal(self.share), locale),
-            # The field is a choice, without the budget's unit.
-            "needed": format_quantity(self.needed, GIGABYTE, locale, breakable=False),
+            # The field is a choice, without the budget's unit; at least two decimals, as every figure in GB.
+            "needed": format_quantity(
+                self.needed, GIGABYTE, locale, breakable=False, places=max(2, -self.needed.as_tuple().exponent)
+            ),
         }
 
 

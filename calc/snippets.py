@@ -12,7 +12,9 @@ prose. The names are each framework's own:
   ``_batch_assertion``);
 - PyTorch Lightning: ``Trainer(devices, num_nodes, accumulate_grad_batches)``,
   the micro-batch being the DataLoader's ``batch_size``; ``devices`` counts
-  the GPUs of one node (lightning/pytorch/trainer/trainer.py);
+  the GPUs of one node (lightning/pytorch/trainer/trainer.py); and ``precision``,
+  whose default, ``"32-true"``, would keep the activations in fp32, twice the
+  bytes of the bf16 the pages' runs default to (the pages say which to write);
 - Hugging Face Accelerate: ``Accelerator(gradient_accumulation_steps=…)``, which
   accumulates only inside ``with accelerator.accumulate(model):``: outside it
   the optimizer steps on every micro-batch (accelerate/accelerator.py,
@@ -124,7 +126,9 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
             "from torch.utils.data import DataLoader\n\n"
             + placeholders("lightning")
             + f"loader = DataLoader(dataset, batch_size={b})\n"
-            f"trainer = Trainer(devices={per_node}, num_nodes={n}, accumulate_grad_batches={a})\n"
+            "trainer = Trainer(\n"
+            f'    devices={per_node}, num_nodes={n}, precision="bf16-mixed", accumulate_grad_batches={a}\n'
+            ")\n"
             "trainer.fit(model, loader)\n"
         ),
         "accelerate": (

@@ -11,7 +11,7 @@ other (the micro-batch too, which the accumulation page shares:
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from gettext import NullTranslations
 
@@ -92,6 +92,24 @@ TARGETS = ChoiceSet(
 EXPERT_TARGETS = frozenset(name for model_type in ARCHITECTURES for name in expert_shapes(_smallest(model_type)))
 # The targets a model brings when chosen, on every page that totals the step: the same run on the LoRA and VRAM pages.
 STEP_TARGETS = tuple(name for name in TARGET_MODULES if name not in EXPERT_TARGETS)
+
+
+def _step_model_targets(values: Mapping[str, object]) -> tuple[str, ...] | None:
+    targets = _model_targets(values)
+    return None if targets is None else tuple(name for name in targets if name not in EXPERT_TARGETS)
+
+
+# The target modules on the pages whose results are the step's (VRAM, activations): a mixture's experts are not
+# offered, as no adapter on them is modelled; the LoRA page, which counts one, offers them (TARGETS).
+STEP_TARGET_MODULES = replace(
+    TARGETS,
+    description=N_(
+        "The projections that get an adapter, named as in peft's target_modules. A mixture's experts are not offered "
+        "here: an adapter on them is not modelled (the LoRA page counts its parameters). Names the model does not "
+        "have are rejected."
+    ),
+    offered_by=_step_model_targets,
+)
 PRECISION = Choice(
     "precision",
     N_("Precision"),

@@ -51,6 +51,7 @@ from calc.formulas.step import (
     moments,
     peak_of,
 )
+from calc.formulas.step import measured as step_measured
 from calc.i18n import N_
 from calc.inputs import Amount, Choice, Input, Option, address_number, address_within
 from calc.model_inputs import (
@@ -76,8 +77,8 @@ from calc.step_inputs import (
     RANK,
     RECOMPUTATION,
     SEQUENCE_LENGTH,
+    STEP_TARGET_MODULES,
     STEP_TARGETS,
-    TARGETS,
     ExpertsNotModelled,
     step_recipe,
     step_setting,
@@ -307,8 +308,8 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
 # they left out.
 TIGHT_UNMEASURED = N_(
-    "Your GPU holds it, with %(spare)s to spare: a tight fit, less than the estimate's largest measured shortfall, "
-    "and the measurements did not cover %(unmeasured)s."
+    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: less than the estimate fell short by at worst "
+    "in the measurements, which did not cover %(unmeasured)s."
 )
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
@@ -326,7 +327,7 @@ def unmeasured(values: Mapping[str, object], accumulating: bool) -> tuple[str, .
     recipe = step_recipe(values["optimizer"], values["precision"], values["method"], recipe_field=True)
     left_out = (
         (UNMEASURED_TYPED, typed),
-        (UNMEASURED_RECIPE, not STEP_RECIPES[recipe].measured),
+        (UNMEASURED_RECIPE, not step_measured(recipe, values["method"])),
         (UNMEASURED_SHARDING, int(values["zero_stage"]) > 0 and int(values["gpus"]) > 1),
         (UNMEASURED_QLORA, values["method"] == "qlora"),
         (UNMEASURED_ACCUMULATION, accumulating),
@@ -356,16 +357,16 @@ COUNT_IGNORES_METHOD = Phrase(
 # QLoRA's base as the step counts it, and what peft's preparation, which most recipes call, adds to it: the total
 # then fits your GPU, or not.
 QLORA_AS_LOADED = N_(
-    "The total counts QLoRA's base as loaded in NF4 with double quantization and bf16 compute, as in the QLoRA "
-    "paper. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the base to "
-    "fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at least "
-    "%(prepared)s, and the activations can grow too."
+    "The total counts QLoRA's base as loaded in NF4 with double quantization and %(compute)s compute, as in the "
+    "QLoRA paper. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
+    "base to fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at "
+    "least %(prepared)s, and the activations can grow too."
 )
 QLORA_PREPARED_SHORT = N_(
-    "The total counts QLoRA's base as loaded in NF4 with double quantization and bf16 compute, as in the QLoRA "
-    "paper. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the base to "
-    "fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at least "
-    "%(prepared)s, more than your GPU holds."
+    "The total counts QLoRA's base as loaded in NF4 with double quantization and %(compute)s compute, as in the "
+    "QLoRA paper. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
+    "base to fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at "
+    "least %(prepared)s, more than your GPU holds."
 )
 
 
@@ -376,7 +377,12 @@ def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fractio
     sharded = int(values["gpus"]) if int(values["zero_stage"]) >= 3 else 1
     extra = Fraction(qlora_preparation(shape_of(values))) / sharded
     sentence = QLORA_AS_LOADED if total + extra <= capacity else QLORA_PREPARED_SHORT
-    return Phrase(sentence, {"extra": gigabytes(extra, 2), "prepared": gigabytes(total + extra, 2)})
+    quantities = {
+        "compute": Names((values["precision"],)),
+        "extra": gigabytes(extra, 2),
+        "prepared": gigabytes(total + extra, 2),
+    }
+    return Phrase(sentence, quantities)
 
 
 # The optimizer step's temporaries where they are PyTorch AdamW's foreach list (calc.formulas.step.foreach_temporaries).
@@ -599,7 +605,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     yours = need.verdict(capacity, SENTENCE)
     left_out = unmeasured(values, accumulating=earlier > 0)
     if yours.message == SENTENCE[1] and left_out:
-        yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, "unmeasured": Phrases(left_out)})
+        yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, "unmeasured": Phrases(left_out, style="or")})
     return {
         "total_memory": gigabytes(total, 2),
         "your_gpu": without_bf16(yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE),
@@ -741,6 +747,16 @@ def facts() -> dict[str, Fact]:
         # How the step loads QLoRA's base, and the preparation it leaves out (_qlora_note).
         "qlora_config": QLORA_CONFIG,
         "prepare_source": PREPARE_SOURCE,
+        # Both guides set bnb_4bit_quant_storage to the model's dtype: FSDP and ZeRO-3 shard floating-point tensors.
+        "quant_storage": "bnb_4bit_quant_storage=torch.bfloat16",
+        "quant_storage_peft": Citation(
+            "peft: QLoRA with DeepSpeed ZeRO-3",
+            "https://huggingface.co/docs/peft/accelerate/deepspeed"
+            "#use-peft-qlora-and-deepspeed-with-zero3-for-finetuning-large-models-on-multiple-gpus",
+        ),
+        "quant_storage_bitsandbytes": Citation(
+            "bitsandbytes: FSDP-QLoRA", "https://huggingface.co/docs/bitsandbytes/fsdp_qlora"
+        ),
         "h100_nominal": Quantity(80, GIGABYTE),
         "h100_mib": Quantity(gpus.GPUS_BY_ID["h100-80gb"].mib, MEBIBYTE),
         "h100_gib": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].mib, 1024), GIBIBYTE, places=2),
@@ -758,7 +774,7 @@ CALCULATOR = Calculator(
     name="vram",
     groups=(
         Group(N_("Model"), (MODEL, PAGE_CONFIG, PARAMETERS)),
-        Group(N_("Method"), (METHOD, RANK, TARGETS)),
+        Group(N_("Method"), (METHOD, RANK, STEP_TARGET_MODULES)),
         Group(N_("Training"), (OPTIMIZER, PRECISION, ZERO_STAGE, GPUS)),
         Group(N_("Training step"), (SEQUENCE_LENGTH, MICRO_BATCH, ATTENTION, RECOMPUTATION, ACTIVATION_MEMORY)),
         Group(N_("GPU"), (GPU, GPU_MEMORY, OVERHEAD)),

@@ -221,6 +221,10 @@ def step_facts(words: _Words) -> dict[str, object]:
             words.number(length) for length in sorted({point["sequence_length"] for point in whole_steps["points"]})
         ),
         "step_batches": words.names(words.number(batch) for batch in whole_steps["batches"]),
+        # How small the measured models and sequences were, which the tight-fit rule's prose states beside it.
+        "step_widest": words.number(max(model["hidden_size"] for model in models.values())),
+        "step_largest_vocabulary": words.number(max(model["vocab_size"] for model in models.values())),
+        "step_longest": words.number(max(point["sequence_length"] for point in whole_steps["points"])),
         "step_architectures": words.names(sorted({model["model_type"] for model in whole_steps["models"].values()})),
         "step_torch": whole_steps["versions"]["torch"],
         "step_transformers": whole_steps["versions"]["transformers"],

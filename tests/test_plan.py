@@ -7,6 +7,8 @@ import builtins
 import json
 import re
 from decimal import Decimal
+from gettext import NullTranslations
+from pathlib import Path
 
 import pytest
 import yaml
@@ -98,7 +100,8 @@ def test_every_snippet_parses_and_carries_the_plan(b, a, g):
     assert yaml.safe_load(code["axolotl"]) == {"micro_batch_size": b, "gradient_accumulation_steps": a}
     expected = {
         "transformers": {"per_device_train_batch_size": b, "gradient_accumulation_steps": a},
-        "lightning": {"batch_size": b, "accumulate_grad_batches": a},
+        # Lightning's default precision, "32-true", would double the bf16 activations the pages count.
+        "lightning": {"batch_size": b, "accumulate_grad_batches": a, "precision": "bf16-mixed"},
         "accelerate": {"gradient_accumulation_steps": a, "batch_size": b},
     }
     for framework, keywords in expected.items():
@@ -271,3 +274,22 @@ def test_a_budget_for_a_step_without_accumulation_lists_no_plan_that_accumulates
     with pytest.raises(AccumulationNotBudgeted) as refused:
         plan(512, 8, "121.64", "7.52", budget_for="single")
     assert refused.value.field == "budget_for" and refused.value.needed == 64 * Decimal("7.52")
+    # Two decimals, as every figure in GB on the site (review 8, item 8).
+    words = AccumulationNotBudgeted(64, Decimal("476.8")).message(None, Locale.parse("en"), NullTranslations())
+    assert "putting all 64 of each GPU's samples in one micro-batch would need 476.80\u00a0GB." in words
+
+
+def test_the_notes_name_the_lightning_precision_and_a_padding_token_that_keeps_eos_in_the_loss():
+    """Lightning's snippet sets a precision (its default, "32-true", doubles the activations): the notes name it and
+    say how to turn on gradient checkpointing there. DataCollatorForLanguageModeling masks every label equal to the
+    padding token, so the notes advise a padding token of its own rather than EOS."""
+    notes = (Path(__file__).resolve().parent.parent / "templates" / "snippets.html").read_text(encoding="utf-8")
+    precision = next(
+        node.value.value
+        for node in ast.walk(ast.parse(snippets(1, 1, 1)["lightning"]))
+        if isinstance(node, ast.keyword) and node.arg == "precision"
+    )
+    assert f"{{% trans mixed='\"{precision}\"'" in notes and "<code>precision={{ mixed }}</code>" in notes
+    assert "model.gradient_checkpointing_enable()</code> on the Transformers" in notes
+    assert "add_special_tokens" in notes and "resize_token_embeddings" in notes
+    assert not re.search(r"set <code>tokenizer\.pad_token = tokenizer\.eos_token</code>", notes)

@@ -54,7 +54,7 @@ from calc.models import PRESETS
 from calc.outputs import Phrases, Quantity, gigabytes
 from calc.plan import SampleExceedsBudget
 from calc.problems import InputProblem
-from calc.step_inputs import Refused, step_setting
+from calc.step_inputs import EXPERT_TARGETS, Refused, step_setting
 from calc.step_outputs import LOSS_LABELS, MOMENT_WORDS
 from calc.vram import (
     AT_FOREACH_STEP,
@@ -807,8 +807,8 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     spare = Fraction(gpu_memory(GPUS_BY_ID["rtx-4090"])) * GB - step - GB
     assert 0 < spare < step * SHORTFALL / (1 - SHORTFALL)
     assert results["your_gpu"].text(EN, NullTranslations()) == (
-        "Your GPU holds it, with 0.57\u00a0GB to spare: a tight fit, less than the estimate's largest measured "
-        "shortfall, and the measurements did not cover this training recipe and the gradients that accumulation keeps."
+        "Your GPU holds it, with 0.57\u00a0GB to spare. That is a tight fit: less than the estimate fell short by at "
+        "worst in the measurements, which did not cover the gradients that accumulation keeps."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
@@ -832,7 +832,13 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
         ({"optimizer": "adamw-bf16", "target_batch": Decimal(1), "zero_stage": "3", "gpus": Decimal(2),
           "micro_batch": Decimal(1)}, ("ZeRO's sharding",)),
         ({"optimizer": "adamw-bf16", "target_batch": Decimal(1), "method": "qlora"}, ("QLoRA's 4-bit base",)),
-        ({"target_batch": Decimal(1)}, ("this training recipe",)),
+        # Under LoRA, peft's fp32 adapter makes the measured "AdamW, all in bf16" and these two alike.
+        ({"target_batch": Decimal(1)}, ()),
+        ({"optimizer": "adamw-bf16-fp32-states", "target_batch": Decimal(1)}, ()),
+        ({"target_batch": Decimal(1), "method": "full", "model": "Qwen/Qwen2.5-0.5B", "micro_batch": Decimal(1)},
+         ("this training recipe",)),
+        ({"target_batch": Decimal(2), "method": "full", "model": "Qwen/Qwen2.5-0.5B", "micro_batch": Decimal(1)},
+         ("this training recipe", "the gradients that accumulation keeps")),
     ],
 )  # fmt: skip
 def test_a_tight_fit_names_what_the_measurements_did_not_cover(changes, unmeasured):
@@ -1075,3 +1081,32 @@ def test_an_optimizer_step_peak_names_the_adamw_it_assumes():
     ):
         setting = step_setting({**DEFAULTS, "method": method}, shape, recipe, recipe_field=True)
         assert foreach_temporaries(setting) is foreach, (method, recipe)
+
+
+@pytest.mark.parametrize("model", ["mistralai/Mixtral-8x7B-v0.1", "Qwen/Qwen3-30B-A3B"])
+def test_the_pages_of_the_step_never_offer_a_mixture_s_experts(model, locale="en"):
+    """An adapter on the experts is not modelled in the step, so the VRAM and activation pages do not offer them as
+    targets, while the LoRA page, which counts their parameters (peft's target_parameters), does (review 8, it 1)."""
+    offered = {}
+    for name in ("vram", "activations", "lora"):
+        calculator = load(name)
+        view = evaluate(
+            calculator,
+            restore(calculator, f"?model={model}", Locale.parse(locale)),
+            Locale.parse(locale),
+            NullTranslations(),
+            restoring=True,
+        )
+        offered[name] = set(view.offered["target_modules"])
+    assert not offered["vram"] & EXPERT_TARGETS and not offered["activations"] & EXPERT_TARGETS
+    assert offered["lora"] & EXPERT_TARGETS
+    assert offered["vram"] == offered["lora"] - EXPERT_TARGETS
+
+
+@pytest.mark.parametrize("precision", ["bf16", "fp16"])
+def test_the_qlora_note_names_the_precision_the_base_computes_in(precision):
+    """On a card without bf16 the reader picks fp16, and the note's compute dtype follows (review 8, item 10)."""
+    values = {**DEFAULTS, "method": "qlora", "precision": precision, "gpu": "t4"}
+    values = {**values, **settle(values, frozenset({"gpu"}))}
+    note = CALCULATOR.results(values)["qlora_base"]
+    assert f"double quantization and {precision} compute" in note.text(EN, NullTranslations())

@@ -163,6 +163,32 @@ def _step_recipes() -> dict[str, Recipe]:
 STEP_RECIPES: dict[str, Recipe] = _step_recipes()
 
 
+def computes_as(recipe: str, method: str) -> tuple[object, ...]:
+    """What of the step ``recipe`` this module reads under ``method``: two steps alike in it have the same peak. In
+    full fine-tuning, the whole recipe; with an adapter, its optimizer's record for the adapter (model_states and
+    foreach_temporaries), the layers' dtype and autocast, and, but under QLoRA's 4-bit base, the frozen weights'
+    bytes (model_states, gathered_matrix)."""
+    step = STEP_RECIPES[recipe]
+    computes = (step.activations, step.autocast)
+    if method == "full":
+        return (step.training.states, step.training.temporaries, step.training.foreach_adamw, *computes)
+    return (step.optimizer, *computes, *(() if method == "qlora" else (step.states.weights,)))
+
+
+def measured(recipe: str, method: str) -> bool:
+    """Whether the step ``recipe`` under ``method`` computes exactly as one that tools/measure_steps.py measured:
+    under LoRA, peft's fp32 adapter makes the recipes that differ only in what they keep for trained 16-bit weights
+    alike (the VRAM page's recipe table says so).
+
+    >>> measured("adamw-mixed", "lora"), measured("adamw-mixed", "full")
+    (True, False)
+    """
+    return any(
+        STEP_RECIPES[other].measured and computes_as(other, method) == computes_as(recipe, method)
+        for other in STEP_RECIPES
+    )
+
+
 @dataclass(frozen=True)
 class Setting:
     """One training step's setting, but the model's shape and the micro-batch.
