@@ -402,23 +402,23 @@ REDUCE_BUCKET = 500_000_000
 MAX_LIVE_PARAMETERS = 1_000_000_000
 PREFETCH_BUCKET = 50_000_000
 ZERO_BUFFERS = N_(
-    "The verdicts count ZeRO's communication buffers only within the overhead. With DeepSpeed's defaults, the "
-    "gradients are reduced in buckets of reduce_bucket_size elements, %(bucket)s here, twice that under ZeRO-2 with "
-    "overlap_comm: add that to the overhead, or lower reduce_bucket_size."
+    "The total leaves out ZeRO's communication buffers: they must fit in the overhead. With DeepSpeed's defaults, "
+    "the gradients are reduced in buckets of reduce_bucket_size elements, %(bucket)s here, twice that under ZeRO-2 "
+    "with overlap_comm: add that to the overhead, or lower reduce_bucket_size."
 )
 ZERO_3_BUFFERS = N_(
-    "The verdicts count ZeRO-3's buffers only within the overhead. With DeepSpeed's defaults, the gradients are "
-    "reduced in buckets of reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay until they "
-    "reach stage3_max_live_parameters, up to %(live)s here, and a module larger than that is gathered whole; and "
-    "stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or lower these settings."
+    "The total leaves out ZeRO-3's buffers: they must fit in the overhead. With DeepSpeed's defaults, the gradients "
+    "are reduced in buckets of reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay in memory "
+    "until they reach stage3_max_live_parameters, up to %(live)s here, and a module larger than that is gathered "
+    "whole; and stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or lower these "
+    "settings."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
-    "The verdicts count ZeRO-3's buffers only within the overhead, except the output layer's whole matrix, which "
-    "the total counts where ZeRO-3 gathers it (%(head)s). With DeepSpeed's defaults, the gradients are reduced in "
-    "buckets of "
-    "reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay until they reach "
-    "stage3_max_live_parameters, up to %(live)s here with the output layer, and a module larger than that is "
-    "gathered whole; and stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or "
+    "The total leaves out ZeRO-3's buffers, which must fit in the overhead; the exception is the output layer's whole "
+    "matrix, which the total counts where ZeRO-3 gathers it (%(head)s). With DeepSpeed's defaults, the gradients are "
+    "reduced in buckets of reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay in memory until "
+    "they reach stage3_max_live_parameters, up to %(live)s here with the output layer, and a module larger than that "
+    "is gathered whole; and stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or "
     "lower these settings."
 )
 
