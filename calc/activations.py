@@ -135,7 +135,7 @@ LABELS = {
     "mlp": N_("MLP"),
     "norms": N_("Norms"),
     "logits": N_("Logits and loss"),
-    "outside": N_("Token ids (and, with full recomputation, layer inputs)"),
+    "outside": N_("Layer inputs (with full recomputation) and token ids"),
 }
 
 

@@ -59,8 +59,16 @@ METHOD = replace(
     options=tuple(option for option in step_inputs.METHOD.options if option.value != "full"),
     default="lora",
 )
+# The page's precision is the one the model is loaded in: the run's total (adamw_recipe) counts no autocast.
+PAGE_PRECISION = replace(
+    PRECISION,
+    description=N_(
+        "The dtype the model is loaded and computes in, which its activations share. The run's total assumes no "
+        "autocast."
+    ),
+)
 # The VRAM page's names for the same run (issue 15's contract), each written as its own field writes it.
-RUN = (METHOD, RANK, TARGETS, PRECISION, SEQUENCE_LENGTH, MICRO_BATCH, ATTENTION, RECOMPUTATION)
+RUN = (METHOD, RANK, TARGETS, PAGE_PRECISION, SEQUENCE_LENGTH, MICRO_BATCH, ATTENTION, RECOMPUTATION)
 
 
 NOT_MODELLED = Phrase(
@@ -191,7 +199,7 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
 GROUPS = (
     Group(N_("Base model"), (MODEL,)),
     Group(N_("Adapter"), (METHOD, RANK, TARGETS)),
-    Group(N_("Training setup"), (PRECISION, SEQUENCE_LENGTH, MICRO_BATCH, ATTENTION, RECOMPUTATION)),
+    Group(N_("Training setup"), (PAGE_PRECISION, SEQUENCE_LENGTH, MICRO_BATCH, ATTENTION, RECOMPUTATION)),
     Group(N_("Model shape"), (CONFIG, *SHAPE)),
 )
 

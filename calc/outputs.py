@@ -108,7 +108,7 @@ class Phrase:
     """A message id whose ``%(name)s`` placeholders are quantities, or phrases (or lists of them) of their own."""
 
     message: str
-    quantities: dict[str, Quantity | Phrase | Phrases | Counted]
+    quantities: dict[str, Quantity | Phrase | Phrases | Counted | Names]
 
     def text(self, locale: Locale, translations: NullTranslations) -> str:
         filled = {name: written(q, locale, translations) for name, q in self.quantities.items()}
@@ -137,10 +137,14 @@ TOKENS = Nn_("%(count)s\u00a0token", "%(count)s\u00a0tokens")
 SAMPLES = Nn_("%(count)s\u00a0sample", "%(count)s\u00a0samples")
 
 
-def written(quantity: Quantity | Phrase | Phrases | Counted, locale: Locale, translations: NullTranslations) -> str:
-    """A quantity, a phrase or a count as prose quotes it: a number never parted from its unit."""
+def written(
+    quantity: Quantity | Phrase | Phrases | Counted | Names, locale: Locale, translations: NullTranslations
+) -> str:
+    """A quantity, a phrase, a count or names as prose quotes them: a number never parted from its unit."""
     if isinstance(quantity, Quantity):
         return quantity.text(locale, breakable=False)
+    if isinstance(quantity, Names):
+        return quantity.text(locale)
     return quantity.text(locale, translations)
 
 

@@ -358,16 +358,16 @@ COUNT_IGNORES_METHOD = Phrase(
 # QLoRA's base as the step counts it, and what peft's preparation, which most recipes call, adds to it: the total
 # then fits your GPU, or not.
 QLORA_AS_LOADED = N_(
-    "The total counts QLoRA's base as loaded in NF4 with double quantization and bf16 compute, as in the QLoRA "
-    "paper. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the base to "
-    "fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at least "
-    "%(prepared)s, and the activations can grow too."
+    "The total counts QLoRA's base as loaded in NF4 with double quantization and %(compute)s compute, as in the "
+    "QLoRA paper. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
+    "base to fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at "
+    "least %(prepared)s, and the activations can grow too."
 )
 QLORA_PREPARED_SHORT = N_(
-    "The total counts QLoRA's base as loaded in NF4 with double quantization and bf16 compute, as in the QLoRA "
-    "paper. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the base to "
-    "fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at least "
-    "%(prepared)s, more than your GPU holds."
+    "The total counts QLoRA's base as loaded in NF4 with double quantization and %(compute)s compute, as in the "
+    "QLoRA paper. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
+    "base to fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at "
+    "least %(prepared)s, more than your GPU holds."
 )
 
 
@@ -378,7 +378,12 @@ def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fractio
     sharded = int(values["gpus"]) if int(values["zero_stage"]) >= 3 else 1
     extra = Fraction(qlora_preparation(shape_of(values))) / sharded
     sentence = QLORA_AS_LOADED if total + extra <= capacity else QLORA_PREPARED_SHORT
-    return Phrase(sentence, {"extra": gigabytes(extra, 2), "prepared": gigabytes(total + extra, 2)})
+    quantities = {
+        "compute": Names((values["precision"],)),
+        "extra": gigabytes(extra, 2),
+        "prepared": gigabytes(total + extra, 2),
+    }
+    return Phrase(sentence, quantities)
 
 
 # The optimizer step's temporaries where they are PyTorch AdamW's foreach list (calc.formulas.step.foreach_temporaries).
@@ -398,23 +403,23 @@ REDUCE_BUCKET = 500_000_000
 MAX_LIVE_PARAMETERS = 1_000_000_000
 PREFETCH_BUCKET = 50_000_000
 ZERO_BUFFERS = N_(
-    "The verdicts count ZeRO's communication buffers only within the overhead. With DeepSpeed's defaults, the "
-    "gradients are reduced in buckets of reduce_bucket_size elements, %(bucket)s here, twice that under ZeRO-2 with "
-    "overlap_comm: add that to the overhead, or lower reduce_bucket_size."
+    "The total leaves out ZeRO's communication buffers: they must fit in the overhead. With DeepSpeed's defaults, "
+    "the gradients are reduced in buckets of reduce_bucket_size elements, %(bucket)s here, twice that under ZeRO-2 "
+    "with overlap_comm: add that to the overhead, or lower reduce_bucket_size."
 )
 ZERO_3_BUFFERS = N_(
-    "The verdicts count ZeRO-3's buffers only within the overhead. With DeepSpeed's defaults, the gradients are "
-    "reduced in buckets of reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay until they "
-    "reach stage3_max_live_parameters, up to %(live)s here, and a module larger than that is gathered whole; and "
-    "stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or lower these settings."
+    "The total leaves out ZeRO-3's buffers: they must fit in the overhead. With DeepSpeed's defaults, the gradients "
+    "are reduced in buckets of reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay in memory "
+    "until they reach stage3_max_live_parameters, up to %(live)s here, and a module larger than that is gathered "
+    "whole; and stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or lower these "
+    "settings."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
-    "The verdicts count ZeRO-3's buffers only within the overhead, except the output layer's whole matrix, which "
-    "the total counts where ZeRO-3 gathers it (%(head)s). With DeepSpeed's defaults, the gradients are reduced in "
-    "buckets of "
-    "reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay until they reach "
-    "stage3_max_live_parameters, up to %(live)s here with the output layer, and a module larger than that is "
-    "gathered whole; and stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or "
+    "The total leaves out ZeRO-3's buffers, which must fit in the overhead; the exception is the output layer's whole "
+    "matrix, which the total counts where ZeRO-3 gathers it (%(head)s). With DeepSpeed's defaults, the gradients are "
+    "reduced in buckets of reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay in memory until "
+    "they reach stage3_max_live_parameters, up to %(live)s here with the output layer, and a module larger than that "
+    "is gathered whole; and stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or "
     "lower these settings."
 )
 
@@ -749,6 +754,16 @@ def facts() -> dict[str, Fact]:
         # How the step loads QLoRA's base, and the preparation it leaves out (_qlora_note).
         "qlora_config": QLORA_CONFIG,
         "prepare_source": PREPARE_SOURCE,
+        # Both guides set bnb_4bit_quant_storage to the model's dtype: FSDP and ZeRO-3 shard floating-point tensors.
+        "quant_storage": "bnb_4bit_quant_storage=torch.bfloat16",
+        "quant_storage_peft": Citation(
+            "peft: QLoRA with DeepSpeed ZeRO-3",
+            "https://huggingface.co/docs/peft/accelerate/deepspeed"
+            "#use-peft-qlora-and-deepspeed-with-zero3-for-finetuning-large-models-on-multiple-gpus",
+        ),
+        "quant_storage_bitsandbytes": Citation(
+            "bitsandbytes: FSDP-QLoRA", "https://huggingface.co/docs/bitsandbytes/fsdp_qlora"
+        ),
         "h100_nominal": Quantity(80, GIGABYTE),
         "h100_mib": Quantity(gpus.GPUS_BY_ID["h100-80gb"].mib, MEBIBYTE),
         "h100_gib": Quantity(Fraction(gpus.GPUS_BY_ID["h100-80gb"].mib, 1024), GIBIBYTE, places=2),

@@ -1101,3 +1101,12 @@ def test_the_pages_of_the_step_never_offer_a_mixture_s_experts(model, locale="en
     assert not offered["vram"] & EXPERT_TARGETS and not offered["activations"] & EXPERT_TARGETS
     assert offered["lora"] & EXPERT_TARGETS
     assert offered["vram"] == offered["lora"] - EXPERT_TARGETS
+
+
+@pytest.mark.parametrize("precision", ["bf16", "fp16"])
+def test_the_qlora_note_names_the_precision_the_base_computes_in(precision):
+    """On a card without bf16 the reader picks fp16, and the note's compute dtype follows (review 8, item 10)."""
+    values = {**DEFAULTS, "method": "qlora", "precision": precision, "gpu": "t4"}
+    values = {**values, **settle(values, frozenset({"gpu"}))}
+    note = CALCULATOR.results(values)["qlora_base"]
+    assert f"double quantization and {precision} compute" in note.text(EN, NullTranslations())

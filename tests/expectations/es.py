@@ -121,7 +121,7 @@ EXPECTED = Expectations(
         "Los expertos de esta arquitectura tienen la anchura de su dimensión intermedia: introduce el mismo valor."
     ),
     not_one_sample=(
-        "No cabe ni una muestra: "
-        "acorta las secuencias, entrena con QLoRA, entrena en varias GPU con ZeRO o elige una GPU con más memoria."
+        "No cabe ni una muestra: acorta las secuencias, pasa a QLoRA, "
+        "reparte el entrenamiento entre varias GPU con ZeRO o elige una GPU con más memoria."
     ),
 )
