@@ -58,7 +58,7 @@ from calc.step_inputs import (
     step_setting,
     with_targets,
 )
-from calc.step_outputs import attention_note, moment_phrase
+from calc.step_outputs import attention_note, moment_phrase, window_note
 
 # Only the presets whose architecture the estimate covers.
 MODEL = model_choice(keep=lambda shape: shape.model_type in FAMILIES)
@@ -103,6 +103,7 @@ _SHAPE, settle_shape = shape_inputs(
     "experts",
     "experts_per_token",
     "expert_intermediate_size",
+    "sliding_window",
 )
 ARCHITECTURE = SHAPE_FIELDS["architecture"]
 SHAPE = tuple(
@@ -179,6 +180,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             {"size": step, "maximum": Quantity(ACTIVATION_PER_SAMPLE.maximum, GIGABYTE, places=0)},
         ),
         "attention_note": attention_note(values, shape),
+        "window_note": window_note(values, shape),
     }
 
 
@@ -271,6 +273,7 @@ CALCULATOR = Calculator(
             (N_("Part"), Column(N_("Per sample"), GIGABYTE), Column(N_("Share"), PERCENT)),
         ),
         Text("attention_note", N_("Attention kernel")),
+        Text("window_note", N_("Sliding window")),
         Text("carried_note", N_("Other calculators")),
     ),
     compute=compute,

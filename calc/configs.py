@@ -197,12 +197,21 @@ def _shape(config: dict, model_type: str, *, sized: bool = False) -> ModelShape:
             experts["expert_intermediate_size"] = _count(config, width, defaults[width])
         if experts["experts_per_token"] > experts["experts"]:
             raise Unsupported("num_experts_per_tok", str(experts["experts_per_token"]))
+    # sliding_window: null is no window, a key left out the class's default; where a switch governs it (Qwen's
+    # use_sliding_window, false by default), none unless the switch is true. It changes no count (ModelShape).
+    window = None
+    switch = architecture.window_switch
+    if architecture.windowed and (switch is None or _boolean(config, switch, False)):
+        if "sliding_window" not in config:
+            window = architecture.sliding_window
+        elif config["sliding_window"] is not None:
+            window = _count(config, "sliding_window")
     for key, supported in architecture.supported.items():
         # Compared as the file writes it, so that true is not taken for 1; null, as left out, is the class's default.
         value = config.get(key)
         if value is not None and json.dumps(value) != supported:
             raise Unsupported(key, _quoted(value))
-    return architecture_shape(model_type, tie_word_embeddings=tied, **sizes, **experts)
+    return architecture_shape(model_type, tie_word_embeddings=tied, sliding_window=window, **sizes, **experts)
 
 
 def _count(config: dict, key: str, default: int | None = None) -> int:

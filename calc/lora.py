@@ -49,7 +49,7 @@ from calc.step_inputs import (
     step_setting,
     with_targets,
 )
-from calc.step_outputs import PREPARE_SOURCE, QLORA_CONFIG, attention_note, moment_phrase, part_rows
+from calc.step_outputs import PREPARE_SOURCE, QLORA_CONFIG, attention_note, moment_phrase, part_rows, window_note
 
 SHAPE, settle_shape = shape_inputs(*SHAPE_FIELDS)
 # This page trains an adapter: LoRA over the base in the run's precision, or QLoRA over a 4-bit base.
@@ -124,6 +124,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         if modelled and values["method"] == "qlora"
         else None,
         "attention_note": attention_note(values, shape) if modelled else None,
+        "window_note": window_note(values, shape) if modelled else None,
         "trainable_parameters": Quantity(trainable),
         "share": Quantity(Fraction(100 * trainable, base), PERCENT, places=3),
         "base_parameters": Quantity(base),
@@ -269,6 +270,7 @@ CALCULATOR = Calculator(
         Text("peak_moment", N_("When the peak comes")),
         Text("qlora_base", N_("QLoRA's base")),
         Text("attention_note", N_("Attention kernel")),
+        Text("window_note", N_("Sliding window")),
         Table("run_breakdown", N_("The run's peak on one GPU, by part"), (N_("Part"), Column(N_("Memory"), GIGABYTE))),
         Table("adapter_files", N_("The adapter's file on disk"), (N_("Item"), Column(N_("Size"), MEGABYTE))),
         Table("sizes", N_("Sizes in memory"), (N_("Item"), Column(N_("Size"), GIGABYTE))),

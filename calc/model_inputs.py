@@ -60,6 +60,22 @@ class ExpertsWithoutMixture(InputProblem):
 
 
 @dataclass
+class WindowWithoutSlidingLayers(InputProblem):
+    """A sliding window typed in for an architecture whose config has none; ``windowed`` names those that have one."""
+
+    windowed: tuple[str, ...]
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(("x", "y")),)
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext(
+            "Only some architectures have a sliding window: leave the field blank, or choose %(windowed)s."
+        ) % {"windowed": format_names(self.windowed, locale, style="or")}
+
+
+@dataclass
 class MixtureNeedsValue(InputProblem):
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext("A mixture of experts needs this value.")
@@ -249,6 +265,17 @@ _SHAPE_FIELDS: tuple[Field, ...] = (
         10_000_000,
         optional=True,
     ),
+    # Read only to tell whether the activation estimate holds (calc.step_outputs.window_note): no count depends on it.
+    _size(
+        "sliding_window",
+        N_("Sliding window"),
+        N_(
+            "How many tokens back the sliding-window layers attend (sliding_window); blank where no layer slides, as "
+            "when Qwen's use_sliding_window is false."
+        ),
+        10_000_000,
+        optional=True,
+    ),
 )
 SHAPE_FIELDS = {field.name: field for field in _SHAPE_FIELDS}
 
@@ -299,8 +326,8 @@ def typed_shape(values: Mapping[str, object]) -> ModelShape:
 
     Raises :class:`InputProblem` on the field at fault when the heads do
     not divide the width (only where the form has no head dimension), the
-    key and value heads do not divide the heads, or the experts' fields do
-    not fit the architecture.
+    key and value heads do not divide the heads, or the experts' or the
+    sliding window's fields do not fit the architecture.
     """
     model_type = values.get("architecture", "llama")
     hidden, heads, kv_heads = (int(values[name]) for name in ("hidden_size", "attention_heads", "kv_heads"))
@@ -327,6 +354,11 @@ def typed_shape(values: Mapping[str, object]) -> ModelShape:
             raise MoreExpertsPerTokenThanExperts(field="experts_per_token")
         if ARCHITECTURES[model_type].experts_as_wide_as_mlp and experts["expert_intermediate_size"] != intermediate:
             raise ExpertWidthIsIntermediateSize(field="expert_intermediate_size")
+    window = int(values.get("sliding_window") or 0) or None
+    if window and not ARCHITECTURES[model_type].windowed:
+        raise WindowWithoutSlidingLayers(
+            tuple(key for key, architecture in ARCHITECTURES.items() if architecture.windowed), field="sliding_window"
+        )
     return architecture_shape(
         model_type,
         layers=int(values["layers"]),
@@ -337,6 +369,7 @@ def typed_shape(values: Mapping[str, object]) -> ModelShape:
         intermediate_size=intermediate,
         vocab_size=int(values["vocab_size"]),
         tie_word_embeddings=values.get("tie_word_embeddings") == TRUE,
+        sliding_window=window,
         **experts,
     )
 

@@ -16,7 +16,7 @@ where it publishes one (``tests/test_models.py``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,10 @@ class ModelShape:
     each ``expert_intermediate_size`` wide, of which ``experts_per_token``
     run for each token, chosen by a router; ``intermediate_size`` is then
     the width of a dense MLP, which such a model has in no layer.
+    ``sliding_window``: how many tokens back the sliding layers attend, as
+    transformers reads config.json; ``None`` where no layer slides. No count
+    depends on it: it only tells whether the activation estimate's figures
+    hold (:func:`calc.step_outputs.window_note`).
     """
 
     model_type: str
@@ -58,6 +62,7 @@ class ModelShape:
     experts: int = 0
     experts_per_token: int = 0
     expert_intermediate_size: int = 0
+    sliding_window: int | None = None
 
 
 @dataclass(frozen=True)
@@ -102,7 +107,10 @@ class Architecture:
     describe at one value only, the class's default, as config.json writes
     it; a config that sets another is refused. ``activations``: what changes
     the saved tensors, for the architectures the activation and step
-    estimates model; ``None`` for the others.
+    estimates model; ``None`` for the others. ``windowed``: the config has a
+    ``sliding_window`` key (null: no window), whose class default is
+    ``sliding_window``; ``window_switch``: a key that must be true for the
+    window to apply (Qwen's ``use_sliding_window``, false by default).
     """
 
     norms_per_layer: int
@@ -120,6 +128,9 @@ class Architecture:
     expert_width: str | None = None
     expert_defaults: Mapping[str, int] = field(default_factory=dict)
     supported: Mapping[str, str] = field(default_factory=dict)
+    windowed: bool = False
+    sliding_window: int | None = None
+    window_switch: str | None = None
 
     @property
     def experts_as_wide_as_mlp(self) -> bool:
@@ -163,15 +174,19 @@ ARCHITECTURES: dict[str, Architecture] = {
         attention_bias=True,
         mlp_bias=True,
     ),
-    # MistralConfig: num_key_value_heads 8; every projection bias=False (modeling_mistral.py).
+    # MistralConfig: num_key_value_heads 8, sliding_window 4096; every projection bias=False (modeling_mistral.py).
     "mistral": Architecture(
         activations=_LLAMA_HABITS,
         sizes=_sizes(32, 4096, 32, 14336, 32000),
         norms_per_layer=2,
         tie_word_embeddings=False,
         kv_heads=8,
+        windowed=True,
+        sliding_window=4096,
     ),
-    # Qwen2Config: num_key_value_heads 32; Qwen2Attention hard-codes bias=True on q, k, v, False on o.
+    # Qwen2Config: num_key_value_heads 32; Qwen2Attention hard-codes bias=True on q, k, v, False on o. Its
+    # sliding_window (4096) applies only where use_sliding_window is true (false by default), as Qwen3's and
+    # Qwen3-MoE's do.
     "qwen2": Architecture(
         activations=_LLAMA_HABITS,
         sizes=_sizes(32, 4096, 32, 22016, 151936),
@@ -179,6 +194,9 @@ ARCHITECTURES: dict[str, Architecture] = {
         tie_word_embeddings=False,
         kv_heads=32,
         qkv_bias=True,
+        windowed=True,
+        sliding_window=4096,
+        window_switch="use_sliding_window",
     ),
     # Qwen3Config: head_dim 128, num_key_value_heads 32; Qwen3Attention's q_norm and k_norm. It keeps as Llama does
     # (Qwen3RMSNorm is LlamaRMSNorm; no qkv bias unless attention_bias), but for the q and k norms (ModelShape.qk_norm).
@@ -191,9 +209,12 @@ ARCHITECTURES: dict[str, Architecture] = {
         kv_heads=32,
         attention_bias=True,
         qk_norm=True,
+        windowed=True,
+        sliding_window=4096,
+        window_switch="use_sliding_window",
     ),
-    # Gemma2Config: head_dim 256, num_key_value_heads 4, tie True; input_, post_attention_, pre_feedforward_
-    # and post_feedforward_layernorm (modeling_gemma2.py). What it keeps differs from Llama's:
+    # Gemma2Config: head_dim 256, num_key_value_heads 4, tie True, sliding_window 4096; input_, post_attention_,
+    # pre_feedforward_ and post_feedforward_layernorm (modeling_gemma2.py). What it keeps differs from Llama's:
     # Gemma2RMSNorm.forward multiplies in float32 (output * (1.0 + self.weight.float())); eager_attention_forward
     # and Gemma2ForCausalLM cap the scores and the logits with a tanh; eager attention takes one mask for the global
     # layers and one for the sliding ones (create_causal_mask, create_sliding_window_causal_mask); and SDPA is
@@ -215,10 +236,12 @@ ARCHITECTURES: dict[str, Architecture] = {
         head_dim=256,
         kv_heads=4,
         attention_bias=True,
+        windowed=True,
+        sliding_window=4096,
     ),
-    # Gemma3TextConfig: head_dim 256, num_key_value_heads 4, tie True; Gemma-2's four norms a layer and
-    # Gemma3Attention's q_norm and k_norm (models/gemma3/modeling_gemma3.py). It keeps as Gemma-2 does but for the
-    # softcapping: Gemma3RMSNorm multiplies in float32 (q_norm and k_norm too); attn_logit_softcapping and
+    # Gemma3TextConfig: head_dim 256, num_key_value_heads 4, tie True, sliding_window 4096; Gemma-2's four norms a
+    # layer and Gemma3Attention's q_norm and k_norm (models/gemma3/modeling_gemma3.py). It keeps as Gemma-2 does but
+    # for the softcapping: Gemma3RMSNorm multiplies in float32 (q_norm and k_norm too); attn_logit_softcapping and
     # final_logit_softcapping are None by default; eager attention takes a mask for the global layers and one for the
     # sliding ones (Gemma3TextModel.forward makes both, whatever layer_types holds); SDPA is accepted
     # (Gemma3PreTrainedModel: _supports_sdpa = True). Gemma3TextScaledWordEmbedding's scale keeps a constant only.
@@ -239,9 +262,12 @@ ARCHITECTURES: dict[str, Architecture] = {
         kv_heads=4,
         attention_bias=True,
         qk_norm=True,
+        windowed=True,
+        sliding_window=4096,
     ),
     # Phi3Config: num_key_value_heads None → heads; Phi3Attention.qkv_proj and Phi3MLP.gate_up_proj, no biases.
-    # Phi3RMSNorm is LlamaRMSNorm, nothing is softcapped, sliding_window None (one mask), SDPA accepted, dropouts 0
+    # Phi3RMSNorm is LlamaRMSNorm, nothing is softcapped, one mask (sliding where sliding_window, None by default, is
+    # set), SDPA accepted, dropouts 0
     # (resid_pdrop, embd_pdrop, attention_dropout); its apply_rotary_pos_emb concatenates the rotated part with the
     # rest (partial_rotary_factor, 1.0 by default). What the fused projections' views keep: calc.formulas.activations.
     "phi3": Architecture(
@@ -258,9 +284,10 @@ ARCHITECTURES: dict[str, Architecture] = {
         norms_per_layer=2,
         tie_word_embeddings=False,
         fused_projections=True,
+        windowed=True,
     ),
-    # MixtralConfig: num_key_value_heads 8, num_local_experts 8, num_experts_per_tok 2; MixtralExperts are
-    # num_local_experts experts of intermediate_size.
+    # MixtralConfig: num_key_value_heads 8, num_local_experts 8, num_experts_per_tok 2, sliding_window None;
+    # MixtralExperts are num_local_experts experts of intermediate_size.
     # Llama's habits, and MixtralTopKRouter's: softmax in float32, the top-k weights divided by their sum in place
     # and left in float32 (router_top_value /= router_top_value.sum(...)).
     "mixtral": Architecture(
@@ -280,6 +307,7 @@ ARCHITECTURES: dict[str, Architecture] = {
         experts="num_local_experts",
         expert_width="intermediate_size",
         expert_defaults={"num_local_experts": 8, "num_experts_per_tok": 2},
+        windowed=True,
     ),
     # Qwen3MoeConfig: num_key_value_heads 4, num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768;
     # Qwen3MoeAttention's q_norm and k_norm; Qwen3MoeExperts are num_experts experts of moe_intermediate_size, in every
@@ -310,8 +338,17 @@ ARCHITECTURES: dict[str, Architecture] = {
         expert_width="moe_intermediate_size",
         expert_defaults={"num_experts": 128, "num_experts_per_tok": 8, "moe_intermediate_size": 768},
         supported={"decoder_sparse_step": "1", "mlp_only_layers": "[]"},
+        windowed=True,
+        sliding_window=4096,
+        window_switch="use_sliding_window",
     ),
 }
+
+
+def counted(shape: ModelShape) -> ModelShape:
+    """``shape`` as its counts see it: without its sliding window, which changes none, so that a shape measured
+    before it carried its window (``validation/parameters.json``) still stands for it."""
+    return replace(shape, sliding_window=None)
 
 
 def architecture_shape(
@@ -330,6 +367,7 @@ def architecture_shape(
     expert_intermediate_size: int = 0,
     attention_bias: bool = False,
     mlp_bias: bool = False,
+    sliding_window: int | None = None,
     source: str = "",
 ) -> ModelShape:
     """The shape of a ``model_type`` model of these sizes, with what its modeling code fixes.
@@ -355,6 +393,8 @@ def architecture_shape(
         raise ValueError(f"{experts_per_token} experts per token of {experts}")
     if architecture.experts_as_wide_as_mlp and expert_intermediate_size != intermediate_size:
         raise ValueError(f"{model_type}'s experts are intermediate_size wide")
+    if sliding_window is not None and not architecture.windowed:
+        raise ValueError(f"{model_type} has no sliding window")
     return ModelShape(
         model_type=model_type,
         layers=layers,
@@ -375,6 +415,7 @@ def architecture_shape(
         experts=experts,
         experts_per_token=experts_per_token,
         expert_intermediate_size=expert_intermediate_size,
+        sliding_window=sliding_window,
     )
 
 
@@ -382,7 +423,7 @@ def _hub(repo: str) -> str:
     return f"https://huggingface.co/{repo}/blob/main/config.json"
 
 
-def _preset(repo: str, model_type: str, **sizes: int | bool) -> tuple[str, ModelShape]:
+def _preset(repo: str, model_type: str, **sizes: int | bool | None) -> tuple[str, ModelShape]:
     return repo, architecture_shape(model_type, source=_hub(repo), **sizes)
 
 
@@ -454,7 +495,8 @@ PRESETS: dict[str, ModelShape] = dict(
             tie_word_embeddings=False,
         ),
         # Qwen2.5: no head_dim in config.json (hidden_size // num_attention_heads, Qwen2Attention's getattr);
-        # tie_word_embeddings true up to 3B, false from 7B. vocab_size is litgpt's padded_vocab_size.
+        # tie_word_embeddings true up to 3B, false from 7B; use_sliding_window false, so no window whatever
+        # sliding_window says. vocab_size is litgpt's padded_vocab_size.
         _preset(
             "Qwen/Qwen2.5-0.5B",
             "qwen2",
@@ -540,7 +582,7 @@ PRESETS: dict[str, ModelShape] = dict(
             tie_word_embeddings=False,
         ),
         # Qwen3: head_dim 128 in every config.json, whatever hidden_size // num_attention_heads is; attention_bias
-        # false; tie_word_embeddings true up to 4B, false from 8B.
+        # false; tie_word_embeddings true up to 4B, false from 8B; use_sliding_window false (no window; Qwen3-MoE too).
         _preset(
             "Qwen/Qwen3-0.6B",
             "qwen3",
@@ -614,7 +656,7 @@ PRESETS: dict[str, ModelShape] = dict(
             tie_word_embeddings=False,
         ),
         # Gemma-2: head_dim in config.json (256, 256, 128: not hidden_size // heads); no tie_word_embeddings key,
-        # so Gemma2Config's default, true; attention_bias false.
+        # so Gemma2Config's default, true; attention_bias false; sliding_window 4096 (every other layer).
         _preset(
             "google/gemma-2-2b",
             "gemma2",
@@ -626,6 +668,7 @@ PRESETS: dict[str, ModelShape] = dict(
             intermediate_size=9216,
             vocab_size=256000,
             tie_word_embeddings=True,
+            sliding_window=4096,
         ),
         _preset(
             "google/gemma-2-9b",
@@ -638,6 +681,7 @@ PRESETS: dict[str, ModelShape] = dict(
             intermediate_size=14336,
             vocab_size=256000,
             tie_word_embeddings=True,
+            sliding_window=4096,
         ),
         _preset(
             "google/gemma-2-27b",
@@ -650,9 +694,11 @@ PRESETS: dict[str, ModelShape] = dict(
             intermediate_size=36864,
             vocab_size=256000,
             tie_word_embeddings=True,
+            sliding_window=4096,
         ),
         # Gemma-3-1B, the text-only Gemma-3: head_dim 256, one key and value head; tie_word_embeddings left out
-        # (Gemma3TextConfig's default, true). litgpt cites google/gemma-3-1b-it, whose shape the -pt model shares.
+        # (Gemma3TextConfig's default, true); sliding_window 512, not the class's 4096 (five layers in six). litgpt
+        # cites google/gemma-3-1b-it, whose shape the -pt model shares.
         _preset(
             "google/gemma-3-1b-pt",
             "gemma3_text",
@@ -664,10 +710,11 @@ PRESETS: dict[str, ModelShape] = dict(
             intermediate_size=6912,
             vocab_size=262144,
             tie_word_embeddings=True,
+            sliding_window=512,
         ),
-        # Mistral: 7B's config.json has no head_dim (4096 // 32); Nemo's has head_dim 128, not 5120 // 32. Nemo is
-        # not in litgpt: its config.json is copied whole in kevinstephano/thunder_model_blocks,
-        # thunder_model_blocks/mistral/mistral_config.py.
+        # Mistral: 7B's config.json has no head_dim (4096 // 32); Nemo's has head_dim 128, not 5120 // 32. 7B's
+        # sliding_window is 4096 (every layer); Nemo's is null, no window. Nemo is not in litgpt: its config.json is
+        # copied whole in kevinstephano/thunder_model_blocks, thunder_model_blocks/mistral/mistral_config.py.
         _preset(
             "mistralai/Mistral-7B-v0.1",
             "mistral",
@@ -679,6 +726,7 @@ PRESETS: dict[str, ModelShape] = dict(
             intermediate_size=14336,
             vocab_size=32000,
             tie_word_embeddings=False,
+            sliding_window=4096,
         ),
         _preset(
             "mistralai/Mistral-Nemo-Base-2407",
@@ -692,7 +740,9 @@ PRESETS: dict[str, ModelShape] = dict(
             vocab_size=131072,
             tie_word_embeddings=False,
         ),
-        # Phi-3-mini: num_key_value_heads 32, no head_dim (3072 // 32), vocab_size 32064 (litgpt's padded_vocab_size).
+        # Phi-3-mini: num_key_value_heads 32, no head_dim (3072 // 32), vocab_size 32064 (litgpt's padded_vocab_size);
+        # sliding_window 2047 (every layer), read from copies of the config.json (transformers_version 4.40.2) quoted
+        # in public code: litgpt's sliding_window_size, 2048, counts otherwise.
         _preset(
             "microsoft/Phi-3-mini-4k-instruct",
             "phi3",
@@ -704,8 +754,10 @@ PRESETS: dict[str, ModelShape] = dict(
             intermediate_size=8192,
             vocab_size=32064,
             tie_word_embeddings=False,
+            sliding_window=2047,
         ),
-        # Mixtral: 8 experts of intermediate_size, 2 a token; no head_dim (4096 // 32).
+        # Mixtral: 8 experts of intermediate_size, 2 a token; no head_dim (4096 // 32); no sliding window (litgpt sets
+        # none, as MixtralConfig's default is None).
         _preset(
             "mistralai/Mixtral-8x7B-v0.1",
             "mixtral",

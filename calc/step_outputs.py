@@ -87,6 +87,43 @@ def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | 
     return NO_SDPA if values["attention"] == "flash" and shape.model_type in SOFTCAPPED_ATTENTION else None
 
 
+# The fused estimate's queries, keys and values are those of a causal kernel (calc.formulas.activations): under SDPA,
+# transformers 5.24 lets the kernel mask causally by itself (masking_utils._ignore_causal_mask_sdpa: kv_length <
+# local_attention_size) only while the sequence is shorter than the sliding window; from a sequence as long, even where
+# the window then masks nothing more, create_sliding_window_causal_mask builds the mask (local_size), and
+# sdpa_attention_forward, given a mask, repeats the keys and values for every query head (use_gqa_in_sdpa; repeat_kv,
+# a no-op where there are as many). Eager attention keeps those anyway, and counts its masks; and where transformers
+# refuses SDPA (Gemma-2), NO_SDPA says what the fused estimate stands for. templates/caveats.html words it for the page.
+WINDOW = N_(
+    "On its sliding-window layers, this model attends only to the last %(window)s tokens, and a sequence here holds "
+    "%(length)s. Once a sequence is as long as the window, transformers passes SDPA a mask and, where the model has "
+    "fewer key and value heads than query heads, copies the keys and values out to every query head: the estimate "
+    "counts neither, so the peak may be higher."
+)
+
+
+def window_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | None:
+    """The fused estimate's caveat where the model may run with SDPA and its sliding window is no longer than the
+    sequence, or None.
+
+    >>> from calc.models import PRESETS
+    >>> gemma = PRESETS["google/gemma-3-1b-pt"]
+    >>> window_note({"attention": "flash", "sequence_length": 4096}, gemma).quantities["window"].value
+    512
+    >>> window_note({"attention": "flash", "sequence_length": 511}, gemma) is None
+    True
+    """
+    length = int(values["sequence_length"])
+    if (
+        values["attention"] != "flash"
+        or shape.model_type in SOFTCAPPED_ATTENTION
+        or shape.sliding_window is None
+        or shape.sliding_window > length
+    ):
+        return None
+    return Phrase(WINDOW, {"window": Quantity(shape.sliding_window), "length": Quantity(length)})
+
+
 # How the step's QLoRA loads its base (the QLoRA paper's setting), and peft's preparation that most recipes add, which
 # the step leaves out (calc.formulas.parameters.qlora_preparation): what the LoRA and VRAM pages quote.
 QLORA_CONFIG = (

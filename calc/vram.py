@@ -93,6 +93,7 @@ from calc.step_outputs import (
     labels_at,
     moment_phrase,
     part_rows,
+    window_note,
 )
 
 
@@ -534,10 +535,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     free = capacity - overhead
     # The gradients of earlier micro-batches at the peak: the step's.
     earlier = Fraction(0)
-    note = None
+    note = window = None
     if values["model"] != COUNT and values["activation_memory"] is None:
         step, earlier, binding, count, most = _modelled_step(values, free)
         note = attention_note(values, shape_of(values))
+        window = window_note(values, shape_of(values))
         # Whether the budget counts the earlier micro-batches' gradients (the largest micro-batch accumulates), so
         # that it holds for any plan, or only for a step without accumulation, which the planner must be told.
         budget_for = "any" if accumulates(values, count) else "single"
@@ -614,6 +616,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
         "zero_buffers": zero_buffers(values),
         "attention_note": note,
+        "window_note": window,
         "qlora_base": _qlora_note(values, total, capacity),
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
         "activation_budget": Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None,
@@ -709,6 +712,10 @@ def facts() -> dict[str, Fact]:
         # TrainingArguments: default_optim, under is_torch_greater_or_equal_than_2_8).
         "fp32_temporaries": Quantity(RECIPES["adam-fp32"].temporaries, places=0),
         "bf16_temporaries": Quantity(RECIPES["adamw-bf16"].temporaries, places=0),
+        # What the step's temporaries are with an fp32 master copy (calc.formulas.model_states._MASTER_UPDATE), a
+        # parameter, and the breakdown's row that holds them.
+        "master_update": Quantity(RECIPES["adamw-mixed"].temporaries, places=0),
+        "temporaries_label": PART_LABELS["optimizer_temporaries"],
         "fused_torch": "2.8",
         "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
         "one": Quantity(1),
@@ -793,6 +800,7 @@ CALCULATOR = Calculator(
         Text("method_note", N_("Method")),
         Text("zero_buffers", N_("ZeRO's buffers")),
         Text("attention_note", N_("Attention kernel")),
+        Text("window_note", N_("Sliding window")),
         Text("qlora_base", N_("QLoRA's base")),
         Figure(
             "activation_budget",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from gettext import NullTranslations
 from html import unescape
@@ -169,9 +170,9 @@ def test_every_citation_is_a_link(site, locale):
 
 # templates/caveats.html: what the activation model leaves out, worded once.
 PADDING_AND_WINDOW = (
-    "Under SDPA, the estimate does not model a padding mask, or a sliding window shorter than the sequence such as "
+    "Under SDPA, the estimate does not model a padding mask, or a sliding window no longer than the sequence such as "
     "some Gemma and Mistral models use: transformers then copies the keys and values out to every query head, which "
-    "it does not count. Its figures hold for unpadded or packed sequences no longer than any such window."
+    "it does not count. Its figures hold for unpadded or packed sequences shorter than any such window."
 )
 
 
@@ -214,3 +215,68 @@ def test_gemma_2_is_told_that_transformers_refuses_sdpa(page, model, attention, 
     note = evaluate(calculator, texts, parsed, NullTranslations()).outputs["attention_note"]
     assert ("will not run this model with SDPA" in note) == noted
     assert ("FlashAttention and FlexAttention" in note) == noted
+
+
+@pytest.mark.parametrize("page", ["activations", "vram", "lora"])
+@pytest.mark.parametrize(
+    ("model", "attention", "length", "noted"),
+    [
+        ("google/gemma-3-1b-pt", "flash", "4096", True),  # a 512-token window
+        ("google/gemma-3-1b-pt", "flash", "512", True),  # transformers masks from a sequence as long as the window
+        ("google/gemma-3-1b-pt", "flash", "511", False),
+        ("google/gemma-3-1b-pt", "eager", "4096", False),  # eager attention keeps its masks and copies, counted
+        ("mistralai/Mistral-7B-v0.1", "flash", "8192", True),  # 4,096
+        ("mistralai/Mistral-7B-v0.1", "flash", "4096", True),
+        ("mistralai/Mistral-7B-v0.1", "flash", "4095", False),
+        ("microsoft/Phi-3-mini-4k-instruct", "flash", "4096", True),  # 2,047
+        ("google/gemma-2-9b", "flash", "8192", False),  # no SDPA at all: the attention note says so
+        ("mistralai/Mistral-Nemo-Base-2407", "flash", "8192", False),  # sliding_window null
+        ("Qwen/Qwen2.5-7B", "flash", "8192", False),  # use_sliding_window false
+        ("meta-llama/Llama-3.1-8B", "flash", "8192", False),
+    ],
+)
+def test_the_results_say_when_the_fused_estimate_runs_past_a_sliding_window(page, model, attention, length, noted):
+    """The caveat templates/caveats.html words for the page, in the results: under SDPA, a sliding window no longer
+    than the sequence makes transformers pass a mask and copy the keys and values out to every query head, which
+    the fused estimate does not count (transformers 5.24, masking_utils._ignore_causal_mask_sdpa: kv_length <
+    local_attention_size)."""
+    calculator = load(page)
+    parsed = Locale.parse("en")
+    texts = {**default_texts(calculator, parsed), "model": model, "attention": attention, "sequence_length": length}
+    note = evaluate(calculator, texts, parsed, NullTranslations()).outputs["window_note"]
+    assert bool(note) == noted
+    if noted:
+        window = {"google/gemma-3-1b-pt": "512", "mistralai/Mistral-7B-v0.1": "4,096"}.get(model, "2,047")
+        assert f"the last {window} tokens, and a sequence here holds {int(length):,}." in note
+
+
+@pytest.mark.parametrize("page", ["activations", "vram", "lora"])
+def test_a_pasted_config_s_sliding_window_reaches_the_results_through_its_field(page):
+    calculator, en = load(page), Locale.parse("en")
+    texts = default_texts(calculator, en)
+    # google/gemma-3-1b-pt's config.json, its shape's keys (calc/models.py).
+    config = {
+        "model_type": "gemma3_text",
+        "num_hidden_layers": 26,
+        "hidden_size": 1152,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 1,
+        "head_dim": 256,
+        "intermediate_size": 6912,
+        "vocab_size": 262144,
+        "sliding_window": 512,
+    }
+    pasted = evaluate(
+        calculator, {**texts, "config": json.dumps(config)}, en, NullTranslations(), changed=frozenset({"config"})
+    )
+    assert pasted.texts["sliding_window"] == "512"
+    assert "the last 512 tokens" in pasted.outputs["window_note"]
+    # Typed as a custom shape, a window is the architecture's: a Llama has none.
+    llama = {**texts, **pasted.texts, "architecture": "llama"}
+    typed = evaluate(calculator, llama, en, NullTranslations(), changed=frozenset({"architecture"}))
+    assert typed.errors["sliding_window"].startswith("Only some architectures have a sliding window")
+    cleared = evaluate(
+        calculator, {**llama, "sliding_window": ""}, en, NullTranslations(), changed=frozenset({"sliding_window"})
+    )
+    assert cleared.errors["sliding_window"] is None
+    assert any(cleared.outputs.values()) and not cleared.outputs["window_note"]

@@ -406,3 +406,29 @@ def test_what_the_file_names_is_quoted_short_and_as_text():
 def test_brackets_inside_strings_are_no_nesting():
     config = {**LLAMA_3_2_1B, "_name_or_path": "[" * 100 + "{" * 100}
     assert read_config(json.dumps(config)).shape.layers == 16
+
+
+def test_a_config_reads_its_sliding_window_as_transformers_does():
+    def window(config: dict) -> int | None:
+        return read_config(json.dumps(config)).shape.sliding_window
+
+    # config.json's own, where the architecture has one: Gemma-2's 4,096, Phi-3-mini's 2,047.
+    assert (window(GEMMA_2_2B), window(PHI_3_MINI)) == (4096, 2047)
+    # Null is no window (Mixtral's); a key left out is the class's default (MistralConfig, Gemma2Config: 4,096).
+    assert window(MIXTRAL_8X7B) is None
+    mistral = {**{k: v for k, v in MIXTRAL_8X7B.items() if "expert" not in k}, "model_type": "mistral"}
+    assert window(mistral) is None
+    assert window({k: v for k, v in mistral.items() if k != "sliding_window"}) == 4096
+    assert window({k: v for k, v in GEMMA_2_2B.items() if k != "sliding_window"}) == 4096
+    # Qwen's window applies only where use_sliding_window is true (false, or left out, in every released config).
+    assert window(QWEN2_5_0_5B) is None
+    assert window({k: v for k, v in QWEN2_5_0_5B.items() if k != "use_sliding_window"}) is None
+    assert window({**QWEN2_5_0_5B, "use_sliding_window": True}) == 32768
+    assert window({**QWEN3_30B_A3B, "use_sliding_window": True}) is None  # its sliding_window is null
+    # LlamaConfig has no window: the key means nothing there.
+    assert window({**LLAMA_3_2_1B, "sliding_window": 4096}) is None
+    # It is a size like any other, and no count depends on it.
+    with pytest.raises(ConfigProblem) as raised:
+        read_config(json.dumps({**GEMMA_2_2B, "sliding_window": 0}))
+    assert raised.value == NotACount("sliding_window", "0")
+    assert base_parameters(read_config(json.dumps({**GEMMA_2_2B, "sliding_window": None})).shape) == 2_614_341_888

@@ -316,3 +316,17 @@ def test_an_address_naming_a_module_that_is_no_option_is_refused_as_a_choice_is(
     assert view.errors["target_modules"] == choice.errors["precision"] == "Choose one of the listed options."
     assert view.texts["target_modules"] == names.split(",")
     assert "bogus" in view.address and view.outputs["trainable_parameters"] == ""
+
+
+def test_the_presets_carry_their_config_json_s_sliding_window():
+    # Gemma-2's every other layer, Gemma-3-1B's five in six (not Gemma3TextConfig's 4,096), every layer of
+    # Mistral-7B and Phi-3-mini; Nemo's and Mixtral's are null, Qwen's off (use_sliding_window false), Llama has none.
+    windows = {key: shape.sliding_window for key, shape in PRESETS.items() if shape.sliding_window is not None}
+    assert windows == {
+        "google/gemma-2-2b": 4096,
+        "google/gemma-2-9b": 4096,
+        "google/gemma-2-27b": 4096,
+        "google/gemma-3-1b-pt": 512,
+        "mistralai/Mistral-7B-v0.1": 4096,
+        "microsoft/Phi-3-mini-4k-instruct": 2047,
+    }

@@ -47,7 +47,7 @@ from calc.formulas.parameters import (  # noqa: E402
     target_modules,
 )
 from calc.formulas.step import Setting, step_peak  # noqa: E402
-from calc.models import PRESETS, ModelShape  # noqa: E402
+from calc.models import PRESETS, ModelShape, counted  # noqa: E402
 
 VENV = ROOT / ".venv-validate"
 REQUIREMENTS = ROOT / "validation" / "requirements.txt"
@@ -86,7 +86,7 @@ def compare(report: dict) -> list[str]:
     if missing:
         problems.append(f"presets never measured: {', '.join(missing)}")
     for key in report["presets"]:
-        if key in PRESETS and ModelShape(**report["models"][key]["shape"]) != PRESETS[key]:
+        if key in PRESETS and counted(ModelShape(**report["models"][key]["shape"])) != counted(PRESETS[key]):
             problems.append(f"{key}: the preset changed since it was measured")
     for key, measured in report["models"].items():
         shape = ModelShape(**measured["shape"])

@@ -36,7 +36,7 @@ Every value is exact (an int or a Fraction), in bytes, per sample: one
 sequence of ``sequence_length`` tokens. ``precision`` is the model's dtype,
 which is the activations' (``bf16``, ``fp16``, ``fp32``). Not modelled:
 autocast over a float32 model; dropout; a padding mask, or a sliding window
-shorter than the sequence, with SDPA (transformers then expands the keys
+no longer than the sequence, with SDPA (transformers then expands the keys
 and values with ``repeat_kv``); fused losses that never keep the
 log-probabilities; the few tensors a batch of one sample can alias; a
 mixture's experts run otherwise than by transformers' default
