@@ -63,7 +63,13 @@ async function start({ calculator, locale, catalog }) {
   const browser = await timed("import", () => pyodide.pyimport("calc.browser"));
   const evaluate = await timed("setup", () => browser.evaluator(calculator, locale, LOCALEDIR));
   // Made once the page is ready, as the warm-up's first task.
-  warmUp(evaluate, () => (phases.snapshot ? browser.rehearsals(calculator, locale, WARM_UP_EVALUATIONS).toJs() : []));
+  warmUp(evaluate, () => {
+    if (!phases.snapshot) return [];
+    const made = browser.rehearsals(calculator, locale, WARM_UP_EVALUATIONS);
+    const requests = made.toJs();
+    made.destroy();
+    return requests;
+  });
   return evaluate;
 }
 
@@ -73,8 +79,8 @@ function warmUp(evaluate, rehearsals) {
   const channel = new MessageChannel();
   let requests;
   channel.port1.onmessage = () => {
-    requests ??= rehearsals();
-    if (requests.length === 0 || asked) {
+    if (!asked) requests ??= rehearsals();
+    if (asked || requests.length === 0) {
       channel.port1.close();
       self.postMessage({ type: "warmed" });
       return;
