@@ -441,7 +441,7 @@ def zero_buffers(values: Mapping[str, object]) -> Phrase | None:
         setting = step_setting(values, shape, values["optimizer"], recipe_field=True)
         weights = model_states(shape, setting)[0].weights
         # The step counts the output layer's whole matrix where ZeRO-3 gathers it (calc.formulas.step._gathered).
-        head = gathered_matrix(shape, setting) if int(values["gpus"]) > 1 else Fraction(0)
+        head = gathered_matrix(shape, replace(setting, zero_stage=stage, gpus=int(values["gpus"])))
     live, prefetch = min(MAX_LIVE_PARAMETERS * element, weights), PREFETCH_BUCKET * element
     quantities = {
         "bucket": gigabytes(bucket, 2),

@@ -630,16 +630,19 @@ def _gathered(shape: ModelShape, setting: Setting, states: ModelStates) -> dict[
     gather, and what prefetching brings ahead, stay out (the pages say so): a lower bound.
     """
     base = {"weights": states.weights, "optimizer_state": states.optimizer}
-    if setting.zero_stage < 3 or setting.gpus == 1:
+    matrix = gathered_matrix(shape, setting)
+    if not matrix:
         return {"head": base, "embeddings": base}
     # The whole matrix less this GPU's shard of it, already in the weights.
-    matrix = gathered_matrix(shape, setting) * (setting.gpus - 1) / setting.gpus
-    head = {**base, "weights": base["weights"] + matrix}
+    head = {**base, "weights": base["weights"] + matrix * (setting.gpus - 1) / setting.gpus}
     return {"head": head, "embeddings": head if setting.method == "full" else base}
 
 
 def gathered_matrix(shape: ModelShape, setting: Setting) -> Fraction:
-    """The bytes of the output layer's whole matrix as ZeRO-3 gathers it (:func:`_gathered`)."""
+    """The bytes of the output layer's whole matrix as ZeRO-3 gathers it (:func:`_gathered`): none where nothing
+    shards it, below ZeRO-3 or on one GPU."""
+    if setting.zero_stage < 3 or setting.gpus == 1:
+        return Fraction(0)
     if setting.method == "qlora":
         element = Fraction(PRECISION_BYTES["bf16"])  # 4-bit loading leaves the embeddings and lm_head in 16 bits
     else:
