@@ -13,6 +13,7 @@ from gettext import NullTranslations
 from urllib.parse import parse_qsl, urlencode
 
 from babel import Locale
+from babel.lists import format_list
 
 from calc.calculator import NOT_EXACT, Calculator, Changed
 from calc.formatting import format_number
@@ -152,7 +153,7 @@ def evaluate(
         except InputProblem as problem:
             errors[name] = problem.message(inputs[name], locale, translations)
     # After settling: a field a preset has just filled in is not blank.
-    blank = any(values.get(name, 0) is None and not i.optional for name, i in inputs.items())
+    blank = [name for name, i in inputs.items() if values.get(name, 0) is None and not i.optional]
     shown_texts = dict(texts) if restoring else {}
     for name, value in settled.items():
         texts[name] = shown_texts[name] = inputs[name].text(value, locale)
@@ -184,7 +185,16 @@ def evaluate(
             _("%(field)s: %(problem)s") % {"field": _(inputs[name].label), "problem": errors[name]} for name in invalid
         )
     elif blank:
-        prompt = announcement = _("Enter a value in every field to see the results.")
+        # Named, since a page opened from a link may leave a field empty that the reader never touched.
+        prompt = announcement = ngettext(
+            "Fill in the field %(fields)s to see the results.",
+            "Fill in the fields %(fields)s to see the results.",
+            len(blank),
+        ) % {
+            "fields": format_list(
+                [_("“%(field)s”") % {"field": _(inputs[name].label)} for name in blank], locale=locale
+            )
+        }
     elif unreachable:
         prompt = announcement = _("These values cannot be computed exactly. Change one of them to see the results.")
     else:

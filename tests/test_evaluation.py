@@ -86,6 +86,11 @@ def test_an_empty_field_asks_for_a_value_without_an_error(localedir, locale, bla
 
 
 @pytest.mark.parametrize("locale", LOCALES)
+def test_the_prompt_names_every_empty_field(localedir, locale):
+    assert view(localedir, locale, accumulation_steps="", gpus="").prompt == expected(locale).prompt_two_empty
+
+
+@pytest.mark.parametrize("locale", LOCALES)
 def test_an_error_outranks_an_empty_field(localedir, locale):
     assert view(localedir, locale, micro_batch="", gpus="0").prompt == expected(locale).prompt_invalid
 

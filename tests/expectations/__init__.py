@@ -26,8 +26,9 @@ class Expectations:
     # The status line once Python is ready, and when it failed to start.
     ready: str
     failed: str
-    # What replaces the results: a blank field, one invalid field, two.
+    # What replaces the results: a blank field (the accumulation steps), two (and the GPUs), one invalid field, two.
     prompt_empty: str
+    prompt_two_empty: str
     prompt_invalid: str
     prompt_two_invalid: str
     # The fields' default texts.

@@ -8,7 +8,8 @@ EXPECTED = Expectations(
     formulas=("E = b ⋅ a ⋅ g", "M = b ⋅ A", "E = 1 ⋅ 64 ⋅ 1 = 64", "M = 1 ⋅ 7.45 = 7.45\u00a0GB"),
     ready="Results update as you type.",
     failed="The live calculator could not start in this browser.",
-    prompt_empty="Enter a value in every field to see the results.",
+    prompt_empty="Fill in the field “Accumulation steps” to see the results.",
+    prompt_two_empty="Fill in the fields “Accumulation steps” and “Data-parallel GPUs” to see the results.",
     prompt_invalid="Correct the highlighted value to see the results.",
     prompt_two_invalid="Correct the 2 highlighted values to see the results.",
     defaults={
@@ -72,7 +73,7 @@ EXPECTED = Expectations(
             {"micro_batch": "0", "activation_per_sample": "0,5", "memory_budget": "12"},
             "Micro-batch size: Enter at least 1. Activation memory per sample: Use a decimal point: 0.5.",
         ),
-        ({"gpus": ""}, "Enter a value in every field to see the results."),
+        ({"gpus": ""}, "Fill in the field “Data-parallel GPUs” to see the results."),
     ),
     numbers=(
         ("0", "0", "0 GB"),

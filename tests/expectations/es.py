@@ -11,7 +11,10 @@ EXPECTED = Expectations(
     formulas=("E = b ⋅ a ⋅ g", "M = b ⋅ A", "E = 1 ⋅ 64 ⋅ 1 = 64", "M = 1 ⋅ 7,45 = 7,45\u00a0GB"),
     ready="Los resultados se actualizan mientras escribes.",
     failed="No se pudo iniciar la calculadora interactiva en este navegador.",
-    prompt_empty="Completa todos los campos para ver los resultados.",
+    prompt_empty="Completa el campo «Pasos de acumulación» para ver los resultados.",
+    prompt_two_empty=(
+        "Completa los campos «Pasos de acumulación» y «GPU en paralelismo de datos» para ver los resultados."
+    ),
     prompt_invalid="Corrige el valor marcado para ver los resultados.",
     prompt_two_invalid="Corrige los 2 valores marcados para ver los resultados.",
     defaults={
@@ -91,7 +94,7 @@ EXPECTED = Expectations(
             "Tamaño de microlote. El valor mínimo es 1. "
             "Memoria de activaciones por muestra. Separa los decimales con coma: 0,5.",
         ),
-        ({"gpus": ""}, "Completa todos los campos para ver los resultados."),
+        ({"gpus": ""}, "Completa el campo «GPU en paralelismo de datos» para ver los resultados."),
     ),
     numbers=(
         ("0", "0", "0 GB"),

@@ -11,7 +11,8 @@ EXPECTED = Expectations(
     formulas=("E = b ⋅ a ⋅ g", "M = b ⋅ A", "E = 1 ⋅ 64 ⋅ 1 = 64", "M = 1 ⋅ 7,45 = 7,45\u00a0GB"),
     ready="I risultati si aggiornano mentre scrivi.",
     failed="Non è stato possibile avviare il calcolatore interattivo in questo browser.",
-    prompt_empty="Compila tutti i campi per vedere i risultati.",
+    prompt_empty="Compila il campo «Passi di accumulo» per vedere i risultati.",
+    prompt_two_empty="Compila i campi «Passi di accumulo» e «GPU in parallelismo dei dati» per vedere i risultati.",
     prompt_invalid="Correggi il valore evidenziato per vedere i risultati.",
     prompt_two_invalid="Correggi i valori evidenziati (2 in tutto) per vedere i risultati.",
     defaults={
@@ -83,7 +84,7 @@ EXPECTED = Expectations(
             "Dimensione del micro-batch. Il valore minimo è 1. "
             "Memoria delle attivazioni per campione. I decimali si separano con la virgola: scrivi 0,5.",
         ),
-        ({"gpus": ""}, "Compila tutti i campi per vedere i risultati."),
+        ({"gpus": ""}, "Compila il campo «GPU in parallelismo dei dati» per vedere i risultati."),
     ),
     numbers=(
         ("0", "0", "0 GB"),
