@@ -22,6 +22,9 @@ def expect(actual, message: str | None = None):
 # The built site's pages, read without a browser.
 
 
+NOT_PROSE = frozenset({"code", "pre", "math", "script", "style", "template"})
+
+
 class Page(HTMLParser):
     """The parts of a built page the tests look at."""
 
@@ -31,12 +34,16 @@ class Page(HTMLParser):
         self.text: list[str] = []
         self.formulas: list[str] = []
         self.options: list[tuple[str, dict[str, str | None]]] = []
+        # The text a reader reads as sentences: none of code, formulas or scripts.
+        self.prose: list[str] = []
+        self._not_prose = 0
         self._math: list[str] | None = None
         self._select = ""
         self.feed(html)
 
     def handle_starttag(self, tag, attrs):
         self.tags.append((tag, dict(attrs)))
+        self._not_prose += tag in NOT_PROSE
         if tag == "select":
             self._select = dict(attrs)["name"]
         if tag == "option":
@@ -45,12 +52,14 @@ class Page(HTMLParser):
             self._math = []
 
     def handle_endtag(self, tag):
+        self._not_prose -= tag in NOT_PROSE
         if tag == "math":
             self.formulas.append(" ".join(self._math))
             self._math = None
 
     def handle_data(self, data):
         self.text.append(data)
+        self.prose.append(" " if self._not_prose else data)
         if self._math is not None and data.strip():
             self._math.append(data.strip())
 

@@ -266,6 +266,14 @@ def test_without_the_sites_address_no_page_claims_a_relative_canonical_address(s
         assert page.find("meta", property="og:url") == [], path
 
 
+@pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.parametrize("name", PAGES)
+def test_every_sentence_is_apart_from_the_next(site, locale, name):
+    # Two translated blocks in one paragraph lose the space between them if a template joins them tightly.
+    prose = "".join(read(site, f"{locale}/{PAGES[name]}index.html").prose)
+    assert not re.findall(r"\w\w[.;:!?][«“(]?[A-ZÀ-Ú]\w", prose)
+
+
 def test_the_root_page_links_every_locale(site):
     page = read(site, "index.html")
     assert {a["href"] for a in page.find("a")} == {f"{code}/" for code in LOCALES}
