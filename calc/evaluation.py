@@ -13,10 +13,9 @@ from gettext import NullTranslations
 from urllib.parse import parse_qsl, urlencode
 
 from babel import Locale
-from babel.lists import format_list
 
 from calc.calculator import NOT_EXACT, Calculator, Changed
-from calc.formatting import format_number
+from calc.formatting import format_names, format_number
 from calc.inputs import Pasted, Raw, Value
 from calc.problems import InputProblem
 
@@ -191,7 +190,7 @@ def evaluate(
             "Fill in the fields %(fields)s to see the results.",
             len(blank),
         ) % {
-            "fields": format_list(
+            "fields": format_names(
                 [_("“%(field)s”") % {"field": _(inputs[name].label)} for name in blank], locale=locale
             )
         }

@@ -25,8 +25,8 @@ CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to sp
 SENTENCE = (
     N_("Your GPU holds it, with %(spare)s to spare."),
     N_(
-        "Your GPU holds it, with %(spare)s to spare. That is a tight fit: less than the estimate fell short by at "
-        "worst in the measurements."
+        "Your GPU holds it, with %(spare)s to spare. That is a tight fit: the margin is within the estimate's worst "
+        "measured shortfall."
     ),
     N_("Your GPU is short by %(missing)s."),
 )

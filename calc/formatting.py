@@ -174,7 +174,7 @@ def format_quantity(
 
 
 def format_names(names: Iterable[str], locale: Locale, *, style: str = "standard") -> str:
-    """Names no language changes (architectures, modules, dtypes) joined as ``locale`` joins a list, to CLDR's
+    """Names (architectures, modules, dtypes, or words already translated) joined as ``locale`` joins a list, to CLDR's
     list patterns: the last two by "and" ("or" with ``style="or"``), the others by commas.
 
     >>> en, es, it = Locale.parse("en"), Locale.parse("es"), Locale.parse("it")

@@ -309,15 +309,15 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
 # they left out.
 TIGHT_UNMEASURED = N_(
-    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: less than the estimate fell short by at worst "
-    "in the measurements, which did not cover %(unmeasured)s."
+    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: the margin is within the estimate's worst "
+    "measured shortfall, and the measurements left out %(unmeasured)s."
 )
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
 UNMEASURED_QLORA = N_("QLoRA's 4-bit base")
 UNMEASURED_ACCUMULATION = N_("the gradients that accumulation keeps")
 UNMEASURED_TYPED = N_("an activation memory typed in")
-UNMEASURED_COUNT = N_("the ZeRO paper's sum")
+UNMEASURED_COUNT = N_("the count from the parameters alone")
 
 
 def unmeasured(values: Mapping[str, object], accumulating: bool) -> tuple[str, ...]:
@@ -607,7 +607,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     yours = need.verdict(capacity, SENTENCE)
     left_out = unmeasured(values, accumulating=earlier > 0)
     if yours.message == SENTENCE[1] and left_out:
-        yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, "unmeasured": Phrases(left_out, style="or")})
+        yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, "unmeasured": Phrases(left_out)})
     return {
         "total_memory": gigabytes(total, 2),
         "your_gpu": without_bf16(yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE),

@@ -807,8 +807,8 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     spare = Fraction(gpu_memory(GPUS_BY_ID["rtx-4090"])) * GB - step - GB
     assert 0 < spare < step * SHORTFALL / (1 - SHORTFALL)
     assert results["your_gpu"].text(EN, NullTranslations()) == (
-        "Your GPU holds it, with 0.57\u00a0GB to spare. That is a tight fit: less than the estimate fell short by at "
-        "worst in the measurements, which did not cover the gradients that accumulation keeps."
+        "Your GPU holds it, with 0.57\u00a0GB to spare. That is a tight fit: the margin is within the estimate's worst "
+        "measured shortfall, and the measurements left out the gradients that accumulation keeps."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
@@ -817,7 +817,7 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     just = CALCULATOR.results({**COUNTED, "gpu": "custom", "gpu_memory": Decimal(math.ceil(counted * 1000)) / 1000})
     assert just["your_gpu"].message == TIGHT_UNMEASURED
     assert just["your_gpu"].quantities["spare"].value < Decimal("0.001")
-    assert just["your_gpu"].quantities["unmeasured"].messages == ("the ZeRO paper's sum",)
+    assert just["your_gpu"].quantities["unmeasured"].messages == ("the count from the parameters alone",)
     typed = CALCULATOR.results({**DEFAULTS, "activation_memory": results["per_sample"].value})
     assert typed["your_gpu"].message == TIGHT_UNMEASURED
     assert typed["your_gpu"].quantities["unmeasured"].messages[0] == "an activation memory typed in"
