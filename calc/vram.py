@@ -376,14 +376,11 @@ def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fractio
     if values["method"] != "qlora" or values["model"] == COUNT:
         return None
     sharded = int(values["gpus"]) if int(values["zero_stage"]) >= 3 else 1
-    extra = Fraction(qlora_preparation(shape_of(values))) / sharded
-    sentence = QLORA_AS_LOADED if total + extra <= capacity else QLORA_PREPARED_SHORT
-    quantities = {
-        "compute": Names((values["precision"],)),
-        "extra": gigabytes(extra, 2),
-        "prepared": gigabytes(total + extra, 2),
-    }
-    return Phrase(sentence, quantities)
+    extra = gigabytes(Fraction(qlora_preparation(shape_of(values))) / sharded, 2)
+    # The sum of the two figures as shown, so that the reader's addition gives it.
+    prepared = Quantity(gigabytes(total, 2).shown() + extra.shown(), GIGABYTE, places=2)
+    sentence = QLORA_AS_LOADED if total + Fraction(extra.value) * GB <= capacity else QLORA_PREPARED_SHORT
+    return Phrase(sentence, {"compute": Names((values["precision"],)), "extra": extra, "prepared": prepared})
 
 
 # The optimizer step's temporaries where they are PyTorch AdamW's foreach list (calc.formulas.step.foreach_temporaries).
