@@ -26,7 +26,7 @@ SENTENCE = (
     N_("Your GPU holds it, with %(spare)s to spare."),
     N_(
         "Your GPU holds it, with %(spare)s to spare. That is a tight fit: the margin is within the estimate's worst "
-        "measured shortfall."
+        "shortfall measured on small models."
     ),
     N_("Your GPU is short by %(missing)s."),
 )

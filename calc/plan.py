@@ -80,8 +80,9 @@ class SampleExceedsBudget(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
-            "One sample alone needs %(needed)s, more than this budget. Lower the activation memory per sample: "
-            "recompute activations, shorten the sequences, or estimate it again for your setup."
+            "One sample alone needs %(needed)s, more than this budget. Raise the budget, with a GPU that has more "
+            "memory, more GPUs under ZeRO, or LoRA or QLoRA (the training memory per GPU calculator gives it), or "
+            "lower the memory per sample by recomputing activations or shortening the sequences."
         ) % {"needed": quantity(self.needed, input, locale)}
 
 
@@ -119,11 +120,17 @@ def nearby_target(share: int, gpus: int, micro_batch: int, largest: int) -> Phra
 
     >>> nearby_target(97, 1, 1, 10).quantities["near"].value, nearby_target(64, 1, 2, 3)
     (100, None)
+    >>> nearby_target(333_333_333, 3, 1, 80_000).quantities["near"].value  # 1,000,080,000 would be over the maximum
+    999840000
     """
     largest = int(largest)
     if 2 * micro_batch > largest:
         return None
     steps = max(1, (2 * share + largest) // (2 * largest))  # share / largest, to the nearest, halves up
+    # Never a target the field would refuse: the nearest below its maximum.
+    steps = min(steps, int(batch_inputs.TARGET_BATCH.maximum) // (gpus * largest))
+    if steps == 0:
+        return None
     return Phrase(
         N_(
             "No micro-batch larger than %(micro_batch)s both divides each GPU's share and fits the budget, though up "

@@ -104,9 +104,9 @@ def _step_model_targets(values: Mapping[str, object]) -> tuple[str, ...] | None:
 STEP_TARGET_MODULES = replace(
     TARGETS,
     description=N_(
-        "The projections that get an adapter, named as in peft's target_modules. A mixture's experts are not offered "
-        "here: an adapter on them is not modelled (the LoRA page counts its parameters). Names the model does not "
-        "have are rejected."
+        "The projections that get an adapter, named as in peft's target_modules. In a mixture of experts, an adapter "
+        "on the experts is not modelled here, so they are not listed; the LoRA calculator counts its parameters. "
+        "Names the model does not have are rejected."
     ),
     offered_by=_step_model_targets,
 )

@@ -171,8 +171,8 @@ PARAMETERS = Amount(
     N_("Parameters, in billions"),
     N_(
         "The model's parameter count in billions, rounded to hundredths, filled in from its shape. If you type another "
-        "number, the page counts the model by that number alone, with every parameter trained, and adds the "
-        "activation memory you enter."
+        "number, the page sizes the model from that number alone, trains every parameter whatever the method, and "
+        "adds the activation memory you enter."
     ),
     default=billions(PRESETS[DEFAULT_MODEL]),
     maximum=Decimal(100_000),
@@ -310,7 +310,7 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 # they left out.
 TIGHT_UNMEASURED = N_(
     "Your GPU holds it, with %(spare)s to spare. That is a tight fit: the margin is within the estimate's worst "
-    "measured shortfall, and the measurements left out %(unmeasured)s."
+    "shortfall measured on small models, and those measurements left out %(unmeasured)s."
 )
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
@@ -358,16 +358,23 @@ COUNT_IGNORES_METHOD = Phrase(
 # QLoRA's base as the step counts it, and what peft's preparation, which most recipes call, adds to it: the total
 # then fits your GPU, or not.
 QLORA_AS_LOADED = N_(
-    "The total counts QLoRA's base as loaded in NF4 with double quantization and %(compute)s compute, as in the "
-    "QLoRA paper. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
+    "The total counts QLoRA's base as loaded in NF4 with double quantization, as in the QLoRA paper, computing in "
+    "%(compute)s. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
     "base to fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at "
     "least %(prepared)s, and the activations can grow too."
 )
 QLORA_PREPARED_SHORT = N_(
-    "The total counts QLoRA's base as loaded in NF4 with double quantization and %(compute)s compute, as in the "
-    "QLoRA paper. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
+    "The total counts QLoRA's base as loaded in NF4 with double quantization, as in the QLoRA paper, computing in "
+    "%(compute)s. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
     "base to fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at "
     "least %(prepared)s, more than your GPU holds."
+)
+
+# bitsandbytes replaces only nn.Linear modules (calc.formulas.parameters.quantized_weights); transformers 5 keeps a
+# mixture's experts as 3-D parameters, which stay in 16 bits, and peft's preparation casts them to fp32 with the rest.
+QLORA_EXPERTS = N_(
+    "%(note)s In a mixture of experts only the attention's projections are loaded in NF4: transformers keeps the "
+    "experts as plain parameters, not nn.Linear modules, so bitsandbytes leaves them in 16 bits."
 )
 
 
@@ -380,14 +387,18 @@ def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fractio
     # The sum of the two figures as shown, so that the reader's addition gives it.
     prepared = Quantity(gigabytes(total, 2).shown() + extra.shown(), GIGABYTE, places=2)
     sentence = QLORA_AS_LOADED if total + Fraction(extra.value) * GB <= capacity else QLORA_PREPARED_SHORT
-    return Phrase(sentence, {"compute": Names((values["precision"],)), "extra": extra, "prepared": prepared})
+    note = Phrase(sentence, {"compute": Names((values["precision"],)), "extra": extra, "prepared": prepared})
+    return Phrase(QLORA_EXPERTS, {"note": note}) if shape_of(values).experts else note
 
 
+# The PyTorch release from which the Hugging Face Trainer's default optim is "adamw_torch_fused" (transformers'
+# TrainingArguments: default_optim, under is_torch_greater_or_equal_than_2_8).
+FUSED_TRAINER_TORCH = "2.8"
 # The optimizer step's temporaries where they are PyTorch AdamW's foreach list (calc.formulas.step.foreach_temporaries).
 AT_FOREACH_STEP = N_(
     "The peak comes %(moment)s. Its temporaries, %(size)s, are those of PyTorch's AdamW with foreach, its default "
-    "when you create it yourself on CUDA. The fused AdamW, which the Hugging Face Trainer uses by default, allocates "
-    "none: with it, the peak is lower by up to that much."
+    "when you create it yourself on CUDA. The fused AdamW, the Hugging Face Trainer's default with PyTorch %(torch)s "
+    "or later, allocates none: with it, the peak is lower by up to that much."
 )
 
 # DeepSpeed's ZeRO defaults (deepspeed/runtime/zero/config.py, DeepSpeedZeroConfig): reduce_bucket_size, 5e8 elements
@@ -399,25 +410,28 @@ AT_FOREACH_STEP = N_(
 REDUCE_BUCKET = 500_000_000
 MAX_LIVE_PARAMETERS = 1_000_000_000
 PREFETCH_BUCKET = 50_000_000
-ZERO_BUFFERS = N_(
-    "The total leaves out ZeRO's communication buffers: they must fit in the overhead. With DeepSpeed's defaults, "
-    "the gradients are reduced in buckets of reduce_bucket_size elements, %(bucket)s here, twice that under ZeRO-2 "
-    "with overlap_comm: add that to the overhead, or lower reduce_bucket_size."
+ZERO_1_BUFFERS = N_(
+    "The total leaves out ZeRO's communication buffers, which must fit in the overhead. With DeepSpeed's defaults, "
+    "the gradients are reduced in buckets of reduce_bucket_size elements: add %(bucket)s to the overhead, or lower "
+    "reduce_bucket_size."
+)
+ZERO_2_BUFFERS = N_(
+    "The total leaves out ZeRO's communication buffers, which must fit in the overhead. With DeepSpeed's defaults, "
+    "the gradients are reduced in buckets of reduce_bucket_size elements: add %(bucket)s to the overhead, or "
+    "%(double)s with overlap_comm, which keeps two buckets; or lower reduce_bucket_size."
 )
 ZERO_3_BUFFERS = N_(
-    "The total leaves out ZeRO-3's buffers: they must fit in the overhead. With DeepSpeed's defaults, the gradients "
-    "are reduced in buckets of reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay in memory "
-    "until they reach stage3_max_live_parameters, up to %(live)s here, and a module larger than that is gathered "
-    "whole; and stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or lower these "
-    "settings."
+    "The total leaves out ZeRO-3's buffers, which must fit in the overhead. With DeepSpeed's defaults they come to "
+    "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
+    "(stage3_prefetch_bucket_size), and gathered weights up to %(live)s (stage3_max_live_parameters; a module larger "
+    "than that is gathered whole). Add %(total)s to the overhead, or lower these settings."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
-    "The total leaves out ZeRO-3's buffers, which must fit in the overhead; the exception is the output layer's whole "
-    "matrix, which the total counts where ZeRO-3 gathers it (%(head)s). With DeepSpeed's defaults, the gradients are "
-    "reduced in buckets of reduce_bucket_size elements, %(bucket)s here; the weights it gathers stay in memory until "
-    "they reach stage3_max_live_parameters, up to %(live)s here with the output layer, and a module larger than that "
-    "is gathered whole; and stage3_prefetch_bucket_size fetches %(prefetch)s ahead. Add %(total)s to the overhead, or "
-    "lower these settings."
+    "The total leaves out ZeRO-3's buffers, which must fit in the overhead, but counts the output layer's whole "
+    "matrix where ZeRO-3 gathers it (%(head)s). With DeepSpeed's defaults the rest come to %(total)s: a gradient "
+    "bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead (stage3_prefetch_bucket_size), "
+    "and gathered weights up to %(live)s (stage3_max_live_parameters), less the %(counted)s of them the output layer "
+    "already takes. Add %(total)s to the overhead, or lower these settings."
 )
 
 
@@ -427,9 +441,11 @@ def zero_buffers(values: Mapping[str, object]) -> Phrase | None:
     if stage == 0:
         return None
     element = RECIPES[values["optimizer"]].states.weights  # the trained weights' bytes, as DeepSpeed keeps them
-    bucket = REDUCE_BUCKET * element
-    if stage < 3:
-        return Phrase(ZERO_BUFFERS, {"bucket": gigabytes(bucket, 2)})
+    bucket = gigabytes(REDUCE_BUCKET * element, 2)
+    if stage == 1:
+        return Phrase(ZERO_1_BUFFERS, {"bucket": bucket})
+    if stage == 2:
+        return Phrase(ZERO_2_BUFFERS, {"bucket": bucket, "double": gigabytes(2 * REDUCE_BUCKET * element, 2)})
     # The whole model's weights, not this GPU's shard: gathered weights never exceed them.
     if values["model"] == COUNT:
         weights, head = Fraction(values["parameters"]) * GB * element, Fraction(0)
@@ -439,15 +455,15 @@ def zero_buffers(values: Mapping[str, object]) -> Phrase | None:
         weights = model_states(shape, setting)[0].weights
         # The step counts the output layer's whole matrix where ZeRO-3 gathers it (calc.formulas.step._gathered).
         head = gathered_matrix(shape, replace(setting, zero_stage=stage, gpus=int(values["gpus"])))
-    live, prefetch = min(MAX_LIVE_PARAMETERS * element, weights), PREFETCH_BUCKET * element
-    quantities = {
-        "bucket": gigabytes(bucket, 2),
-        "live": gigabytes(live, 2),
-        "prefetch": gigabytes(prefetch, 2),
-        "total": gigabytes(bucket + max(live - head, 0) + prefetch, 2),
-    }
+    live = gigabytes(min(MAX_LIVE_PARAMETERS * element, weights), 2)
+    prefetch = gigabytes(PREFETCH_BUCKET * element, 2)
+    # Of the live allowance, what the gathered output layer, already in the total, takes up.
+    counted = gigabytes(min(head, Fraction(live.value) * GB), 2)
+    # The sum of the figures as shown, so that the reader's addition gives it.
+    total = Quantity(bucket.shown() + prefetch.shown() + live.shown() - counted.shown(), GIGABYTE, places=2)
+    quantities = {"bucket": bucket, "live": live, "prefetch": prefetch, "total": total}
     if head:
-        return Phrase(ZERO_3_BUFFERS_BESIDE_HEAD, {**quantities, "head": gigabytes(head, 2)})
+        return Phrase(ZERO_3_BUFFERS_BESIDE_HEAD, {**quantities, "head": gigabytes(head, 2), "counted": counted})
     return Phrase(ZERO_3_BUFFERS, quantities)
 
 
@@ -458,7 +474,10 @@ def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Ph
     setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=replicas)
     if temporaries and foreach_temporaries(setting):
         moment = Phrase(MOMENT_WORDS["optimizer"], {})
-        return Phrase(AT_FOREACH_STEP, {"moment": moment, "size": gigabytes(temporaries, 2)})
+        return Phrase(
+            AT_FOREACH_STEP,
+            {"moment": moment, "size": gigabytes(temporaries, 2), "torch": Names((FUSED_TRAINER_TORCH,))},
+        )
     return moment_phrase(N_("The peak comes %(moment)s."), "optimizer")
 
 
@@ -704,16 +723,14 @@ def facts() -> dict[str, Fact]:
         # Every recipe as the field shows it, by its option's value (message ids): the framework table names them.
         "recipe_labels": {option.value: option.label for option in OPTIMIZER.options},
         "shortfall": Quantity(SHORTFALL * 100, PERCENT, places=1),
-        # The foreach AdamW's temporaries of the two recipes the Trainer's rows name, bytes per parameter; and the
-        # PyTorch release from which the Trainer's default optim is "adamw_torch_fused" (transformers'
-        # TrainingArguments: default_optim, under is_torch_greater_or_equal_than_2_8).
+        # The foreach AdamW's temporaries of the two recipes the Trainer's rows name, bytes per parameter.
         "fp32_temporaries": Quantity(RECIPES["adam-fp32"].temporaries, places=0),
         "bf16_temporaries": Quantity(RECIPES["adamw-bf16"].temporaries, places=0),
         # What the step's temporaries are with an fp32 master copy (calc.formulas.model_states._MASTER_UPDATE), a
         # parameter, and the breakdown's row that holds them.
         "master_update": Quantity(RECIPES["adamw-mixed"].temporaries, places=0),
         "temporaries_label": PART_LABELS["optimizer_temporaries"],
-        "fused_torch": "2.8",
+        "fused_torch": FUSED_TRAINER_TORCH,
         "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
         "one": Quantity(1),
         # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default): its

@@ -71,9 +71,10 @@ from calc.vram import (
     REDUCE_BUCKET,
     TIGHT_UNMEASURED,
     TYPED,
+    ZERO_1_BUFFERS,
+    ZERO_2_BUFFERS,
     ZERO_3_BUFFERS,
     ZERO_3_BUFFERS_BESIDE_HEAD,
-    ZERO_BUFFERS,
     billions,
     gpu_memory,
     links,
@@ -808,7 +809,7 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     assert 0 < spare < step * SHORTFALL / (1 - SHORTFALL)
     assert results["your_gpu"].text(EN, NullTranslations()) == (
         "Your GPU holds it, with 0.57\u00a0GB to spare. That is a tight fit: the margin is within the estimate's worst "
-        "measured shortfall, and the measurements left out the gradients that accumulation keeps."
+        "shortfall measured on small models, and those measurements left out the gradients that accumulation keeps."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
@@ -1028,9 +1029,11 @@ def test_zero_s_buffers_are_sized_with_deepspeed_s_defaults():
     gathered weights, at most the whole model's, and the prefetch bucket (review 7, item 6)."""
     assert (REDUCE_BUCKET, MAX_LIVE_PARAMETERS, PREFETCH_BUCKET) == (5 * 10**8, 10**9, 5 * 10**7)
     assert CALCULATOR.results(DEFAULTS)["zero_buffers"] is None
-    for stage in ("1", "2"):
+    for stage, message in (("1", ZERO_1_BUFFERS), ("2", ZERO_2_BUFFERS)):
         note = CALCULATOR.results({**DEFAULTS, "zero_stage": stage, "gpus": Decimal(8)})["zero_buffers"]
-        assert note.message == ZERO_BUFFERS and note.quantities["bucket"] == gigabytes(10**9, 2)  # 5e8 in bf16
+        assert note.message == message and note.quantities["bucket"] == gigabytes(10**9, 2)  # 5e8 in bf16
+    # ZeRO-2 with overlap_comm keeps two buckets (stage_1_and_2.py, ipg_buffer), and says so in figures.
+    assert note.quantities["double"] == gigabytes(2 * 10**9, 2)
     fp32 = {**DEFAULTS, "method": "full", "optimizer": "adam-fp32", "precision": "fp32", "zero_stage": "2"}
     assert CALCULATOR.results(fp32)["zero_buffers"].quantities["bucket"] == gigabytes(2 * 10**9, 2)
     llama = CALCULATOR.results({**DEFAULTS, "method": "full", "zero_stage": "3", "gpus": Decimal(8)})["zero_buffers"]
@@ -1041,7 +1044,8 @@ def test_zero_s_buffers_are_sized_with_deepspeed_s_defaults():
         "live": Decimal("2.00"),
         "prefetch": Decimal("0.10"),
         "head": Decimal("1.05"),  # 128,256 × 4,096 in bf16
-        "total": Decimal("2.05"),
+        "counted": Decimal("1.05"),  # all of it within the live allowance
+        "total": Decimal("2.05"),  # 1.00 + 0.10 + 2.00 − 1.05, as a reader adds the figures
     }
     # On one GPU ZeRO-3 gathers no other GPU's shard, and the step counts none.
     alone = CALCULATOR.results({**DEFAULTS, "method": "full", "zero_stage": "3"})["zero_buffers"]
@@ -1107,8 +1111,24 @@ def test_the_pages_of_the_step_never_offer_a_mixture_s_experts(model, locale="en
 
 @pytest.mark.parametrize("precision", ["bf16", "fp16"])
 def test_the_qlora_note_names_the_precision_the_base_computes_in(precision):
-    """On a card without bf16 the reader picks fp16, and the note's compute dtype follows (review 8, item 10)."""
+    """On a card without bf16 the reader picks fp16, and the note's compute dtype follows (review 8, item 10), apart
+    from the paper's own setup, which computes in bf16 (Spanish review, round 9, item 1)."""
     values = {**DEFAULTS, "method": "qlora", "precision": precision, "gpu": "t4"}
     values = {**values, **settle(values, frozenset({"gpu"}))}
     note = CALCULATOR.results(values)["qlora_base"]
-    assert f"double quantization and {precision} compute" in note.text(EN, NullTranslations())
+    sentence = f"double quantization, as in the QLoRA paper, computing in {precision}."
+    assert sentence in note.text(EN, NullTranslations())
+
+
+def test_a_mixture_s_qlora_note_says_its_experts_stay_in_16_bits():
+    """bitsandbytes quantizes nn.Linear modules only: a mixture's experts, 3-D parameters, stay in 16 bits, and the
+    note says so where the weights would otherwise look too large for QLoRA (Italian review, round 9, item 1)."""
+    from calc.vram import QLORA_EXPERTS
+
+    values = {**DEFAULTS, "model": "mistralai/Mixtral-8x7B-v0.1", "method": "qlora"}
+    values = {**values, **settle(values, frozenset({"model"}))}
+    note = CALCULATOR.results(values)["qlora_base"]
+    assert note.message == QLORA_EXPERTS
+    assert "bitsandbytes leaves them in 16 bits" in note.text(EN, NullTranslations())
+    dense = CALCULATOR.results({**DEFAULTS, "method": "qlora"})["qlora_base"]
+    assert dense.message != QLORA_EXPERTS
