@@ -159,8 +159,9 @@ class NotInModel(InputProblem):
         return (cls(("x",), ("y", "z")), cls(("x", "y"), ("z",)))
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext("This model has no %(missing)s. Its projections are %(available)s.") % {
-            "missing": format_names(self.missing, locale, style="or"),
+        # "lacks" and a plain list: a negated "or" list reads wrongly in Spanish and Italian, which want "ni" and "né".
+        return translations.gettext("This model lacks %(missing)s. Its projections are %(available)s.") % {
+            "missing": format_names(self.missing, locale),
             "available": format_names(self.available, locale),
         }
 

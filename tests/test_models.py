@@ -146,7 +146,7 @@ def test_a_module_the_model_lacks_is_refused_beside_the_field():
         **{**phi3, "model": "microsoft/Phi-3-mini-4k-instruct", "target_modules": ["q_proj", "o_proj"]},
     )
     assert view.errors["target_modules"] == (
-        "This model has no q_proj. Its projections are qkv_proj, o_proj, gate_up_proj, and down_proj."
+        "This model lacks q_proj. Its projections are qkv_proj, o_proj, gate_up_proj, and down_proj."
     )
     assert view.outputs["trainable_parameters"] == ""
 

@@ -115,7 +115,7 @@ EXPECTED = Expectations(
         "stesso valore."
     ),
     not_one_sample=(
-        "Non entra neppure un campione: "
+        "Nemmeno un campione sta in memoria: "
         "accorcia le sequenze, addestra con QLoRA, usa più GPU con ZeRO o scegli una GPU con più memoria."
     ),
 )
