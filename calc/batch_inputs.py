@@ -1,5 +1,5 @@
 """The inputs of a batch that several pages share: the micro-batch, the accumulation steps, the target batch,
-data-parallel GPUs, activation memory per sample, a budget.
+data-parallel GPUs, the sequence length, activation memory per sample, a budget.
 
 They live here, not in one calculator's module, so that a page's worker
 imports only its own calculator (:func:`calc.calculators.load`). Their defaults
@@ -16,6 +16,13 @@ from calc.formatting import GIGABYTE
 from calc.i18n import N_
 from calc.inputs import Amount, Count
 
+SEQUENCE_LENGTH = Count(
+    "sequence_length",
+    N_("Sequence length"),
+    N_("Tokens in each sample."),
+    default=Decimal(4096),
+    maximum=Decimal(10_000_000),
+)
 MICRO_BATCH = Count(
     "micro_batch",
     N_("Micro-batch size"),

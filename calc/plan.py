@@ -28,7 +28,7 @@ from calc.calculator import Calculator, Group
 from calc.formatting import GIGABYTE, format_number, format_quantity
 from calc.formulas.batch import plans, reachable
 from calc.i18n import N_
-from calc.inputs import Choice, Count, Input, Option, address_within
+from calc.inputs import Choice, Input, Option, address_within
 from calc.outputs import Citation, Column, Fact, Figure, Names, Phrase, Quantity, Table, Text, exact_gigabytes
 from calc.problems import InputProblem, quantity
 from calc.snippets import FRAMEWORKS, GPUS_PER_NODE, SNIPPETS, snippets
@@ -58,13 +58,11 @@ BUDGET_FOR = Choice(
     ),
     default="any",
 )
-SEQUENCE_LENGTH = Count(
-    "sequence_length",
-    N_("Sequence length"),
-    N_("Tokens per sample, for the tokens per optimizer step; leave it blank if you don't need them."),
-    default=Decimal(4096),
+# The other pages' field, with their limit, but optional: only the tokens per step need it.
+SEQUENCE_LENGTH = replace(
+    batch_inputs.SEQUENCE_LENGTH,
+    description=N_("Tokens per sample, for the tokens per optimizer step; leave it blank if you don't need them."),
     optional=True,
-    maximum=Decimal(100_000_000),
 )
 
 

@@ -17,6 +17,7 @@ from gettext import NullTranslations
 
 from babel import Locale
 
+from calc import batch_inputs
 from calc.calculator import Changed
 from calc.formatting import format_names
 from calc.formulas.activations import PRECISION_BYTES
@@ -117,13 +118,7 @@ PRECISION = Choice(
     options=tuple(Option(name, name) for name in PRECISION_BYTES),
     default="bf16",
 )
-SEQUENCE_LENGTH = Count(
-    "sequence_length",
-    N_("Sequence length"),
-    N_("Tokens in each sample."),
-    default=Decimal(4096),
-    maximum=Decimal(10_000_000),
-)
+SEQUENCE_LENGTH = batch_inputs.SEQUENCE_LENGTH
 ATTENTION = Choice(
     "attention",
     N_("Attention kernel"),
