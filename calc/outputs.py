@@ -20,7 +20,7 @@ its ``data-kind``; the browser glue shows a view by that kind
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
@@ -200,17 +200,19 @@ def percent(share: Fraction, *, up: bool = False) -> Quantity:
 def difference(share: Fraction) -> Quantity | Phrase:
     """How far an estimate is from a measurement, as a share of it, signed (− under it, + over), rounded away from zero
     as the prose's bounds are (:func:`percent`, ``up``), so that the worst row reads as the bound the prose states
-    (−4.41% beside "at most 4.41%", not −4.40%): none at all is exact and reads "0%", unsigned; one below half the
-    last place says so, "< 0.01%", rather than "0.00%" or a size it does not have.
+    (−4.41% beside "at most 4.41%", not −4.40%): none at all is exact and reads "0%", unsigned; one below the last
+    place says so, "< 0.01%", rather than "0.00%" or a size it does not have, and every such one alike (a Spanish
+    review saw both "< 0,01 %" and "−0,01 %" for the same band).
 
-    >>> shares = (Fraction(0), Fraction(1, 10**6), Fraction(-1, 8), Fraction(-44021, 10**6))
+    >>> shares = (Fraction(0), Fraction(1, 10**6), Fraction(-7, 10**5), Fraction(-1, 8), Fraction(-44021, 10**6))
     >>> [written(difference(share), Locale.parse("en"), NullTranslations()) for share in shares]
-    ['0%', '<\xa00.01%', '−12.50%', '−4.41%']
+    ['0%', '<\xa00.01%', '<\xa00.01%', '−12.50%', '−4.41%']
     """
     if not share:
         return Quantity(Decimal(0), PERCENT)
-    half_up = at_least_shown(Quantity(share * 100, PERCENT, places=2, signed=True))
-    return half_up if isinstance(half_up, Phrase) else replace(half_up, up=True)
+    if abs(share) * 100 < Fraction(1, 100):
+        return Phrase(LESS_THAN, {"least": Quantity(Decimal("0.01"), PERCENT, places=2)})
+    return Quantity(share * 100, PERCENT, places=2, signed=True, up=True)
 
 
 def typed(value: Decimal, unit: str | None) -> Quantity:
