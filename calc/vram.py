@@ -373,8 +373,8 @@ QLORA_PREPARED_SHORT = N_(
 # bitsandbytes replaces only nn.Linear modules (calc.formulas.parameters.quantized_weights); transformers 5 keeps a
 # mixture's experts as 3-D parameters, which stay in 16 bits, and peft's preparation casts them to fp32 with the rest.
 QLORA_EXPERTS = N_(
-    "%(note)s In a mixture of experts only the attention's projections are loaded in NF4: transformers keeps the "
-    "experts as plain parameters, not nn.Linear modules, so bitsandbytes leaves them in 16 bits."
+    "In a mixture of experts only the attention's projections are loaded in NF4: transformers keeps the experts as "
+    "plain parameters, not nn.Linear modules, so bitsandbytes leaves them in 16 bits. %(note)s"
 )
 
 
