@@ -26,7 +26,7 @@ from calc.i18n import N_
 from calc.inputs import Amount, Choice, Count, Field, Input, Option, Pasted
 from calc.models import ARCHITECTURES, PRESETS, ModelShape, architecture_shape
 from calc.presets import CUSTOM, settle_preset
-from calc.problems import InputProblem
+from calc.problems import InputProblem, NamesTheWayOut
 
 DEFAULT_MODEL = "meta-llama/Llama-3.1-8B"
 
@@ -44,35 +44,19 @@ class KvHeadsDoNotDivide(InputProblem):
 
 
 @dataclass
-class ExpertsWithoutMixture(InputProblem):
-    """An expert field filled in for an architecture that has none; ``mixtures`` names those that do."""
+class ExpertsWithoutMixture(NamesTheWayOut, InputProblem):
+    """An expert field filled in for an architecture that has none; ``names``: those that have experts."""
 
-    mixtures: tuple[str, ...]
-
-    @classmethod
-    def examples(cls) -> tuple[InputProblem, ...]:
-        return (cls(("x", "y")),)
-
-    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext(
-            "Only a mixture of experts has these: leave the field blank, or choose %(mixtures)s."
-        ) % {"mixtures": format_names(self.mixtures, locale, style="or")}
+    words = N_("Only a mixture of experts has these: leave the field blank, or choose %(names)s.")
+    style = "or"
 
 
 @dataclass
-class WindowWithoutSlidingLayers(InputProblem):
-    """A sliding window typed in for an architecture whose config has none; ``windowed`` names those that have one."""
+class WindowWithoutSlidingLayers(NamesTheWayOut, InputProblem):
+    """A sliding window typed in for an architecture whose config has none; ``names``: those that have one."""
 
-    windowed: tuple[str, ...]
-
-    @classmethod
-    def examples(cls) -> tuple[InputProblem, ...]:
-        return (cls(("x", "y")),)
-
-    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext(
-            "Only some architectures have a sliding window: leave the field blank, or choose %(windowed)s."
-        ) % {"windowed": format_names(self.windowed, locale, style="or")}
+    words = N_("Only some architectures have a sliding window: leave the field blank, or choose %(names)s.")
+    style = "or"
 
 
 @dataclass

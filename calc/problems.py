@@ -18,12 +18,12 @@ from dataclasses import dataclass, fields
 from dataclasses import field as _attribute
 from decimal import Decimal
 from gettext import NullTranslations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from babel import Locale
 from babel.numbers import get_decimal_symbol
 
-from calc.formatting import format_number, format_quantity, unit_symbol
+from calc.formatting import format_names, format_number, format_quantity, unit_symbol
 
 if TYPE_CHECKING:
     from calc.inputs import Input
@@ -53,6 +53,24 @@ class InputProblem(ValueError):
 
     def __str__(self) -> str:
         return repr(self)
+
+
+@dataclass
+class NamesTheWayOut:
+    """What a kind of problem whose words name what would do instead shares: ``names`` (architectures, dtypes, which no
+    language changes), joined as the locale joins a list, by "or" with ``style = "or"``. A kind, ``class
+    Kind(NamesTheWayOut, InputProblem)``, is its message id, ``words``, where ``%(names)s`` stands for them."""
+
+    names: tuple[str, ...]
+    words: ClassVar[str]
+    style: ClassVar[str] = "standard"
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(("x",)), cls(("x", "y")))
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext(self.words) % {"names": format_names(self.names, locale, style=self.style)}
 
 
 def quantity(value: Decimal, input: Input, locale: Locale) -> str:

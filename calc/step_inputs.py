@@ -28,7 +28,7 @@ from calc.i18n import N_
 from calc.inputs import Choice, ChoiceSet, Count, Input, Option
 from calc.model_inputs import DEFAULT_MODEL, TYPED_SHAPE, shape_of
 from calc.models import ARCHITECTURES, PRESETS, ModelShape, architecture_shape
-from calc.problems import InputProblem
+from calc.problems import InputProblem, NamesTheWayOut
 
 METHOD = Choice(
     "method",
@@ -162,19 +162,11 @@ class NotInModel(InputProblem):
 
 
 @dataclass
-class RecipeComputesIn(InputProblem):
-    """A precision the chosen recipe does not compute in; ``precisions`` names those it does."""
+class RecipeComputesIn(NamesTheWayOut, InputProblem):
+    """A precision the chosen recipe does not compute in; ``names``: those it does."""
 
-    precisions: tuple[str, ...]
-
-    @classmethod
-    def examples(cls) -> tuple[InputProblem, ...]:
-        return (cls(("bf16",)), cls(("bf16", "fp16")))
-
-    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext("Choose %(precisions)s: this recipe supports no other precision.") % {
-            "precisions": format_names(self.precisions, locale, style="or")
-        }
+    words = N_("Choose %(names)s: this recipe supports no other precision.")
+    style = "or"
 
 
 @dataclass

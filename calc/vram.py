@@ -69,7 +69,7 @@ from calc.model_inputs import (
 from calc.models import PRESETS
 from calc.outputs import Bar, Citation, Column, Fact, Figure, Names, Phrase, Phrases, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM, settle_preset
-from calc.problems import InputProblem
+from calc.problems import InputProblem, NamesTheWayOut
 from calc.step_inputs import (
     ATTENTION,
     METHOD,
@@ -258,19 +258,12 @@ OVERHEAD = Amount(
 
 
 @dataclass
-class StepNotModelled(InputProblem):
-    """A model whose step the calculator does not model; ``modelled`` names the architectures it does."""
+class StepNotModelled(NamesTheWayOut, InputProblem):
+    """A model whose step the calculator does not model; ``names``: the architectures it does."""
 
-    modelled: tuple[str, ...]
-
-    @classmethod
-    def examples(cls) -> tuple[InputProblem, ...]:
-        return (cls(("x", "y")),)
-
-    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext(
-            "The step's peak is modelled for the architectures %(modelled)s: for this one, enter the activation memory."
-        ) % {"modelled": format_names(self.modelled, locale)}
+    words = N_(
+        "The step's peak is modelled for the architectures %(names)s: for this one, enter the activation memory."
+    )
 
 
 @dataclass
