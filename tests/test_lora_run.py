@@ -288,7 +288,8 @@ def test_the_prose_quotes_the_defaults_run_and_what_was_measured(site, locale):
         assert gigabytes(size, 2).text(parsed, breakable=False) in details, size
     report = json.loads((Path(__file__).parent.parent / "validation" / "steps.json").read_text(encoding="utf-8"))
     measured = [point for point in report["points"] if point["method"] == "lora"]
-    assert f" {format_number(Decimal(len(measured)), parsed)} " in details
+    # A count stands apart from its noun, by a no-break space where the catalog joins them.
+    assert re.search(rf"\s{re.escape(format_number(Decimal(len(measured)), parsed))}\s", details)
     if locale == "en":
         # On which side, how far at most, and the adapters each architecture was measured with (Phi-3's qkv_proj).
         below = sum(point["estimated_peak_bytes"] < point["measured_peak_bytes"] for point in measured)
