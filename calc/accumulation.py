@@ -25,7 +25,8 @@ from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import N_
 from calc.inputs import address_within
 from calc.outputs import Chart, Citation, Fact, Figure, Phrase, Plot, Quantity, Series, Text, exact_gigabytes
-from calc.snippets import GPUS_PER_NODE, SNIPPETS, snippets
+from calc.snippets import SNIPPETS, snippets
+from calc.snippets import facts as snippet_facts
 
 
 def compute(values: Mapping[str, Decimal | None]) -> dict[str, object]:
@@ -166,7 +167,7 @@ def facts() -> dict[str, Fact]:
     """What the page's prose quotes."""
     # The Transformers release whose Trainer passes the cycle's token count to the loss (PR #34191).
     return {
-        "gpus_per_node": Quantity(GPUS_PER_NODE),
+        **snippet_facts(),
         "token_count_version": "4.46",
         # param_dtype: "the dtype for forward and backward computation".
         "fsdp_mixed_precision": Citation(

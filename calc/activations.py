@@ -44,6 +44,7 @@ from calc.outputs import (
     gigabytes,
 )
 from calc.problems import InputProblem
+from calc.snippets import ACTIVATION_CHECKPOINTING_SINCE
 from calc.step_inputs import (
     ATTENTION,
     EXPERT_TARGETS,
@@ -213,6 +214,7 @@ def facts() -> dict[str, Fact]:
     """What the page's prose quotes."""
     recipe, precision = chosen_as("autocast-bf16")
     return {
+        "checkpointing_since": ACTIVATION_CHECKPOINTING_SINCE,
         # How the VRAM page's fields choose autocast over a model loaded in fp32, which this page does not model: the
         # recipe's label (a message id) and the precision.
         "autocast_recipe": RECIPES[recipe].label,

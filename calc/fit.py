@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
 
-from calc.formatting import GIGABYTE, rounded, rounded_down, rounded_up
+from calc.formatting import GIGABYTE, PERCENT, rounded, rounded_down, rounded_up
 from calc.formulas.model_states import RECIPES
 from calc.gpus import GPU
 from calc.i18n import N_
@@ -25,8 +25,8 @@ CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to sp
 SENTENCE = (
     N_("Your GPU holds it, with %(spare)s to spare."),
     N_(
-        "Your GPU holds it, with %(spare)s to spare. That is a tight fit: the margin is within the estimate's worst "
-        "shortfall measured on small models."
+        "Your GPU holds it, with %(spare)s to spare. That is a tight fit: the margin would not cover an estimate "
+        "%(shortfall)s below the true peak, a little more than its largest shortfall on the small models measured."
     ),
     N_("Your GPU is short by %(missing)s."),
 )
@@ -77,7 +77,9 @@ class Need:
         margin = abs((rounded(capacity / GB, 2) if shown is None else shown) - self.shown)
         if self.total <= capacity:
             spare = {"spare": Quantity(margin, GIGABYTE, 2)}
-            return Phrase(fits if capacity - self.total >= self.tight else tight_fit, spare)
+            if capacity - self.total >= self.tight:
+                return Phrase(fits, spare)
+            return Phrase(tight_fit, {**spare, "shortfall": Quantity(SHORTFALL * 100, PERCENT, places=1)})
         return Phrase(short, {"missing": Quantity(margin, GIGABYTE, 2)})
 
 

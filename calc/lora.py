@@ -55,7 +55,9 @@ SHAPE, settle_shape = shape_inputs(*SHAPE_FIELDS)
 # This page trains an adapter: LoRA over the base in the run's precision, or QLoRA over a 4-bit base.
 METHOD = replace(
     step_inputs.METHOD,
-    description=N_("LoRA trains an adapter over the base model in the run's precision; QLoRA over the base in NF4."),
+    description=N_(
+        "LoRA trains an adapter over a base model kept in the run's precision; QLoRA, over a base quantized to NF4."
+    ),
     options=tuple(option for option in step_inputs.METHOD.options if option.value != "full"),
     default="lora",
 )

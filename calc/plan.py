@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from fractions import Fraction
 from gettext import NullTranslations
 
 from babel import Locale
@@ -31,7 +32,8 @@ from calc.i18n import N_
 from calc.inputs import Choice, Input, Option, address_within
 from calc.outputs import Citation, Column, Fact, Figure, Names, Phrase, Quantity, Table, Text, exact_gigabytes
 from calc.problems import InputProblem, quantity
-from calc.snippets import FRAMEWORKS, GPUS_PER_NODE, SNIPPETS, snippets
+from calc.snippets import FRAMEWORKS, SNIPPETS, snippets
+from calc.snippets import facts as snippet_facts
 
 # The defaults are the site's default run (calc.batch_inputs); a plan needs a budget.
 MEMORY_BUDGET = replace(
@@ -46,14 +48,14 @@ MEMORY_BUDGET = replace(
 # the VRAM page hands over "single" when its target batch needs no accumulation at its largest micro-batch.
 BUDGET_FOR = Choice(
     "budget_for",
-    N_("The budget holds for"),
+    N_("This budget applies to"),
     N_(
         "A plan that accumulates also holds the gradients that earlier micro-batches leave behind. The training "
         "memory per GPU calculator counts them in its budget when its target batch needs accumulation, and sets "
         "this field to match when it hands the budget over."
     ),
     options=(
-        Option("any", N_("Any plan: it counts the gradients of earlier micro-batches")),
+        Option("any", N_("Any plan (it counts the gradients that earlier micro-batches leave behind)")),
         Option("single", N_("Only a plan without accumulation")),
     ),
     default="any",
@@ -78,9 +80,9 @@ class SampleExceedsBudget(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
-            "One sample alone needs %(needed)s, more than this budget. Raise the budget, with a GPU that has more "
-            "memory, more GPUs under ZeRO, or LoRA or QLoRA (the training memory per GPU calculator gives it), or "
-            "lower the memory per sample by recomputing activations or shortening the sequences."
+            "One sample alone needs %(needed)s, more than this budget. Raise the budget (a GPU with more memory, "
+            "more GPUs under ZeRO, or LoRA or QLoRA: the training memory per GPU calculator gives the new budget), "
+            "or lower the memory per sample by recomputing activations or shortening the sequences."
         ) % {"needed": quantity(self.needed, input, locale)}
 
 
@@ -161,19 +163,47 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "per_gpu": Quantity(reached // gpus),
         "activation_memory": exact_gigabytes(micro_batch * per_sample, per_sample),
         "tokens_per_step": None if sequence is None else Quantity(reached * sequence),
-        "adjustment": None
-        if reached == target
-        else Phrase(
-            N_(
-                "The target of %(target)s is not a multiple of the number of GPUs (%(gpus)s): this plan reaches "
-                "%(reached)s, the nearest batch they can share evenly."
-            ),
-            {"target": Quantity(target), "gpus": Quantity(gpus), "reached": Quantity(reached)},
-        ),
+        "adjustment": adjustment(target, gpus, reached),
         "plans": [(Quantity(b), Quantity(a), exact_gigabytes(b * per_sample, per_sample)) for b, a in options],
         "nearby_target": None if single else nearby_target(share, gpus, micro_batch, min(share, budget // per_sample)),
         **snippets(micro_batch, steps, gpus),
     }
+
+
+# How the plan's batch differs from the target: the nearest the GPUs share evenly (calc.formulas.batch.reachable),
+# the larger of two as near, and a note where it is far from the batch the learning rate was tuned for.
+NEAREST = N_(
+    "The target of %(target)s is not a multiple of the number of GPUs (%(gpus)s): this plan reaches %(reached)s, the "
+    "nearest batch they can share evenly."
+)
+LARGER_OF_TWO = N_(
+    "The target of %(target)s is not a multiple of the number of GPUs (%(gpus)s): this plan reaches %(reached)s, the "
+    "larger of the two nearest batches they can share evenly (%(other)s is as near)."
+)
+FAR_FROM_TARGET = N_(
+    "%(adjustment)s That is far from the batch your learning rate was tuned for: retune it, or use fewer GPUs."
+)
+# Beyond a twentieth of the target, the change is more than a learning rate tuned for the target can be assumed to take.
+FAR = Fraction(1, 20)
+
+
+def adjustment(target: int, gpus: int, reached: int) -> Phrase | None:
+    """Why the plan reaches ``reached`` rather than ``target``; None where it is the target.
+
+    >>> adjustment(256, 8, 256) is None, adjustment(250, 8, 248).message == NEAREST
+    (True, True)
+    >>> adjustment(252, 8, 256).quantities["other"].value, adjustment(4, 8, 8).message == FAR_FROM_TARGET
+    (248, True)
+    """
+    if reached == target:
+        return None
+    figures = {"target": Quantity(target), "gpus": Quantity(gpus), "reached": Quantity(reached)}
+    other = 2 * target - reached
+    if other > 0 and other % gpus == 0:
+        said = Phrase(LARGER_OF_TWO, {**figures, "other": Quantity(other)})
+    else:
+        said = Phrase(NEAREST, figures)
+    return Phrase(FAR_FROM_TARGET, {"adjustment": said}) if abs(reached - target) > FAR * target else said
 
 
 def summarize(outputs: Mapping[str, str], results: Mapping[str, object], translations: NullTranslations) -> str:
@@ -210,7 +240,7 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
 def facts() -> dict[str, Fact]:
     """What the page's prose quotes."""
     return {
-        "gpus_per_node": Quantity(GPUS_PER_NODE),
+        **snippet_facts(),
         "frameworks": Names(tuple(FRAMEWORKS.values())),
         "example_gpu": gpus.GPUS_BY_ID["a100-40gb"].name,
         # data_parallel_size = world_size // (tensor × pipeline × context-parallel sizes), at Megatron Core 0.19.0.

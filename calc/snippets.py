@@ -47,7 +47,7 @@ from __future__ import annotations
 import json
 
 from calc.i18n import N_
-from calc.outputs import Code
+from calc.outputs import Code, Fact, Quantity
 
 # The frameworks the pages write settings for, in their order, and the names the prose gives them.
 FRAMEWORKS = {
@@ -62,6 +62,20 @@ FRAMEWORKS = {
 # The page knows only the total of data-parallel GPUs; the snippets assume nodes of up to 8 GPUs
 # (as in DGX and HGX servers) and the most GPUs per node that share the total evenly. The pages say so.
 GPUS_PER_NODE = 8
+# The transformers release that renamed gradient checkpointing's switches (TrainingArguments.activation_checkpointing,
+# PreTrainedModel.activation_checkpointing_enable), keeping the old names as deprecated aliases until v6: read from
+# the wheels of 5.22.2 and 5.23.0.
+ACTIVATION_CHECKPOINTING_SINCE = "5.23"
+
+
+def facts() -> dict[str, Fact]:
+    """What the notes beside the snippets quote, on every page that shows them."""
+    return {
+        "gpus_per_node": Quantity(GPUS_PER_NODE),
+        "checkpointing_since": ACTIVATION_CHECKPOINTING_SINCE,
+        # A tokenizer that reserves a padding token: Llama 3.1's tokenizer_config.json, id 128004.
+        "reserved_pad_model": "Llama-3.1",
+    }
 
 
 def nodes(gpus: int) -> tuple[int, int]:

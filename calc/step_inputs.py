@@ -22,13 +22,13 @@ from calc.calculator import Changed
 from calc.formatting import format_names
 from calc.formulas.activations import PRECISION_BYTES
 from calc.formulas.model_states import RECIPES
-from calc.formulas.parameters import TARGET_MODULES, expert_shapes, target_modules
+from calc.formulas.parameters import TARGET_MODULES, expert_shapes, linear_shapes, target_modules
 from calc.formulas.step import Refusal, Setting, refusal
 from calc.i18n import N_
 from calc.inputs import Choice, ChoiceSet, Count, Input, Option
 from calc.model_inputs import DEFAULT_MODEL, TYPED_SHAPE, shape_of
 from calc.models import ARCHITECTURES, PRESETS, ModelShape, architecture_shape
-from calc.problems import InputProblem, NamesTheWayOut
+from calc.problems import InputProblem, NamesTheWayOut, quantity
 
 METHOD = Choice(
     "method",
@@ -105,9 +105,9 @@ def _step_model_targets(values: Mapping[str, object]) -> tuple[str, ...] | None:
 STEP_TARGET_MODULES = replace(
     TARGETS,
     description=N_(
-        "The projections that get an adapter, named as in peft's target_modules. In a mixture of experts, an adapter "
-        "on the experts is not modelled here, so they are not listed; the LoRA calculator counts its parameters. "
-        "Names the model does not have are rejected."
+        "The projections that get an adapter, named as in peft's target_modules. This page does not model an adapter "
+        "on a mixture's experts, so their modules are not offered; the LoRA calculator counts such an adapter's "
+        "parameters. Names the model does not have are rejected."
     ),
     offered_by=_step_model_targets,
 )
@@ -213,7 +213,8 @@ class Refused(InputProblem):
 
 
 def checked_targets(values: Mapping[str, object], shape: ModelShape) -> frozenset[str]:
-    """The chosen target modules, refused on their field when the model, ``shape``, lacks one."""
+    """The chosen target modules, refused on their field when the model, ``shape``, lacks one; and the rank, refused
+    above the narrowest of them, where A·B could have no more rank than that (Hu et al., 2021, §4.1: r ≪ min(d, k))."""
     missing = values["target_modules"] - set(target_modules(shape))
     if missing:
         raise NotInModel(
@@ -221,7 +222,29 @@ def checked_targets(values: Mapping[str, object], shape: ModelShape) -> frozense
             tuple(target_modules(shape)),
             field="target_modules",
         )
+    sizes = {**linear_shapes(shape), **{name: size[1:] for name, size in expert_shapes(shape).items()}}
+    narrowest = min((min(sizes[name]) for name in values["target_modules"]), default=None)
+    if narrowest is not None and int(values["rank"]) > narrowest:
+        raise RankAboveWidth(Decimal(narrowest), field="rank")
     return values["target_modules"]
+
+
+@dataclass
+class RankAboveWidth(InputProblem):
+    """A rank above ``width``, the narrowest side of the chosen projections: the adapter would add parameters, not
+    rank."""
+
+    width: Decimal
+
+    @classmethod
+    def examples(cls) -> tuple[InputProblem, ...]:
+        return (cls(Decimal(512)),)
+
+    def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        return translations.gettext(
+            "Enter at most %(width)s, the narrowest side of the chosen projections: a higher rank adds parameters but "
+            "no rank."
+        ) % {"width": quantity(self.width, input, locale)}
 
 
 def step_recipe(optimizer: str, precision: str, method: str, *, recipe_field: bool) -> str:

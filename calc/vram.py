@@ -171,8 +171,8 @@ PARAMETERS = Amount(
     N_("Parameters, in billions"),
     N_(
         "The model's parameter count in billions, rounded to hundredths, filled in from its shape. If you type another "
-        "number, the page sizes the model from that number alone, trains every parameter whatever the method, and "
-        "adds the activation memory you enter."
+        "number, the page sizes the model from that number alone, counts every parameter as trained whatever the "
+        "method, and adds the activation memory you enter."
     ),
     default=billions(PRESETS[DEFAULT_MODEL]),
     maximum=Decimal(100_000),
@@ -302,8 +302,9 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
 # they left out.
 TIGHT_UNMEASURED = N_(
-    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: the margin is within the estimate's worst "
-    "shortfall measured on small models, and those measurements left out %(unmeasured)s."
+    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: the margin would not cover an estimate "
+    "%(shortfall)s below the true peak, a little more than its largest shortfall on the small models measured. Those "
+    "measurements left out %(unmeasured)s."
 )
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
@@ -423,22 +424,31 @@ ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which must fit in the overhead, but counts the output layer's whole "
     "matrix where ZeRO-3 gathers it (%(head)s). With DeepSpeed's defaults the rest come to %(total)s: a gradient "
     "bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead (stage3_prefetch_bucket_size), "
-    "and gathered weights up to %(live)s (stage3_max_live_parameters), less the %(counted)s of them the output layer "
-    "already takes. Add %(total)s to the overhead, or lower these settings."
+    "and gathered weights up to %(live)s (stage3_max_live_parameters), less the part of that allowance the output "
+    "layer already takes, %(counted)s. Add %(total)s to the overhead, or lower these settings."
+)
+
+# A fit whose spare ZeRO's buffers, with DeepSpeed's defaults, would take (or nearly): the verdict says so, beside the
+# note that sizes them.
+BUFFERS_LEFT_OUT = N_(
+    "%(verdict)s ZeRO's buffers, which the total leaves out, take %(buffers)s more with DeepSpeed's default "
+    "settings: add them to the overhead, or lower those settings as the note below says."
 )
 
 
-def zero_buffers(values: Mapping[str, object]) -> Phrase | None:
-    """What DeepSpeed's ZeRO allocates with its default settings and the total leaves to the overhead."""
+def zero_buffers(values: Mapping[str, object]) -> tuple[Phrase, Fraction] | None:
+    """What DeepSpeed's ZeRO allocates with its default settings and the total leaves to the overhead: the note that
+    sizes it, and its bytes (ZeRO-2's with overlap_comm off, DeepSpeed's default below ZeRO-3)."""
     stage = int(values["zero_stage"])
     if stage == 0:
         return None
     element = RECIPES[values["optimizer"]].states.weights  # the trained weights' bytes, as DeepSpeed keeps them
     bucket = gigabytes(REDUCE_BUCKET * element, 2)
     if stage == 1:
-        return Phrase(ZERO_1_BUFFERS, {"bucket": bucket})
+        return Phrase(ZERO_1_BUFFERS, {"bucket": bucket}), Fraction(bucket.value) * GB
     if stage == 2:
-        return Phrase(ZERO_2_BUFFERS, {"bucket": bucket, "double": gigabytes(2 * REDUCE_BUCKET * element, 2)})
+        double = gigabytes(2 * REDUCE_BUCKET * element, 2)
+        return Phrase(ZERO_2_BUFFERS, {"bucket": bucket, "double": double}), Fraction(bucket.value) * GB
     # The whole model's weights, not this GPU's shard: gathered weights never exceed them.
     if values["model"] == COUNT:
         weights, head = Fraction(values["parameters"]) * GB * element, Fraction(0)
@@ -456,8 +466,10 @@ def zero_buffers(values: Mapping[str, object]) -> Phrase | None:
     total = Quantity(bucket.shown() + prefetch.shown() + live.shown() - counted.shown(), GIGABYTE, places=2)
     quantities = {"bucket": bucket, "live": live, "prefetch": prefetch, "total": total}
     if head:
-        return Phrase(ZERO_3_BUFFERS_BESIDE_HEAD, {**quantities, "head": gigabytes(head, 2), "counted": counted})
-    return Phrase(ZERO_3_BUFFERS, quantities)
+        note = Phrase(ZERO_3_BUFFERS_BESIDE_HEAD, {**quantities, "head": gigabytes(head, 2), "counted": counted})
+    else:
+        note = Phrase(ZERO_3_BUFFERS, quantities)
+    return note, Fraction(total.value) * GB
 
 
 def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Phrase:
@@ -606,24 +618,30 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             largest = LEAVE_BLANK if shape_of(values).model_type in FAMILIES else NOT_MODELLED
             shown_per_sample = TYPED
     # One rule in every mode, so that the same margin gets the same verdict: a fit is tight within the step's
-    # measured error, whether the peak is modelled, typed in part, or the ZeRO paper's sum.
-    tight = shortfall(sum(parts.values()))
+    # measured error, whether the peak is modelled, typed in part, or the ZeRO paper's sum, or within ZeRO's buffers
+    # with DeepSpeed's defaults, which the total leaves out.
+    error = shortfall(sum(parts.values()))
+    buffers_note, buffers = zero_buffers(values) or (None, Fraction(0))
     parts["overhead"] = overhead
     total = sum(parts.values())
-    need = Need(total, tight)  # once for every card's verdict
+    need = Need(total, error + buffers)  # once for every card's verdict
 
     rows = part_rows(parts, labels)
-    yours = need.verdict(capacity, SENTENCE)
+    # Your GPU's verdict says why a fit is tight: the estimate's error (and what the measurements left out), ZeRO's
+    # buffers, or both.
+    yours = Need(total, error).verdict(capacity, SENTENCE)
     left_out = unmeasured(values, accumulating=earlier > 0)
     if yours.message == SENTENCE[1] and left_out:
         yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, "unmeasured": Phrases(left_out)})
+    if buffers and need.verdict(capacity, SENTENCE).message == SENTENCE[1]:
+        yours = Phrase(BUFFERS_LEFT_OUT, {"verdict": yours, "buffers": gigabytes(buffers, 2)})
     return {
         "total_memory": gigabytes(total, 2),
         "your_gpu": without_bf16(yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE),
         "largest_micro_batch": largest,
         "peak_moment": moment,
         "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
-        "zero_buffers": zero_buffers(values),
+        "zero_buffers": buffers_note,
         "attention_note": note,
         "window_note": window,
         "qlora_base": _qlora_note(values, total, capacity),
@@ -736,6 +754,12 @@ def facts() -> dict[str, Fact]:
         "low_precision_source": Citation("Zamirai et al., 2020", "https://arxiv.org/abs/2010.06192"),
         # fully_shard's reshard_after_forward: True reshards after forward (as FULL_SHARD), False keeps the
         # unsharded parameters until the backward pass (as SHARD_GRAD_OP).
+        # HfDeepSpeedConfig.trainer_config_finalize fills "auto" bucket sizes from the model's hidden size.
+        "auto_prefetch_share": Quantity(Decimal("0.9")),
+        "deepspeed_auto": Citation(
+            "transformers/integrations/deepspeed.py",
+            "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/integrations/deepspeed.py",
+        ),
         "fully_shard_source": Citation(
             "PyTorch: fully_shard",
             "https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html#torch.distributed.fsdp.fully_shard",

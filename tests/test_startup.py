@@ -112,8 +112,8 @@ def test_a_calculation_that_never_answers_times_out_and_the_typing_stays(context
     expect(page.locator(".results")).to_have_attribute("aria-busy", "true")
     page.clock.fast_forward("00:31")
     message = (
-        "The calculation did not answer, so the live calculator has stopped and cannot show results for the values"
-        " you entered. Reload the page to try again."
+        "The calculation stopped responding, so the live calculator has been switched off and cannot show results for "
+        "the values you entered. Reload the page to try again."
     )
     expect_stopped_keeping_the_typing(page, "unanswered-edited", load_translations(localedir, locale).gettext(message))
 
