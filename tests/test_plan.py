@@ -281,8 +281,9 @@ def test_a_budget_for_a_step_without_accumulation_lists_no_plan_that_accumulates
 
 def test_the_notes_name_the_lightning_precision_and_a_padding_token_that_keeps_eos_in_the_loss():
     """Lightning's snippet sets a precision (its default, "32-true", keeps a model loaded in fp32 in fp32): the notes
-    name it and say how to turn on recomputation there, by transformers' name since 5.23 and the one before. DataCollatorForLanguageModeling masks every label equal to the
-    padding token, so the notes advise a padding token of its own rather than EOS."""
+    name it and say how to turn on recomputation there, by transformers' name since 5.23 and the one before.
+    DataCollatorForLanguageModeling masks every label equal to the padding token, so the notes advise a padding token
+    of its own rather than EOS."""
     notes = (Path(__file__).resolve().parent.parent / "templates" / "snippets.html").read_text(encoding="utf-8")
     precision = next(
         node.value.value
@@ -292,4 +293,6 @@ def test_the_notes_name_the_lightning_precision_and_a_padding_token_that_keeps_e
     assert f"{{% trans mixed='\"{precision}\"'" in notes and "<code>precision={{ mixed }}</code>" in notes
     assert "model.activation_checkpointing_enable()</code>" in notes and "gradient_checkpointing_enable()" in notes
     assert "add_special_tokens" in notes and "resize_token_embeddings" in notes
-    assert not re.search(r"set <code>tokenizer\.pad_token = tokenizer\.eos_token</code>", notes)
+    # EOS as the padding token is named only to be advised against.
+    assert notes.count("tokenizer.pad_token = tokenizer.eos_token") == 1
+    assert "Do not set <code>tokenizer.pad_token = tokenizer.eos_token</code>" in notes

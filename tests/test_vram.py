@@ -58,6 +58,7 @@ from calc.step_inputs import EXPERT_TARGETS, Refused, step_setting
 from calc.step_outputs import LOSS_LABELS, MOMENT_WORDS
 from calc.vram import (
     AT_FOREACH_STEP,
+    BUFFERS_LEFT_OUT,
     CALCULATOR,
     COUNT,
     COUNT_LEAVES_OUT,
@@ -71,7 +72,6 @@ from calc.vram import (
     REDUCE_BUCKET,
     TIGHT_UNMEASURED,
     TYPED,
-    BUFFERS_LEFT_OUT,
     ZERO_1_BUFFERS,
     ZERO_2_BUFFERS,
     ZERO_3_BUFFERS,
@@ -277,8 +277,11 @@ def test_a_preset_fills_its_count_as_a_reader_would_type_it():
 
 
 def _bare(said):
-    """A verdict without what a card lacking bf16 adds to it (NO_BF16_CELL, NO_BF16_SENTENCE)."""
-    return said.quantities["verdict"] if "verdict" in said.quantities else said
+    """A verdict without what is added to it: a card lacking bf16 (NO_BF16_CELL, NO_BF16_SENTENCE), ZeRO's buffers
+    (BUFFERS_LEFT_OUT)."""
+    while "verdict" in said.quantities:
+        said = said.quantities["verdict"]
+    return said
 
 
 def test_the_table_of_cards_shows_the_memory_the_field_takes_and_margins_that_subtract():
@@ -819,9 +822,12 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     assert cells["NVIDIA H100 80GB HBM3"] == "Fits, with %(spare)s to spare"
     counted = Fraction(CALCULATOR.results(COUNTED)["total_memory"].value)
     just = CALCULATOR.results({**COUNTED, "gpu": "custom", "gpu_memory": Decimal(math.ceil(counted * 1000)) / 1000})
-    assert just["your_gpu"].message == TIGHT_UNMEASURED
-    assert just["your_gpu"].quantities["spare"].value < Decimal("0.001")
-    assert just["your_gpu"].quantities["unmeasured"].messages == ("the count from the parameters alone",)
+    # Under ZeRO-2 the buffers the total leaves out are said after the verdict.
+    assert just["your_gpu"].message == BUFFERS_LEFT_OUT
+    verdict_ = just["your_gpu"].quantities["verdict"]
+    assert verdict_.message == TIGHT_UNMEASURED
+    assert verdict_.quantities["spare"].value < Decimal("0.001")
+    assert verdict_.quantities["unmeasured"].messages == ("the count from the parameters alone",)
     typed = CALCULATOR.results({**DEFAULTS, "activation_memory": results["per_sample"].value})
     assert typed["your_gpu"].message == TIGHT_UNMEASURED
     assert typed["your_gpu"].quantities["unmeasured"].messages[0] == "an activation memory typed in"
