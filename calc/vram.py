@@ -488,7 +488,10 @@ def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Ph
 
 # Where not even one sample fits: the fixed part fits, or not even that.
 NOT_ONE = N_("Not even one sample fits: %(ways)s.")
-NOT_EMPTY = N_("Even without samples, the step does not fit: %(ways)s.")
+NOT_EMPTY = N_(
+    "Even without samples, the step does not fit: it needs %(needed)s with the overhead %(moment)s. To make room, "
+    "%(ways)s."
+)
 
 
 def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, Fraction, Moment, int, Moment]:
@@ -575,8 +578,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             budget, per_sample = None, rounded_up(most.per_sample_total / GB, 2)
         if count:
             largest = Quantity(count)
+        elif left > 0:
+            largest = Phrase(NOT_ONE, {"ways": ways_out(values, samples=True)})
         else:
-            largest = Phrase(NOT_ONE if left > 0 else NOT_EMPTY, {"ways": ways_out(values, samples=left > 0)})
+            # Where the fixed part alone is too much, the moment it is too much at and what it needs there.
+            needed = gigabytes(binding.fixed_total + overhead, 2)
+            words = {"needed": needed, "moment": Phrase(MOMENT_WORDS[binding.name], {})}
+            largest = Phrase(NOT_EMPTY, {**words, "ways": ways_out(values, samples=False)})
         moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)
         if earlier:
             # The LoRA page shows the same run's single step: say why this peak holds more.

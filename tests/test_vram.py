@@ -1160,3 +1160,16 @@ def test_a_fit_within_zero_s_default_buffers_says_so():
     assert cells["NVIDIA A100-SXM4-40GB"] == "Tight fit, with %(spare)s to spare"
     # Without ZeRO there are no buffers, and the verdict says nothing of them.
     assert CALCULATOR.results(DEFAULTS)["your_gpu"].message != BUFFERS_LEFT_OUT
+
+
+def test_a_step_that_does_not_fit_without_samples_says_where_and_how_much():
+    """Llama-3.2-1B with 8-bit AdamW on a T4: the backward pass's fixed part fits, the optimizer step's (its fp32
+    update of the gradients) does not, and the page names that moment and its size rather than the peak's
+    (technical review, round 10, item 19)."""
+    values = {**DEFAULTS, "model": "meta-llama/Llama-3.2-1B", "method": "full", "optimizer": "adamw-8bit",
+              "precision": "fp16", "gpu": "t4"}  # fmt: skip
+    values = {**values, **settle(values, frozenset({"model", "gpu"}))}
+    results = CALCULATOR.results(values)
+    said = results["largest_micro_batch"]
+    assert said.message == NOT_EMPTY and said.quantities["moment"].message == MOMENT_WORDS["optimizer"]
+    assert said.quantities["needed"].shown() > values["gpu_memory"]
