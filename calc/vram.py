@@ -330,8 +330,10 @@ def unmeasured(values: Mapping[str, object], accumulating: bool) -> tuple[str, .
     return tuple(reason for reason, applies in left_out if applies)
 
 
-# The count mode's parts and the typed activations': the model states, the activations typed, the overhead.
-LABELS = {**PART_LABELS, "activations": N_("Activations"), "overhead": N_("Overhead")}
+# The breakdown's rows: the step's parts, as the LoRA page names them, and the overhead.
+LABELS = {**PART_LABELS, "overhead": N_("Overhead")}
+# Where the activations are typed in, they are what the reader entered, saved or not.
+TYPED_LABELS = {**LABELS, "activations": N_("Activations")}
 # Why there is no largest micro-batch without the step's model: in the count mode; with a model, whose activations
 # are typed; with a model whose step is not modelled.
 NEEDS_MODEL = Phrase(N_("Needs the model's activations: choose a model and leave the activation memory blank."), {})
@@ -609,7 +611,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # The model state counts every gradient throughout, as the earlier micro-batches' are: any plan.
         count, budget_for = None, "any"
         parts, temporaries = _typed_parts(values)
-        labels = LABELS
+        labels = TYPED_LABELS
         states = sum(parts.values()) - parts["activations"]
         # The optimizer step holds its temporaries where the activations are gone, as the step's last moment does:
         # the peak is the larger of the two, the earlier of equals. Where the step alone does not fit, nothing is left.
