@@ -181,7 +181,7 @@ LARGER_OF_TWO = N_(
     "larger of the two nearest batches they can share evenly (%(other)s is as near)."
 )
 FAR_FROM_TARGET = N_(
-    "%(adjustment)s That is far from the batch your learning rate was tuned for: retune it, or use fewer GPUs."
+    "%(adjustment)s That batch is far from the one your learning rate was tuned for: retune it, or use fewer GPUs."
 )
 # Beyond a twentieth of the target, the change is more than a learning rate tuned for the target can be assumed to take.
 FAR = Fraction(1, 20)

@@ -242,8 +242,8 @@ class RankAboveWidth(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
-            "Enter at most %(width)s, the narrowest side of the chosen projections: a higher rank adds parameters but "
-            "no rank."
+            "Enter at most %(width)s, the narrowest side of the chosen projections: a higher rank adds parameters "
+            "without raising the rank of the update."
         ) % {"width": quantity(self.width, input, locale)}
 
 

@@ -426,8 +426,8 @@ ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which must fit in the overhead, but counts the output layer's whole "
     "matrix where ZeRO-3 gathers it (%(head)s). With DeepSpeed's defaults the rest come to %(total)s: a gradient "
     "bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead (stage3_prefetch_bucket_size), "
-    "and gathered weights up to %(live)s (stage3_max_live_parameters), less the part of that allowance the output "
-    "layer already takes, %(counted)s. Add %(total)s to the overhead, or lower these settings."
+    "and gathered weights up to %(live)s (stage3_max_live_parameters), less the %(counted)s of that allowance the "
+    "output layer already fills. Add %(total)s to the overhead, or lower these settings."
 )
 
 # A fit whose spare ZeRO's buffers, with DeepSpeed's defaults, would take (or nearly): the verdict says so, beside the
