@@ -40,6 +40,7 @@ from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import qlora_preparation
 from calc.formulas.step import (
     STEP_RECIPES,
+    SUB_GROUP_SIZE,
     Moment,
     Peak,
     adapts_experts,
@@ -751,6 +752,7 @@ def facts() -> dict[str, Fact]:
         # parameter, and the breakdown's row that holds them.
         "master_update": Quantity(RECIPES["adamw-mixed"].temporaries, places=0),
         "temporaries_label": PART_LABELS["optimizer_temporaries"],
+        "sub_group_size": Quantity(SUB_GROUP_SIZE),
         "fused_torch": FUSED_TRAINER_TORCH,
         "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
         "one": Quantity(1),

@@ -310,3 +310,20 @@ def test_steps_that_compute_alike_under_a_method_have_the_same_peak_and_share_it
     alike = {"adamw-mixed", "adamw-bf16-fp32-states", "adamw-bf16"}
     assert all(step.measured(r, method) for r in alike) == (method != "full")
     assert not step.measured("adamw-8bit", method)
+
+
+def test_zero_3_steps_the_optimizer_one_sub_group_at_a_time():
+    """DeepSpeed's ZeRO-3 upcasts the gradients of one sub-group of at least sub_group_size elements of a GPU's
+    partition at a time and frees them before the next (stage3.py at v0.19.5), so the step's temporaries are at most
+    a sub-group's: Llama-3.1-70B in full fine-tuning on 16 GPUs holds 4 bytes for 10^9 elements and one embedding
+    matrix's share, not for its whole 4.4 billion-element partition (technical review, round 11, item 1). ZeRO-2
+    upcasts the whole partition."""
+    from calc.formulas.step import SUB_GROUP_SIZE, Setting, model_states
+    from calc.models import PRESETS
+
+    shape = PRESETS["meta-llama/Llama-3.1-70B"]
+    zero_3 = Setting("adamw-mixed", 4096, zero_stage=3, gpus=16)
+    share = -(-shape.vocab_size * shape.hidden_size // 16)  # the embeddings', the largest parameter's, rounded up
+    assert model_states(shape, zero_3)[2] == 4 * (SUB_GROUP_SIZE + share)
+    zero_2 = Setting("adamw-mixed", 4096, zero_stage=2, gpus=16)
+    assert model_states(shape, zero_2)[2] == 4 * Fraction(base_parameters(shape), 16)

@@ -501,8 +501,32 @@ def model_states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, Mode
     states = per_gpu(per_parameter, trainable, stage, gpus)
     # ZeRO-3 shards every weight, frozen or not (Rajbhandari et al. 2019, §5.3).
     states = dataclasses.replace(states, weights=states.weights + frozen / (gpus if stage >= 3 else 1))
-    # The step's temporaries are the optimizer's: sharded with its state (§5.1).
-    return states, per_parameter, temporaries * trainable / (gpus if stage >= 1 else 1)
+    # The step's temporaries are the optimizer's: sharded with its state (§5.1), and under ZeRO-3 those of one
+    # sub-group at a time.
+    stepped = Fraction(trainable, gpus if stage >= 1 else 1)
+    if stage >= 3:
+        stepped = min(stepped, SUB_GROUP_SIZE + math.ceil(_largest_trained(shape, setting) / gpus))
+    return states, per_parameter, temporaries * stepped
+
+
+# DeepSpeed's ZeRO-3 steps the optimizer one sub-group at a time and frees its fp32 gradient before the next: a
+# sub-group gathers this GPU's partitions of parameters until they reach sub_group_size elements, so it holds fewer
+# than that plus the largest partition (deepspeed/runtime/zero/stage3.py at v0.19.5: _create_fp16_sub_groups, step,
+# _release_sub_group; config.py: sub_group_size, 1e9 by default). An upper bound: the last parameter may fall short.
+SUB_GROUP_SIZE = 1_000_000_000
+
+
+def _largest_trained(shape: ModelShape, setting: Setting) -> int:
+    """The elements of the largest trained parameter: the embeddings, a projection or a layer's experts in full
+    fine-tuning; an adapter's larger matrix (A, rank × in, or B, out × rank) with LoRA."""
+    projections = linear_shapes(shape)
+    if setting.method != "full":
+        adapted = (max(projections[name]) for name in setting.lora_targets if name in projections)
+        return setting.lora_rank * max(adapted, default=0)
+    experts = [count * rows * columns for count, rows, columns in expert_shapes(shape).values()]
+    return max(
+        shape.vocab_size * shape.hidden_size, *(rows * columns for rows, columns in projections.values()), *experts
+    )
 
 
 def foreach_temporaries(setting: Setting) -> bool:
