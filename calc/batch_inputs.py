@@ -46,7 +46,8 @@ ACTIVATION_PER_SAMPLE = Amount(
     N_("Activation memory per sample"),
     N_(
         "What each sample adds to the training step's peak. The activation memory estimator gives it as the "
-        "per-sample part of the step's peak, which includes the loss's gradients and any recomputation."
+        "per-sample part of the step's peak, which includes the loss's gradients and, with recomputation, the layer "
+        "being recomputed."
     ),
     # The VRAM page's per-sample figure for its default run. A copy, which
     # tests/test_plan.py::test_the_defaults_are_the_default_run_the_training_memory_page_hands_over holds to it: a

@@ -25,8 +25,8 @@ CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to sp
 SENTENCE = (
     N_("Your GPU holds it, with %(spare)s to spare."),
     N_(
-        "Your GPU holds it, with %(spare)s to spare. That is a tight fit: the margin would not cover an estimate "
-        "%(shortfall)s below the true peak, a little more than its largest shortfall on the small models measured."
+        "Your GPU holds it, with %(spare)s to spare. That is a tight fit: were the estimate %(shortfall)s short of "
+        "the true peak, a little more than it ever was on the small models measured, the margin would not cover it."
     ),
     N_("Your GPU is short by %(missing)s."),
 )

@@ -242,8 +242,7 @@ def facts() -> dict[str, Fact]:
         # transformers' BitsAndBytesConfig: bnb_4bit_quant_type="fp4", bnb_4bit_use_double_quant=False.
         "bnb_defaults": Citation(
             "BitsAndBytesConfig",
-            "https://github.com/huggingface/transformers/blob/000e2231167497a632d7661a78f13e27b5d67a5d/"
-            "src/transformers/utils/quantization_config.py",
+            "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/utils/quantization_config.py",
         ),
         # transformers v5's fused experts are no nn.Linear: 4-bit loading leaves them as they are.
         "fused_experts_issue": Citation(

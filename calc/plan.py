@@ -48,7 +48,7 @@ MEMORY_BUDGET = replace(
 # the VRAM page hands over "single" when its target batch needs no accumulation at its largest micro-batch.
 BUDGET_FOR = Choice(
     "budget_for",
-    N_("This budget applies to"),
+    N_("Plans this budget covers"),
     N_(
         "A plan that accumulates also holds the gradients that earlier micro-batches leave behind. The training "
         "memory per GPU calculator counts them in its budget when its target batch needs accumulation, and sets "

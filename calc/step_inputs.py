@@ -212,15 +212,15 @@ class Refused(InputProblem):
         return translations.gettext(self.refusal.words(self.recipe_field))
 
 
-def checked_targets(values: Mapping[str, object], shape: ModelShape) -> frozenset[str]:
-    """The chosen target modules, refused on their field when the model, ``shape``, lacks one; and the rank, refused
-    above the narrowest of them, where A·B could have no more rank than that (Hu et al., 2021, §4.1: r ≪ min(d, k))."""
+def checked_targets(values: Mapping[str, object], shape: ModelShape, *, experts: bool = True) -> frozenset[str]:
+    """The chosen target modules, refused on their field when the model, ``shape``, lacks one (the refusal lists its
+    projections, its experts only where the page offers them, ``experts``); and the rank, refused above the narrowest
+    of them, where A·B could have no more rank than that (Hu et al., 2021, §4.1: r ≪ min(d, k))."""
     missing = values["target_modules"] - set(target_modules(shape))
     if missing:
+        available = [name for name in target_modules(shape) if experts or name not in EXPERT_TARGETS]
         raise NotInModel(
-            tuple(name for name in TARGET_MODULES if name in missing),
-            tuple(target_modules(shape)),
-            field="target_modules",
+            tuple(name for name in TARGET_MODULES if name in missing), tuple(available), field="target_modules"
         )
     sizes = {**linear_shapes(shape), **{name: size[1:] for name, size in expert_shapes(shape).items()}}
     narrowest = min((min(sizes[name]) for name in values["target_modules"]), default=None)
@@ -291,7 +291,7 @@ def step_setting(
     method = values["method"]
     # Full fine-tuning has no adapter: its fields are left to Setting's defaults.
     adapter = (
-        {"lora_rank": int(values["rank"]), "lora_targets": tuple(sorted(checked_targets(values, shape)))}
+        {"lora_rank": int(values["rank"]), "lora_targets": tuple(sorted(checked_targets(values, shape, experts=False)))}
         if method != "full"
         else {}
     )

@@ -303,8 +303,8 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
 # they left out.
 TIGHT_UNMEASURED = N_(
-    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: the margin would not cover an estimate "
-    "%(shortfall)s below the true peak, a little more than its largest shortfall on the small models measured. Those "
+    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: were the estimate %(shortfall)s short of the "
+    "true peak, a little more than it ever was on the small models measured, the margin would not cover it. Those "
     "measurements left out %(unmeasured)s."
 )
 UNMEASURED_RECIPE = N_("this training recipe")
@@ -374,6 +374,14 @@ QLORA_EXPERTS = N_(
     "plain parameters, not nn.Linear modules, so bitsandbytes leaves them in 16 bits. %(note)s"
 )
 
+# What QLoRA's base needs for ZeRO-3 or FSDP to shard it: peft's and bitsandbytes' guides set the storage to the
+# model's dtype, since both shard floating-point tensors only.
+QUANT_STORAGE = "bnb_4bit_quant_storage=torch.bfloat16"
+QLORA_SHARDED = N_(
+    "%(note)s The total shards the 4-bit base across the GPUs, as ZeRO-3 does only when it is loaded with "
+    "%(storage)s; otherwise each GPU holds all of it."
+)
+
 
 def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fraction) -> Phrase | None:
     """With QLoRA on a model, what peft's preparation would add: its fp32 copies, sharded as the weights are."""
@@ -385,6 +393,9 @@ def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fractio
     prepared = Quantity(gigabytes(total, 2).shown() + extra.shown(), GIGABYTE, places=2)
     sentence = QLORA_AS_LOADED if total + Fraction(extra.value) * GB <= capacity else QLORA_PREPARED_SHORT
     note = Phrase(sentence, {"compute": Names((values["precision"],)), "extra": extra, "prepared": prepared})
+    if sharded > 1:
+        # ZeRO-3 and FSDP shard floating-point tensors only: the Limitations say why.
+        note = Phrase(QLORA_SHARDED, {"note": note, "storage": Names((QUANT_STORAGE,))})
     return Phrase(QLORA_EXPERTS, {"note": note}) if shape_of(values).experts else note
 
 
@@ -424,15 +435,26 @@ ZERO_3_BUFFERS = N_(
     "than that is gathered whole). Add %(total)s to the overhead, or lower these settings."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
-    "The total leaves out ZeRO-3's buffers, which must fit in the overhead, but counts the output layer's whole "
-    "matrix where ZeRO-3 gathers it (%(head)s). With DeepSpeed's defaults the rest come to %(total)s: a gradient "
+    "The total counts the output layer's whole matrix, which ZeRO-3 gathers for the loss (%(head)s), but leaves out "
+    "ZeRO-3's buffers, which must fit in the overhead. With DeepSpeed's defaults they come to %(total)s: a gradient "
     "bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead (stage3_prefetch_bucket_size), "
-    "and gathered weights up to %(live)s (stage3_max_live_parameters), less the %(counted)s of that allowance the "
-    "output layer already fills. Add %(total)s to the overhead, or lower these settings."
+    "and %(rest)s more of gathered weights: stage3_max_live_parameters allows %(live)s, of which the output layer "
+    "takes %(counted)s. Add %(total)s to the overhead, or lower these settings."
 )
 
-# A fit whose spare ZeRO's buffers, with DeepSpeed's defaults, would take (or nearly): the verdict says so, beside the
-# note that sizes them.
+# A fit tight within ZeRO's buffers with DeepSpeed's defaults, which the total leaves out: buffers larger than the
+# spare, so that the step fits only with smaller ones; buffers that leave less than the estimate's error; or the
+# estimate's error alone, the buffers coming on top.
+BUFFERS_BEYOND_SPARE = N_(
+    "Your GPU holds the total, with %(spare)s to spare, but not ZeRO's buffers, which the total leaves out: with "
+    "DeepSpeed's default settings they take %(buffers)s. Lower those settings as the note below says, or the step "
+    "will not fit."
+)
+TIGHT_FOR_BUFFERS = N_(
+    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: ZeRO's buffers, which the total leaves out, "
+    "take %(buffers)s of it with DeepSpeed's default settings, and the rest would not cover an estimate "
+    "%(shortfall)s short of the true peak."
+)
 BUFFERS_LEFT_OUT = N_(
     "%(verdict)s ZeRO's buffers, which the total leaves out, take %(buffers)s more with DeepSpeed's default "
     "settings: add them to the overhead, or lower those settings as the note below says."
@@ -469,7 +491,9 @@ def zero_buffers(values: Mapping[str, object]) -> tuple[Phrase, Fraction] | None
     total = Quantity(bucket.shown() + prefetch.shown() + live.shown() - counted.shown(), GIGABYTE, places=2)
     quantities = {"bucket": bucket, "live": live, "prefetch": prefetch, "total": total}
     if head:
-        note = Phrase(ZERO_3_BUFFERS_BESIDE_HEAD, {**quantities, "head": gigabytes(head, 2), "counted": counted})
+        rest = Quantity(live.shown() - counted.shown(), GIGABYTE, places=2)
+        figures = {"head": gigabytes(head, 2), "counted": counted, "rest": rest}
+        note = Phrase(ZERO_3_BUFFERS_BESIDE_HEAD, {**quantities, **figures})
     else:
         note = Phrase(ZERO_3_BUFFERS, quantities)
     return note, Fraction(total.value) * GB
@@ -519,10 +543,16 @@ def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, 
     step = peak_of(step_moments(accumulates(values, micro_batch)), micro_batch)
     # The earlier micro-batches' gradients: what the peak's moment holds beyond that moment's in a single step.
     earlier = step.parts["gradients"] - next(m for m in single if m.name == step.moment).fixed["gradients"]
-    binding, count = limit_of(single, free)
+    candidates = single
+    binding, count = limit_of(candidates, free)
     if accumulates(values, count):
         # Even the largest micro-batch reaches the target only by accumulating: count the earlier gradients.
-        binding, count = limit_of(step_moments(True), free)
+        candidates = step_moments(True)
+        binding, count = limit_of(candidates, free)
+    if binding.fixed_total > free:
+        # Not even the fixed part fits: the moment that needs the most without samples, whatever the GPU, so that
+        # every card is told the same need.
+        binding = max(candidates, key=lambda moment: moment.fixed_total)
     return step, earlier, binding, count, largest_per_sample(single)
 
 
@@ -638,14 +668,19 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     need = Need(total, error + buffers)  # once for every card's verdict
 
     rows = part_rows(parts, labels)
-    # Your GPU's verdict says why a fit is tight: the estimate's error (and what the measurements left out), ZeRO's
-    # buffers, or both.
-    yours = Need(total, error).verdict(capacity, SENTENCE)
+    # Your GPU's verdict is the table's (tight within the estimate's error and ZeRO's buffers) and says why.
+    yours = need.verdict(capacity, SENTENCE)
     left_out = unmeasured(values, accumulating=earlier > 0)
-    if yours.message == SENTENCE[1] and left_out:
-        yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, "unmeasured": Phrases(left_out)})
-    if buffers and need.verdict(capacity, SENTENCE).message == SENTENCE[1]:
-        yours = Phrase(BUFFERS_LEFT_OUT, {"verdict": yours, "buffers": gigabytes(buffers, 2)})
+    if yours.message == SENTENCE[1]:
+        spare = capacity - total
+        if buffers and spare < buffers:
+            yours = Phrase(BUFFERS_BEYOND_SPARE, {"spare": yours.quantities["spare"], "buffers": gigabytes(buffers, 2)})
+        elif buffers and spare >= error:
+            yours = Phrase(TIGHT_FOR_BUFFERS, {**yours.quantities, "buffers": gigabytes(buffers, 2)})
+        elif left_out:
+            yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, "unmeasured": Phrases(left_out)})
+        if buffers and spare < error and yours.message != BUFFERS_BEYOND_SPARE:
+            yours = Phrase(BUFFERS_LEFT_OUT, {"verdict": yours, "buffers": gigabytes(buffers, 2)})
     return {
         "total_memory": gigabytes(total, 2),
         "your_gpu": without_bf16(yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE),
@@ -797,8 +832,7 @@ def facts() -> dict[str, Fact]:
         # How the step loads QLoRA's base, and the preparation it leaves out (_qlora_note).
         "qlora_config": QLORA_CONFIG,
         "prepare_source": PREPARE_SOURCE,
-        # Both guides set bnb_4bit_quant_storage to the model's dtype: FSDP and ZeRO-3 shard floating-point tensors.
-        "quant_storage": "bnb_4bit_quant_storage=torch.bfloat16",
+        "quant_storage": QUANT_STORAGE,
         "quant_storage_peft": Citation(
             "peft: QLoRA with DeepSpeed ZeRO-3",
             "https://huggingface.co/docs/peft/accelerate/deepspeed"

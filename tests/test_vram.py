@@ -58,6 +58,7 @@ from calc.step_inputs import EXPERT_TARGETS, Refused, step_setting
 from calc.step_outputs import LOSS_LABELS, MOMENT_WORDS
 from calc.vram import (
     AT_FOREACH_STEP,
+    BUFFERS_BEYOND_SPARE,
     BUFFERS_LEFT_OUT,
     CALCULATOR,
     COUNT,
@@ -70,6 +71,7 @@ from calc.vram import (
     NOT_ONE,
     PREFETCH_BUCKET,
     REDUCE_BUCKET,
+    TIGHT_FOR_BUFFERS,
     TIGHT_UNMEASURED,
     TYPED,
     ZERO_1_BUFFERS,
@@ -813,18 +815,18 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     spare = Fraction(gpu_memory(GPUS_BY_ID["rtx-4090"])) * GB - step - GB
     assert 0 < spare < step * SHORTFALL / (1 - SHORTFALL)
     assert results["your_gpu"].text(EN, NullTranslations()) == (
-        "Your GPU holds it, with 0.57\u00a0GB to spare. That is a tight fit: the margin would not cover an estimate "
-        "4.5% below the true peak, a little more than its largest shortfall on the small models measured. Those "
+        "Your GPU holds it, with 0.57\u00a0GB to spare. That is a tight fit: were the estimate 4.5% short of the true "
+        "peak, a little more than it ever was on the small models measured, the margin would not cover it. Those "
         "measurements left out the gradients that accumulation keeps."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
     assert cells["NVIDIA H100 80GB HBM3"] == "Fits, with %(spare)s to spare"
-    counted = Fraction(CALCULATOR.results(COUNTED)["total_memory"].value)
-    just = CALCULATOR.results({**COUNTED, "gpu": "custom", "gpu_memory": Decimal(math.ceil(counted * 1000)) / 1000})
-    # Under ZeRO-2 the buffers the total leaves out are said after the verdict.
-    assert just["your_gpu"].message == BUFFERS_LEFT_OUT
-    verdict_ = just["your_gpu"].quantities["verdict"]
+    # Without ZeRO, whose buffers a count that just fits would leave no room for.
+    alone = {**COUNTED, "zero_stage": "0"}
+    counted = Fraction(CALCULATOR.results(alone)["total_memory"].value)
+    just = CALCULATOR.results({**alone, "gpu": "custom", "gpu_memory": Decimal(math.ceil(counted * 1000)) / 1000})
+    verdict_ = just["your_gpu"]
     assert verdict_.message == TIGHT_UNMEASURED
     assert verdict_.quantities["spare"].value < Decimal("0.001")
     assert verdict_.quantities["unmeasured"].messages == ("the count from the parameters alone",)
@@ -839,7 +841,7 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     [
         # A measured recipe, no accumulation, one GPU: the measured error is the one that applies.
         ({"optimizer": "adamw-bf16", "target_batch": Decimal(1)}, ()),
-        ({"optimizer": "adamw-bf16", "target_batch": Decimal(1), "zero_stage": "3", "gpus": Decimal(2),
+        ({"optimizer": "adamw-bf16", "target_batch": Decimal(1), "zero_stage": "1", "gpus": Decimal(2),
           "micro_batch": Decimal(1)}, ("ZeRO's sharding",)),
         ({"optimizer": "adamw-bf16", "target_batch": Decimal(1), "method": "qlora"}, ("QLoRA's 4-bit base",)),
         # Under LoRA, peft's fp32 adapter makes the measured "AdamW, all in bf16" and these two alike.
@@ -855,8 +857,11 @@ def test_a_tight_fit_names_what_the_measurements_did_not_cover(changes, unmeasur
     """validation/steps.json holds single steps on one CPU at stage 0 of the recipes STEP_RECIPES marks measured, LoRA
     and full fine-tuning: a tight fit claims the measured shortfall only there."""
     values = {**DEFAULTS, **changes}
-    total = CALCULATOR.results(values)["total_memory"].shown()
-    tight = CALCULATOR.results({**values, "gpu": "custom", "gpu_memory": total + Decimal("0.01")})
+    results = CALCULATOR.results(values)
+    # Under ZeRO, room for its buffers (ZeRO-1's gradient bucket) and a hundredth more: tight within the error.
+    buffers = results["zero_buffers"].quantities["bucket"].shown() if results["zero_buffers"] else 0
+    total = results["total_memory"].shown()
+    tight = CALCULATOR.results({**values, "gpu": "custom", "gpu_memory": total + buffers + Decimal("0.01")})
     verdict_ = tight["your_gpu"]
     if verdict_.message == BUFFERS_LEFT_OUT:  # under ZeRO, the buffers the total leaves out come after
         verdict_ = verdict_.quantities["verdict"]
@@ -973,7 +978,7 @@ def test_qlora_s_total_says_what_peft_s_preparation_adds_and_whether_it_then_fit
     but not with the 2.10 GB those copies add (Italian review of 2026-12-04, item 3); under ZeRO-3 they are sharded
     as the weights are."""
     from calc.lora import CALCULATOR as LORA
-    from calc.vram import QLORA_AS_LOADED, QLORA_PREPARED_SHORT
+    from calc.vram import QLORA_AS_LOADED, QLORA_PREPARED_SHORT, QLORA_SHARDED, QUANT_STORAGE
 
     values = {**DEFAULTS, "method": "qlora", "gpu": "t4", "gpu_memory": gpu_memory(GPUS_BY_ID["t4"])}
     results = CALCULATOR.results(values)
@@ -986,6 +991,9 @@ def test_qlora_s_total_says_what_peft_s_preparation_adds_and_whether_it_then_fit
     prepared = results["total_memory"].shown() + note.quantities["extra"].shown()
     assert note.quantities["prepared"].shown() == prepared
     sharded = CALCULATOR.results({**values, "zero_stage": "3", "gpus": Decimal(4)})["qlora_base"]
+    # Sharded, and said to hold only with the storage dtype ZeRO-3 can shard (Spanish review, round 11, item 9).
+    assert sharded.message == QLORA_SHARDED and sharded.quantities["storage"].names == (QUANT_STORAGE,)
+    sharded = sharded.quantities["note"]
     assert sharded.message == QLORA_AS_LOADED
     assert sharded.quantities["extra"] == gigabytes(Fraction(extra) / 4, 2)
     assert CALCULATOR.results(DEFAULTS)["qlora_base"] is None
@@ -1056,6 +1064,7 @@ def test_zero_s_buffers_are_sized_with_deepspeed_s_defaults():
         "prefetch": Decimal("0.10"),
         "head": Decimal("1.05"),  # 128,256 × 4,096 in bf16
         "counted": Decimal("1.05"),  # all of it within the live allowance
+        "rest": Decimal("0.95"),  # what the allowance leaves
         "total": Decimal("2.05"),  # 1.00 + 0.10 + 2.00 − 1.05, as a reader adds the figures
     }
     # On one GPU ZeRO-3 gathers no other GPU's shard, and the step counts none.
@@ -1153,11 +1162,14 @@ def test_a_fit_within_zero_s_default_buffers_says_so():
     values = {**values, **settle(values, frozenset({"gpu"}))}
     results = CALCULATOR.results(values)
     yours = results["your_gpu"]
-    assert yours.message == BUFFERS_LEFT_OUT
-    assert yours.quantities["buffers"] == results["zero_buffers"].quantities["total"]
-    assert yours.quantities["verdict"].quantities["spare"].shown() < yours.quantities["buffers"].shown()
+    assert yours.message == BUFFERS_BEYOND_SPARE
+    buffers = results["zero_buffers"].quantities["total"]
+    assert yours.quantities["buffers"] == buffers and yours.quantities["spare"].shown() < buffers.shown()
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA A100-SXM4-40GB"] == "Tight fit, with %(spare)s to spare"
+    # With room for the buffers but not for them and the estimate's error too, the verdict says that.
+    roomier = {**values, "gpu": "custom", "gpu_memory": results["total_memory"].shown() + buffers.shown() + 1}
+    assert CALCULATOR.results(roomier)["your_gpu"].message == TIGHT_FOR_BUFFERS
     # Without ZeRO there are no buffers, and the verdict says nothing of them.
     assert CALCULATOR.results(DEFAULTS)["your_gpu"].message != BUFFERS_LEFT_OUT
 
