@@ -150,7 +150,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     setting = step_setting(values, shape, adamw_recipe(values["precision"]), recipe_field=False)
     if adapts_experts(shape, setting):
         raise ExpertsNotModelled(activation_field=False, field="target_modules")
-    parts = saved_breakdown(shape, setting)
+    # The parts that hold something at that moment: under full recomputation the layers keep only their inputs, and
+    # an empty row would read as a fault.
+    parts = {part: size for part, size in saved_breakdown(shape, setting).items() if size}
     total = sum(parts.values(), Fraction(0))
     # The moment with the largest per-sample part, and that part: what each more sample adds to the step's peak.
     moment = largest_per_sample(moments(shape, setting))

@@ -36,7 +36,7 @@ SENTENCE = (
 NO_BF16_CELL = (N_("%(verdict)s (no bf16 on this card: choose fp16)"), N_("%(verdict)s (no bf16 on this card)"))
 NO_BF16_SENTENCE = (
     N_("%(verdict)s This card has no bf16: choose fp16, which takes the same memory."),
-    N_("%(verdict)s This card has no bf16, which this recipe computes in."),
+    N_("%(verdict)s But this card has no bf16, which this recipe computes in: choose another recipe or another card."),
 )
 
 
