@@ -378,8 +378,8 @@ QLORA_EXPERTS = N_(
 # model's dtype, since both shard floating-point tensors only.
 QUANT_STORAGE = "bnb_4bit_quant_storage=torch.bfloat16"
 QLORA_SHARDED = N_(
-    "%(note)s The total shards the 4-bit base across the GPUs, as ZeRO-3 does only when it is loaded with "
-    "%(storage)s; otherwise each GPU holds all of it."
+    "%(note)s The total counts the 4-bit base as sharded across the GPUs, which ZeRO-3 does only when it is loaded "
+    "with %(storage)s; otherwise each GPU holds all of it."
 )
 
 
@@ -445,6 +445,13 @@ ZERO_3_BUFFERS_BESIDE_HEAD = N_(
 # A fit tight within ZeRO's buffers with DeepSpeed's defaults, which the total leaves out: buffers larger than the
 # spare, so that the step fits only with smaller ones; buffers that leave less than the estimate's error; or the
 # estimate's error alone, the buffers coming on top.
+ZERO_3_BUFFERS_WITHIN_HEAD = N_(
+    "The total counts the output layer's whole matrix, which ZeRO-3 gathers for the loss (%(head)s), but leaves out "
+    "ZeRO-3's buffers, which must fit in the overhead. With DeepSpeed's defaults they come to %(total)s: a gradient "
+    "bucket of %(bucket)s (reduce_bucket_size) and %(prefetch)s of weights fetched ahead "
+    "(stage3_prefetch_bucket_size); the %(live)s of gathered weights that stage3_max_live_parameters allows are "
+    "already taken by the output layer. Add %(total)s to the overhead, or lower these settings."
+)
 BUFFERS_BEYOND_SPARE = N_(
     "Your GPU holds the total, with %(spare)s to spare, but not ZeRO's buffers, which the total leaves out: with "
     "DeepSpeed's default settings they take %(buffers)s. Lower those settings as the note below says, or the step "
@@ -493,7 +500,9 @@ def zero_buffers(values: Mapping[str, object]) -> tuple[Phrase, Fraction] | None
     if head:
         rest = Quantity(live.shown() - counted.shown(), GIGABYTE, places=2)
         figures = {"head": gigabytes(head, 2), "counted": counted, "rest": rest}
-        note = Phrase(ZERO_3_BUFFERS_BESIDE_HEAD, {**quantities, **figures})
+        # An output layer as large as the live allowance leaves no other gathered weight to name.
+        words = ZERO_3_BUFFERS_BESIDE_HEAD if rest.shown() else ZERO_3_BUFFERS_WITHIN_HEAD
+        note = Phrase(words, {**quantities, **figures})
     else:
         note = Phrase(ZERO_3_BUFFERS, quantities)
     return note, Fraction(total.value) * GB

@@ -78,6 +78,7 @@ from calc.vram import (
     ZERO_2_BUFFERS,
     ZERO_3_BUFFERS,
     ZERO_3_BUFFERS_BESIDE_HEAD,
+    ZERO_3_BUFFERS_WITHIN_HEAD,
     billions,
     gpu_memory,
     links,
@@ -1067,6 +1068,11 @@ def test_zero_s_buffers_are_sized_with_deepspeed_s_defaults():
         "rest": Decimal("0.95"),  # what the allowance leaves
         "total": Decimal("2.05"),  # 1.00 + 0.10 + 2.00 − 1.05, as a reader adds the figures
     }
+    # An output layer larger than the live allowance fills it: nothing else gathered is named (Llama-3.1-70B's 2.10 GB
+    # against 2.00 GB).
+    big = {**DEFAULTS, "model": "meta-llama/Llama-3.1-70B", "zero_stage": "3", "gpus": Decimal(8)}
+    big = CALCULATOR.results({**big, **settle(big, frozenset({"model"}))})["zero_buffers"]
+    assert big.message == ZERO_3_BUFFERS_WITHIN_HEAD and big.quantities["total"].shown() == Decimal("1.10")
     # On one GPU ZeRO-3 gathers no other GPU's shard, and the step counts none.
     alone = CALCULATOR.results({**DEFAULTS, "method": "full", "zero_stage": "3"})["zero_buffers"]
     assert alone.message == ZERO_3_BUFFERS and alone.quantities["total"].shown() == Decimal("3.10")
