@@ -136,7 +136,7 @@ LABELS = {
     "mlp": N_("MLP"),
     "norms": N_("Norms"),
     "logits": N_("Logits and loss"),
-    "outside": N_("Layer inputs (with full recomputation) and token ids"),
+    "outside": N_("Token ids, and the layer inputs full recomputation keeps"),
 }
 
 

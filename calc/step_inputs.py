@@ -214,8 +214,9 @@ class Refused(InputProblem):
 
 def checked_targets(values: Mapping[str, object], shape: ModelShape, *, experts: bool = True) -> frozenset[str]:
     """The chosen target modules, refused on their field when the model, ``shape``, lacks one (the refusal lists its
-    projections, its experts only where the page offers them, ``experts``); and the rank, refused above the narrowest
-    of them, where A·B could have no more rank than that (Hu et al., 2021, §4.1: r ≪ min(d, k))."""
+    projections, its experts only where the page offers them, ``experts``); and the rank, refused where no chosen
+    projection's update B·A could have that rank, above the largest of their smaller sides (Hu et al., 2021, §4.1:
+    r ≪ min(d, k))."""
     missing = values["target_modules"] - set(target_modules(shape))
     if missing:
         available = [name for name in target_modules(shape) if experts or name not in EXPERT_TARGETS]
@@ -223,16 +224,16 @@ def checked_targets(values: Mapping[str, object], shape: ModelShape, *, experts:
             tuple(name for name in TARGET_MODULES if name in missing), tuple(available), field="target_modules"
         )
     sizes = {**linear_shapes(shape), **{name: size[1:] for name, size in expert_shapes(shape).items()}}
-    narrowest = min((min(sizes[name]) for name in values["target_modules"]), default=None)
-    if narrowest is not None and int(values["rank"]) > narrowest:
-        raise RankAboveWidth(Decimal(narrowest), field="rank")
+    highest = max((min(sizes[name]) for name in values["target_modules"]), default=None)
+    if highest is not None and int(values["rank"]) > highest:
+        raise RankAboveWidth(Decimal(highest), field="rank")
     return values["target_modules"]
 
 
 @dataclass
 class RankAboveWidth(InputProblem):
-    """A rank above ``width``, the narrowest side of the chosen projections: the adapter would add parameters, not
-    rank."""
+    """A rank above ``width``, the highest rank any chosen projection's update can have: the adapter would add
+    parameters, not rank."""
 
     width: Decimal
 
@@ -242,8 +243,8 @@ class RankAboveWidth(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
-            "Enter at most %(width)s, the narrowest side of the chosen projections: a higher rank adds parameters "
-            "without raising the rank of the update."
+            "Enter at most %(width)s: no chosen projection's update can have a higher rank, so a higher one adds "
+            "parameters and nothing else."
         ) % {"width": quantity(self.width, input, locale)}
 
 

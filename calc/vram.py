@@ -462,6 +462,9 @@ TIGHT_FOR_BUFFERS = N_(
     "take %(buffers)s of it with DeepSpeed's default settings, and the rest would not cover an estimate "
     "%(shortfall)s short of the true peak."
 )
+SHORTFALL_LEFT_OUT = N_(
+    "%(verdict)s That shortfall was measured on small models, and the measurements left out %(unmeasured)s."
+)
 BUFFERS_LEFT_OUT = N_(
     "%(verdict)s ZeRO's buffers, which the total leaves out, take %(buffers)s more with DeepSpeed's default "
     "settings: add them to the overhead, or lower those settings as the note below says."
@@ -686,6 +689,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             yours = Phrase(BUFFERS_BEYOND_SPARE, {"spare": yours.quantities["spare"], "buffers": gigabytes(buffers, 2)})
         elif buffers and spare >= error:
             yours = Phrase(TIGHT_FOR_BUFFERS, {**yours.quantities, "buffers": gigabytes(buffers, 2)})
+            if left_out:
+                yours = Phrase(SHORTFALL_LEFT_OUT, {"verdict": yours, "unmeasured": Phrases(left_out)})
         elif left_out:
             yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, "unmeasured": Phrases(left_out)})
         if buffers and spare < error and yours.message != BUFFERS_BEYOND_SPARE:

@@ -383,3 +383,13 @@ def test_a_qlora_run_says_which_base_its_total_counts():
         peak = step_peak(shape, Setting("adamw-mixed", 4096, "flash", "full", "qlora", 16, SEVEN), 1)
         assert peak.parts["weights"] == base_bytes_qlora(shape) + 4 * lora_parameters(shape, 16, SEVEN)
     assert view().outputs["qlora_base"] == ""
+
+
+def test_a_rank_no_chosen_projection_can_have_is_refused():
+    """Qwen2.5-0.5B's key and value projections are 128 wide, its others 896 and more: a rank up to 896 still raises
+    the rank of some update, one above it raises none and is refused (Italian review, round 12, item 1; Spanish
+    review, round 10, item 17)."""
+    model = {"model": "Qwen/Qwen2.5-0.5B"}
+    assert view(**model, rank="896").errors["rank"] is None
+    refused = view(**model, rank="897").errors["rank"]
+    assert refused and refused.startswith("Enter at most 896:")

@@ -71,6 +71,7 @@ from calc.vram import (
     NOT_ONE,
     PREFETCH_BUCKET,
     REDUCE_BUCKET,
+    SHORTFALL_LEFT_OUT,
     TIGHT_FOR_BUFFERS,
     TIGHT_UNMEASURED,
     TYPED,
@@ -1175,7 +1176,10 @@ def test_a_fit_within_zero_s_default_buffers_says_so():
     assert cells["NVIDIA A100-SXM4-40GB"] == "Tight fit, with %(spare)s to spare"
     # With room for the buffers but not for them and the estimate's error too, the verdict says that.
     roomier = {**values, "gpu": "custom", "gpu_memory": results["total_memory"].shown() + buffers.shown() + 1}
-    assert CALCULATOR.results(roomier)["your_gpu"].message == TIGHT_FOR_BUFFERS
+    roomy = CALCULATOR.results(roomier)["your_gpu"]
+    # The shortfall it would not cover was measured without ZeRO, full fine-tuning's master copy or accumulation.
+    assert roomy.message == SHORTFALL_LEFT_OUT and roomy.quantities["verdict"].message == TIGHT_FOR_BUFFERS
+    assert "ZeRO's sharding" in roomy.quantities["unmeasured"].messages
     # Without ZeRO there are no buffers, and the verdict says nothing of them.
     assert CALCULATOR.results(DEFAULTS)["your_gpu"].message != BUFFERS_LEFT_OUT
 
