@@ -94,11 +94,12 @@ MORE_GPUS = N_("use more GPUs")
 LARGER_GPU = N_("choose a GPU with more memory")
 
 
-def ways_out(values: Mapping[str, object], samples: bool) -> Phrases:
+def ways_out(values: Mapping[str, object], samples: bool, fixed_helps: bool = True) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
-    sample does not), what shrinks a sample too; otherwise what shrinks the fixed part (weights, gradients, optimizer
-    state). With one GPU ZeRO shares nothing; with several, a higher stage shares more, and each GPU's share of what
-    is shared shrinks with their number."""
+    sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
+    state), unless one sample alone is more than the GPU holds (not ``fixed_helps``). With one GPU ZeRO shares
+    nothing; with several, a higher stage shares more, and each GPU's share of what is shared shrinks with their
+    number."""
     ways = []
     if samples:
         if values["recomputation"] != "full":
@@ -107,6 +108,8 @@ def ways_out(values: Mapping[str, object], samples: bool) -> Phrases:
             ways.append(FUSE)
         if int(values["sequence_length"]) > 1:
             ways.append(SHORTEN)
+    if not fixed_helps:
+        return Phrases((*ways, LARGER_GPU), style="or")
     if values["method"] in ADAPT:
         ways.append(ADAPT[values["method"]])
     stage, gpus = int(values["zero_stage"]), int(values["gpus"])

@@ -90,7 +90,12 @@ def nodes(gpus: int) -> tuple[int, int]:
 
 # What the reader supplies, each left as `...` with the type it must be (class names, not prose).
 PLACEHOLDERS = {
-    "lightning": {"model": "lightning.pytorch.LightningModule", "dataset": "torch.utils.data.Dataset"},
+    "lightning": {
+        "model": "lightning.pytorch.LightningModule",
+        "dataset": "torch.utils.data.Dataset",
+        # A tokenized dataset's lists need one to become a batch, as Accelerate's do.
+        "collator": "transformers.DataCollatorForLanguageModeling",
+    },
     "accelerate": {
         # The loop reads model(**batch).loss: a transformers model's output, given a batch of dicts with labels.
         "model": "transformers.PreTrainedModel",
@@ -139,7 +144,7 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
             + "from lightning.pytorch import Trainer\n"
             "from torch.utils.data import DataLoader\n\n"
             + placeholders("lightning")
-            + f"loader = DataLoader(dataset, batch_size={b})\n"
+            + f"loader = DataLoader(dataset, batch_size={b}, collate_fn=collator)\n"
             "trainer = Trainer(\n"
             f'    devices={per_node}, num_nodes={n}, precision="bf16-mixed", accumulate_grad_batches={a}\n'
             ")\n"

@@ -379,7 +379,7 @@ QLORA_EXPERTS = N_(
 QUANT_STORAGE = "bnb_4bit_quant_storage=torch.bfloat16"
 QLORA_SHARDED = N_(
     "%(note)s The total counts the 4-bit base as sharded across the GPUs, which ZeRO-3 does only when it is loaded "
-    "with %(storage)s; otherwise each GPU holds all of it."
+    "with %(storage)s."
 )
 
 
@@ -528,8 +528,8 @@ def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Ph
 # Where not even one sample fits: the fixed part fits, or not even that.
 NOT_ONE = N_("Not even one sample fits: %(ways)s.")
 NOT_EMPTY = N_(
-    "Even without samples, the step does not fit: it needs %(needed)s with the overhead %(moment)s. To make room, "
-    "%(ways)s."
+    "Even without samples, the step does not fit: it needs %(needed)s, the overhead included, %(moment)s. To make "
+    "room, %(ways)s."
 )
 
 
@@ -624,7 +624,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         if count:
             largest = Quantity(count)
         elif left > 0:
-            largest = Phrase(NOT_ONE, {"ways": ways_out(values, samples=True)})
+            # A sample larger than the whole GPU leaves nothing for a smaller fixed part to make room for.
+            fixed_helps = binding.per_sample_total <= free
+            largest = Phrase(NOT_ONE, {"ways": ways_out(values, samples=True, fixed_helps=fixed_helps)})
         else:
             # Where the fixed part alone is too much, the moment it is too much at and what it needs there.
             needed = gigabytes(binding.fixed_total + overhead, 2)

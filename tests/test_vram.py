@@ -736,20 +736,20 @@ def rounded_up(size: Fraction) -> Decimal:
             NOT_EMPTY,
             (ADAPT["full"], MORE_GPUS, LARGER_GPU),
         ),
-        # QLoRA, no recomputation, eager attention, several GPUs without ZeRO: recomputation and the fused kernel,
-        # a ZeRO stage, but no other method and not more GPUs, which would replicate everything again.
+        # QLoRA, no recomputation, eager attention, several GPUs without ZeRO: one sample alone is more than the card
+        # holds, so only what shrinks a sample helps (technical review, round 12, item 3), and a larger card.
         (
             "rtx-4090",
             {"method": "qlora", "recomputation": "none", "attention": "eager", "gpus": Decimal(4)},
             NOT_ONE,
-            (RECOMPUTE, FUSE, SHORTEN, HIGHER_STAGE, LARGER_GPU),
+            (RECOMPUTE, FUSE, SHORTEN, LARGER_GPU),
         ),
         # Selective recomputation still leaves full recomputation to offer.
         (
             "rtx-4090",
             {"sequence_length": Decimal(32768), "recomputation": "selective"},
             NOT_ONE,
-            (RECOMPUTE, SHORTEN, ADAPT["lora"], SEVERAL_GPUS, LARGER_GPU),
+            (RECOMPUTE, SHORTEN, LARGER_GPU),
         ),
     ],
 )
