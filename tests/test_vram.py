@@ -744,6 +744,14 @@ def rounded_up(size: Fraction) -> Decimal:
             NOT_ONE,
             (RECOMPUTE, FUSE, SHORTEN, LARGER_GPU),
         ),
+        # Several GPUs without ZeRO, and the fixed part too large: a ZeRO stage, but not more GPUs, which would
+        # replicate everything again.
+        (
+            "t4",
+            {"model": "meta-llama/Llama-3.1-8B", "method": "full", "gpus": Decimal(4)},
+            NOT_EMPTY,
+            (ADAPT["full"], HIGHER_STAGE, LARGER_GPU),
+        ),
         # Selective recomputation still leaves full recomputation to offer.
         (
             "rtx-4090",
