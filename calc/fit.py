@@ -20,7 +20,7 @@ GB = 10**9
 
 
 # How a verdict is worded: in the table of cards, and as the sentence about the reader's own; a fit is tight with less
-# to spare than the estimate may fall short by.
+# to spare than the estimate may fall short by (and, under ZeRO, its buffers: calc.vram).
 CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to spare"), N_("Short by %(missing)s"))
 SENTENCE = (
     N_("Your GPU holds it, with %(spare)s to spare."),
@@ -62,7 +62,8 @@ def shortfall(estimate: Fraction) -> Fraction:
 
 class Need:
     """``total`` bytes to fit, with what every verdict on them shares, computed once however many cards are judged: the
-    total as the page shows it, and ``tight``, the spare under which a fit is tight (:func:`shortfall`)."""
+    total as the page shows it, and ``tight``, the spare under which a fit is tight (:func:`shortfall`, and under ZeRO
+    its buffers with DeepSpeed's defaults, which the total leaves out)."""
 
     def __init__(self, total: Fraction, tight: Fraction = Fraction(0)) -> None:
         self.total, self.tight, self.shown = total, tight, rounded(total / GB, 2)
