@@ -31,8 +31,9 @@ MICRO_BATCH = Count(
     maximum=Decimal(1_000_000),
 )
 GPUS_DESCRIPTION = N_(
-    "Model replicas, each processing its own micro-batch. This is your number of GPUs divided by the tensor-, "
-    "pipeline- and context-parallel degrees, if you use them."
+    "The GPUs that each process their own micro-batch (under ZeRO-3 or FSDP each holds a shard of the model rather "
+    "than a whole copy). This is your number of GPUs divided by the tensor-, pipeline- and context-parallel degrees, "
+    "if you use them."
 )
 GPUS = Count(
     "gpus",
