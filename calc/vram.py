@@ -441,10 +441,6 @@ ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "and %(rest)s more of gathered weights: stage3_max_live_parameters allows %(live)s, of which the output layer "
     "takes %(counted)s. Add %(total)s to the overhead, or lower these settings."
 )
-
-# A fit tight within ZeRO's buffers with DeepSpeed's defaults, which the total leaves out: buffers larger than the
-# spare, so that the step fits only with smaller ones; buffers that leave less than the estimate's error; or the
-# estimate's error alone, the buffers coming on top.
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
     "The total counts the output layer's whole matrix, which ZeRO-3 gathers for the loss (%(head)s), but leaves out "
     "ZeRO-3's buffers, which must fit in the overhead. With DeepSpeed's defaults they come to %(total)s: a gradient "
@@ -452,6 +448,10 @@ ZERO_3_BUFFERS_WITHIN_HEAD = N_(
     "(stage3_prefetch_bucket_size); the %(live)s of gathered weights that stage3_max_live_parameters allows are "
     "already taken by the output layer. Add %(total)s to the overhead, or lower these settings."
 )
+
+# A fit tight within ZeRO's buffers with DeepSpeed's defaults, which the total leaves out: buffers larger than the
+# spare, so that the step fits only with smaller ones; buffers that leave less than the estimate's error; or the
+# estimate's error alone, the buffers coming on top.
 BUFFERS_BEYOND_SPARE = N_(
     "Your GPU holds the total, with %(spare)s to spare, but not ZeRO's buffers, which the total leaves out: with "
     "DeepSpeed's default settings they take %(buffers)s. Lower those settings as the note below says, or the step "
@@ -686,17 +686,20 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     yours = need.verdict(capacity, SENTENCE)
     left_out = unmeasured(values, accumulating=earlier > 0)
     if yours.message == SENTENCE[1]:
-        spare = capacity - total
+        spare, shown_buffers = capacity - total, gigabytes(buffers, 2)
+        named = {"unmeasured": Phrases(left_out)}
         if buffers and spare < buffers:
-            yours = Phrase(BUFFERS_BEYOND_SPARE, {"spare": yours.quantities["spare"], "buffers": gigabytes(buffers, 2)})
+            yours = Phrase(BUFFERS_BEYOND_SPARE, {"spare": yours.quantities["spare"], "buffers": shown_buffers})
         elif buffers and spare >= error:
-            yours = Phrase(TIGHT_FOR_BUFFERS, {**yours.quantities, "buffers": gigabytes(buffers, 2)})
+            yours = Phrase(TIGHT_FOR_BUFFERS, {**yours.quantities, "buffers": shown_buffers})
             if left_out:
-                yours = Phrase(SHORTFALL_LEFT_OUT, {"verdict": yours, "unmeasured": Phrases(left_out)})
-        elif left_out:
-            yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, "unmeasured": Phrases(left_out)})
-        if buffers and spare < error and yours.message != BUFFERS_BEYOND_SPARE:
-            yours = Phrase(BUFFERS_LEFT_OUT, {"verdict": yours, "buffers": gigabytes(buffers, 2)})
+                yours = Phrase(SHORTFALL_LEFT_OUT, {"verdict": yours, **named})
+        else:
+            # Tight within the estimate's error, ZeRO's buffers (if any) coming on top.
+            if left_out:
+                yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, **named})
+            if buffers:
+                yours = Phrase(BUFFERS_LEFT_OUT, {"verdict": yours, "buffers": shown_buffers})
     return {
         "total_memory": gigabytes(total, 2),
         "your_gpu": without_bf16(yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE),
