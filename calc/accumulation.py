@@ -118,7 +118,8 @@ def tradeoff_note(micro_batch: Decimal, steps: Decimal, per_sample: Decimal, bud
     elif whole.value > budget:
         message = N_(
             "Without accumulation, the same batch would need a micro-batch size of %(batch)s and %(without)s of "
-            "activation memory per GPU at once, more than the budget of %(budget)s; accumulation keeps it at %(with)s."
+            "activation memory per GPU at once, more than the budget of %(budget)s. Accumulation keeps it at "
+            "%(with)s."
         )
     else:
         message = N_(
@@ -193,7 +194,11 @@ CALCULATOR = Calculator(
     ),
     outputs=(
         Figure("effective_batch", N_("Effective batch size"), N_("samples per optimizer step")),
-        Figure("activation_memory", N_("Peak activation memory per GPU"), N_("activations held at once on each GPU")),
+        Figure(
+            "activation_memory",
+            N_("Peak activation memory per GPU"),
+            N_("memory that grows with the micro-batch, on each GPU"),
+        ),
         Text("tradeoff_note", N_("Without accumulation")),
         Chart(
             "tradeoff",
