@@ -447,7 +447,7 @@ ZERO_3_BUFFERS_WITHIN_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which must fit in the overhead. It does count the whole matrix of the "
     "output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
     "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size). They hold no other gathered weights, because the output layer alone reaches the "
+    "(stage3_prefetch_bucket_size). No other gathered weights are added: the output layer alone already reaches the "
     "%(live)s that stage3_max_live_parameters allows. Add %(total)s to the overhead, or lower these settings."
 )
 
@@ -465,7 +465,8 @@ TIGHT_FOR_BUFFERS = N_(
     "true peak, the rest would not cover the difference."
 )
 SHORTFALL_LEFT_OUT = N_(
-    "%(verdict)s That shortfall was measured on small models, and the measurements left out %(unmeasured)s."
+    "%(verdict)s On the small models measured, the estimate never fell quite that far short, but those measurements "
+    "left out %(unmeasured)s."
 )
 BUFFERS_LEFT_OUT = N_(
     "%(verdict)s The total leaves out ZeRO's buffers, which take %(buffers)s more with DeepSpeed's default "
