@@ -531,7 +531,7 @@ def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Ph
 # Where not even one sample fits: the fixed part fits, or not even that.
 NOT_ONE = N_("Not even one sample fits: %(ways)s.")
 NOT_EMPTY = N_(
-    "Even with no samples, the step does not fit: counting the overhead, it needs %(needed)s %(moment)s. To make "
+    "Even without samples, the step does not fit: counting the overhead, it needs %(needed)s %(moment)s. To make "
     "room, %(ways)s."
 )
 
