@@ -153,9 +153,11 @@ def links(values: Mapping[str, Decimal | None], results: Mapping[str, object]) -
         "target_batch": address_within(TARGET_BATCH, results["effective_batch"].value),
         "gpus": address_within(GPUS, values["gpus"]),
         "activation_per_sample": address_within(ACTIVATION_PER_SAMPLE, values["activation_per_sample"]),
+        # Blank when this page has none, so that the planner asks for it rather than plan with its own default.
+        "memory_budget": ""
+        if values["memory_budget"] is None
+        else address_within(MEMORY_BUDGET, values["memory_budget"]),
     }
-    if values["memory_budget"] is not None:
-        plan["memory_budget"] = address_within(MEMORY_BUDGET, values["memory_budget"])
     vram = {
         "gpus": address_within(GPUS, values["gpus"]),
         "micro_batch": address_within(MICRO_BATCH, values["micro_batch"]),
