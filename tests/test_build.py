@@ -548,7 +548,7 @@ def test_the_step_measurements_name_each_recipe_as_the_vram_page_s_fields_choose
     steps = json.loads((ROOT / "validation" / "steps.json").read_text(encoding="utf-8"))["points"]
     assert named == {point["recipe"] for point in steps}
     # The table's rows too: autocast is what the form's fp32 recipe computing in bf16 runs.
-    assert any("“Adam or AdamW, all in fp32”, precision bf16" in row["configuration"] for row in facts["step_rows"])
+    assert any("“Adam or AdamW, all in fp32” at bf16 precision" in row["configuration"] for row in facts["step_rows"])
 
 
 def test_steps_without_a_lora_point_stop_the_build_saying_so(monkeypatch):
