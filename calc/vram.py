@@ -185,8 +185,8 @@ OPTIMIZER = Choice(
     "optimizer",
     N_("Training recipe"),
     N_(
-        "The optimizer, and the precision in which it keeps the weights, gradients, and optimizer state: together "
-        "they set what each trained parameter costs."
+        "The optimizer, and the precision of the weights, gradients, and optimizer state: together they set what "
+        "each trained parameter costs."
     ),
     options=tuple(Option(key, recipe.label) for key, recipe in RECIPES.items()),
     default="adamw-mixed",
