@@ -542,8 +542,8 @@ def test_the_step_measurements_name_each_recipe_as_the_vram_page_s_fields_choose
     facts = validation.validation_facts(Locale.parse("en"), NullTranslations())
     recipes = {recipe.label: recipe for recipe in RECIPES.values()}
     named = set()
-    for text in facts["step_recipes"].split("; "):
-        label, precision = re.fullmatch(r"“(.+)”, precision (\w+)", text).groups()
+    # Each recipe in the list reads “label” at its precision.
+    for label, precision in re.findall(r"“([^”]+)” at (\w+) precision", facts["step_recipes"]):
         named.add(recipes[label].computes_in[precision].step)
     steps = json.loads((ROOT / "validation" / "steps.json").read_text(encoding="utf-8"))["points"]
     assert named == {point["recipe"] for point in steps}
