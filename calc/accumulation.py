@@ -118,7 +118,8 @@ def tradeoff_note(micro_batch: Decimal, steps: Decimal, per_sample: Decimal, bud
     elif whole.value > budget:
         message = N_(
             "Without accumulation, the same batch would need a micro-batch size of %(batch)s and %(without)s of "
-            "activation memory per GPU at once, more than the budget of %(budget)s; accumulation keeps it at %(with)s."
+            "activation memory per GPU at once, more than the budget of %(budget)s. Accumulation keeps it at "
+            "%(with)s."
         )
     else:
         message = N_(
@@ -152,9 +153,11 @@ def links(values: Mapping[str, Decimal | None], results: Mapping[str, object]) -
         "target_batch": address_within(TARGET_BATCH, results["effective_batch"].value),
         "gpus": address_within(GPUS, values["gpus"]),
         "activation_per_sample": address_within(ACTIVATION_PER_SAMPLE, values["activation_per_sample"]),
+        # Blank when this page has none, so that the planner asks for it rather than plan with its own default.
+        "memory_budget": ""
+        if values["memory_budget"] is None
+        else address_within(MEMORY_BUDGET, values["memory_budget"]),
     }
-    if values["memory_budget"] is not None:
-        plan["memory_budget"] = address_within(MEMORY_BUDGET, values["memory_budget"])
     vram = {
         "gpus": address_within(GPUS, values["gpus"]),
         "micro_batch": address_within(MICRO_BATCH, values["micro_batch"]),
@@ -193,7 +196,11 @@ CALCULATOR = Calculator(
     ),
     outputs=(
         Figure("effective_batch", N_("Effective batch size"), N_("samples per optimizer step")),
-        Figure("activation_memory", N_("Peak activation memory per GPU"), N_("activations held at once on each GPU")),
+        Figure(
+            "activation_memory",
+            N_("Peak activation memory per GPU"),
+            N_("memory that grows with the micro-batch, on each GPU"),
+        ),
         Text("tradeoff_note", N_("Without accumulation")),
         Chart(
             "tradeoff",

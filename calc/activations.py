@@ -126,7 +126,7 @@ PAGE_PRECISION = replace(
     PRECISION,
     description=N_(
         "The dtype the model is loaded and computes in, which its activations share. Autocast over an fp32 model "
-        "is not modelled here; the training memory per GPU calculator models it."
+        "is not modelled here; the per-GPU training memory calculator models it."
     ),
 )
 PAGE_CONFIG = replace(CONFIG, parse=_covered)

@@ -32,7 +32,7 @@ MICRO_BATCH = Count(
 )
 GPUS_DESCRIPTION = N_(
     "The GPUs that each process their own micro-batch (under ZeRO-3 or FSDP each holds a shard of the model rather "
-    "than a whole copy). This is your number of GPUs divided by the tensor-, pipeline- and context-parallel degrees, "
+    "than a whole copy). This is your number of GPUs divided by the tensor-, pipeline-, and context-parallel degrees, "
     "if you use them."
 )
 GPUS = Count(
@@ -63,9 +63,9 @@ MEMORY_BUDGET = Amount(
     "memory_budget",
     N_("Activation memory budget per GPU"),
     N_(
-        "Memory left on each GPU for what grows with the micro-batch, after the weights, gradients, optimizer state "
-        "and overhead: the training memory per GPU calculator's “Left for the micro-batch on your GPU”. The chart "
-        "draws it as a line. Leave it blank if you have none in mind."
+        "Memory left on each GPU for what grows with the micro-batch, after the weights, gradients, optimizer state, "
+        "and overhead. The per-GPU training memory calculator gives it as “Left for the micro-batch on your GPU”. "
+        "The chart draws it as a line. Leave it blank if you have none in mind."
     ),
     # What the VRAM page's default run leaves for activations: a copy, as above.
     default=Decimal("8.01"),

@@ -16,7 +16,7 @@ from babel import Locale
 
 from calc.calculator import NOT_EXACT, Calculator, Changed
 from calc.formatting import format_names, format_number
-from calc.inputs import Pasted, Raw, Value
+from calc.inputs import Input, Pasted, Raw, Value
 from calc.problems import InputProblem
 
 
@@ -94,13 +94,32 @@ def restore(calculator: Calculator, address: str, locale: Locale) -> dict[str, R
     """
     texts = default_texts(calculator, locale)
     given = dict(parse_qsl(address.removeprefix("?"), keep_blank_values=True))
+    describes_a_run = any(i.name in given for i in calculator.inputs)
     for i in calculator.inputs:
         if i.name in given:
             try:
                 texts[i.name] = i.text(i.from_address(given[i.name]), locale)
             except ValueError:
                 texts[i.name] = i.as_entered(given[i.name])
+        elif describes_a_run and _names_its_default(i):
+            texts[i.name] = i.text(None, locale)
     return texts
+
+
+def _names_its_default(field: Input) -> bool:
+    """Whether an address that describes a run must name the field even at its default.
+
+    An optional field's default is a figure of the page's default run (the accumulation page's budget is what the
+    VRAM page's default run leaves): beside another run's values it would describe neither, so an address that
+    leaves it out leaves it blank.
+
+    >>> from calc.accumulation import CALCULATOR
+    >>> restore(CALCULATOR, "?activation_per_sample=0.5", Locale.parse("en"))["memory_budget"]
+    ''
+    >>> restore(CALCULATOR, "", Locale.parse("en"))["memory_budget"]
+    '8.01'
+    """
+    return field.in_address and field.optional and field.default is not None
 
 
 def evaluate(
@@ -223,17 +242,23 @@ def address(
     values: Mapping[str, Value | None],
     errors: Mapping[str, str | None],
 ) -> str:
-    """The query string that reopens the page as it is: each input that differs from its default.
+    """The query string that reopens the page as it is: each input that differs from its default, and with them
+    the optional inputs whose default belongs to the default run.
 
     A valid value is written as addresses write it; an invalid one as it was typed.
     """
-    pairs = []
+    pairs = {}
     for i in calculator.inputs:
         if not i.in_address:
             continue
         if errors.get(i.name) is None and i.name in values:
             if values[i.name] != i.default:
-                pairs.append((i.name, i.to_address(values[i.name])))
+                pairs[i.name] = i.to_address(values[i.name])
         else:
-            pairs.append((i.name, i.entered_address(texts[i.name])))
-    return urlencode(pairs)
+            pairs[i.name] = i.entered_address(texts[i.name])
+    if pairs:
+        # Such an address describes a run of its own, and :func:`restore` leaves a field it omits blank.
+        for i in calculator.inputs:
+            if i.name not in pairs and _names_its_default(i):
+                pairs[i.name] = i.to_address(values[i.name])
+    return urlencode([(i.name, pairs[i.name]) for i in calculator.inputs if i.name in pairs])

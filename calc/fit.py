@@ -25,8 +25,9 @@ CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to sp
 SENTENCE = (
     N_("Your GPU holds it, with %(spare)s to spare."),
     N_(
-        "Your GPU holds it, with %(spare)s to spare. That is a tight fit: were the estimate %(shortfall)s short of "
-        "the true peak, a little more than it ever was on the small models measured, the margin would not cover it."
+        "Your GPU holds it, with %(spare)s to spare. That is a tight fit: if the estimate were %(shortfall)s short "
+        "of the true peak, the margin would not cover the difference. On the small models measured, the estimate "
+        "never fell quite that far short."
     ),
     N_("Your GPU is short by %(missing)s."),
 )
@@ -36,7 +37,7 @@ SENTENCE = (
 NO_BF16_CELL = (N_("%(verdict)s (no bf16 on this card: choose fp16)"), N_("%(verdict)s (no bf16 on this card)"))
 NO_BF16_SENTENCE = (
     N_("%(verdict)s This card has no bf16: choose fp16, which takes the same memory."),
-    N_("%(verdict)s But this card has no bf16, which this recipe computes in: choose another recipe or another card."),
+    N_("%(verdict)s But this card has no bf16, and this recipe computes in it: choose another recipe or another card."),
 )
 
 

@@ -138,7 +138,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         ],
         "sizes": [
             (
-                N_("Training the adapter: weights, gradients and optimizer state"),
+                N_("Training the adapter: weights, gradients, and optimizer state"),
                 gigabytes(adapter_training_bytes(trainable), 2),
             ),
             (N_("Base model weights, 16-bit"), gigabytes(base_bytes_16bit(shape), 2)),
@@ -208,7 +208,7 @@ GROUPS = (
 RUN_MEMORY = Figure(
     "run_memory",
     N_("Memory of the run on one GPU"),
-    N_("the training step's peak: the base, the adapter's training state, the activations and the loss"),
+    N_("the training step's peak: the base, the adapter's training state, the activations, and the loss"),
     missing=N_("Not modelled"),
 )
 
@@ -261,7 +261,9 @@ CALCULATOR = Calculator(
     outputs=(
         RUN_MEMORY,
         Figure("trainable_parameters", N_("Trainable parameters"), N_("in the adapter's A and B matrices")),
-        Figure("share", N_("Share of the base model"), N_("trainable parameters as a share of the base model's")),
+        Figure(
+            "share", N_("Share of the base model"), N_("trainable parameters as a share of the base model's parameters")
+        ),
         Figure("base_parameters", N_("Base model parameters"), N_("frozen while the adapter is trained")),
         Figure(
             "active_parameters",

@@ -171,8 +171,8 @@ CONFIG = Pasted(
     "config",
     N_("Paste a config.json"),
     N_(
-        "The model's config.json, as its repository holds it: it fills in the shape below. A multimodal model's "
-        "text_config is read as its language model; the vision encoder and the image tokens are not counted."
+        "The model's config.json, as its repository holds it. It fills in the shape below. For a multimodal model, "
+        "the text_config is read as the language model, and the vision encoder and the image tokens are not counted."
     ),
     parse=_reading,
 )

@@ -39,8 +39,8 @@ from calc.snippets import facts as snippet_facts
 MEMORY_BUDGET = replace(
     batch_inputs.MEMORY_BUDGET,
     description=N_(
-        "Memory left on each GPU for what grows with the micro-batch, after the weights, gradients, optimizer state "
-        "and overhead: the training memory per GPU calculator's “Left for the micro-batch on your GPU”."
+        "Memory left on each GPU for what grows with the micro-batch, after the weights, gradients, optimizer state, "
+        "and overhead. The per-GPU training memory calculator gives it as “Left for the micro-batch on your GPU”."
     ),
     optional=False,
 )
@@ -50,8 +50,8 @@ BUDGET_FOR = Choice(
     "budget_for",
     N_("Plans this budget covers"),
     N_(
-        "A plan that accumulates also holds the gradients that earlier micro-batches leave behind. The training "
-        "memory per GPU calculator counts them in its budget when its target batch needs accumulation, and sets "
+        "A plan that accumulates also holds the gradients that earlier micro-batches leave behind. The per-GPU "
+        "training memory calculator counts them in its budget when its target batch needs accumulation. It sets "
         "this field to match when it hands the budget over."
     ),
     options=(
@@ -80,9 +80,9 @@ class SampleExceedsBudget(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
-            "One sample alone needs %(needed)s, more than this budget. Raise the budget (a GPU with more memory, "
-            "more GPUs under ZeRO, or LoRA or QLoRA: the training memory per GPU calculator gives the new budget), "
-            "or lower the memory per sample by recomputing activations or shortening the sequences."
+            "One sample alone needs %(needed)s, more than this budget. Raise the budget with a GPU that has more "
+            "memory, more GPUs under ZeRO, or LoRA or QLoRA; the per-GPU training memory calculator gives the new "
+            "budget. Or lower the memory per sample by recomputing activations or shortening the sequences."
         ) % {"needed": quantity(self.needed, input, locale)}
 
 
@@ -100,9 +100,9 @@ class AccumulationNotBudgeted(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
-            "This budget holds only for a plan without accumulation, and putting all %(share)s of each GPU's "
-            "samples in one micro-batch would need %(needed)s. A plan that accumulates also holds the gradients "
-            "that earlier micro-batches leave behind: take its budget from the training memory per GPU calculator, "
+            "This budget holds only for a plan without accumulation, and putting all %(share)s samples of each "
+            "GPU in one micro-batch would need %(needed)s. A plan that accumulates also holds the gradients "
+            "that earlier micro-batches leave behind. Take its budget from the per-GPU training memory calculator, "
             "with this target batch."
         ) % {
             "share": format_number(Decimal(self.share), locale),

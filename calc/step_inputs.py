@@ -81,8 +81,8 @@ TARGETS = ChoiceSet(
     "target_modules",
     N_("Target modules"),
     N_(
-        "The projections that get an adapter, named as in peft's target_modules; in a mixture of experts, also the "
-        "experts, named as in peft's target_parameters. Names the model does not have are rejected."
+        "The projections that get an adapter, named as in peft's target_modules. In a mixture of experts, the "
+        "experts can get one too, named as in peft's target_parameters. Names the model does not have are rejected."
     ),
     options=tuple(Option(name, name) for name in TARGET_MODULES),
     default=frozenset(target_modules(PRESETS[DEFAULT_MODEL])),
@@ -106,15 +106,15 @@ STEP_TARGET_MODULES = replace(
     TARGETS,
     description=N_(
         "The projections that get an adapter, named as in peft's target_modules. This page does not model an adapter "
-        "on a mixture's experts, so their modules are not offered; the LoRA calculator counts such an adapter's "
-        "parameters. Names the model does not have are rejected."
+        "on the experts of a mixture, so it does not offer them. The LoRA parameter calculator counts the parameters "
+        "of such an adapter. Names the model does not have are rejected."
     ),
     offered_by=_step_model_targets,
 )
 PRECISION = Choice(
     "precision",
     N_("Precision"),
-    N_("The dtype the layers compute in, which their activations share: the model's own, or autocast's."),
+    N_("The dtype the layers compute in, which their activations share: the model's own, or the one autocast uses."),
     options=tuple(Option(name, name) for name in PRECISION_BYTES),
     default="bf16",
 )
@@ -243,7 +243,7 @@ class RankAboveWidth(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
-            "Enter at most %(width)s: no chosen projection's update can have a higher rank, so a higher one adds "
+            "Enter at most %(width)s. No update of a chosen projection can have a higher rank, so a higher one adds "
             "parameters and nothing else."
         ) % {"width": quantity(self.width, input, locale)}
 

@@ -43,7 +43,7 @@ MOMENT_WORDS = {
 # tests/test_vram.py), the decoder's float32 output; as the backward pass starts, the two float32 gradients. The
 # float32 log-probabilities are kept for the loss's backward, so they sit in "activations".
 LOSS_LABELS = {
-    "forward": N_("Loss: the logits, their fp32 copy and the decoder's output"),
+    "forward": N_("Loss: the logits, their fp32 copy, and the decoder's output"),
     "loss": PART_LABELS["loss"],
 }
 
@@ -73,8 +73,8 @@ def part_rows(
 SOFTCAPPED_ATTENTION = frozenset(name for name, habits in FAMILIES.items() if not habits.sdpa)
 NO_SDPA = Phrase(
     N_(
-        "Transformers will not run this model with SDPA, because SDPA cannot soft-cap the attention scores as this "
-        "model does: asking for SDPA raises an error, and without a choice the model loads with eager attention. It "
+        "Transformers will not run this model with SDPA, which cannot soft-cap the attention scores as this model "
+        "does. Asking for SDPA raises an error, and without a choice the model loads with eager attention. The model "
         "accepts FlashAttention and FlexAttention. The fused estimate stands for FlashAttention, which has not been "
         "measured on this model."
     ),
@@ -96,9 +96,9 @@ def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | 
 # refuses SDPA (Gemma-2), NO_SDPA says what the fused estimate stands for. templates/caveats.html words it for the page.
 WINDOW = N_(
     "On its sliding-window layers, this model attends only to the last %(window)s tokens, and a sequence here holds "
-    "%(length)s. Once a sequence is as long as the window, transformers passes SDPA a mask and, where the model has "
-    "fewer key and value heads than query heads, copies the keys and values out to every query head: the estimate "
-    "counts neither, so the peak may be higher."
+    "%(length)s. Once a sequence is as long as the window, transformers passes SDPA a mask. Where the model has fewer "
+    "key and value heads than query heads, transformers also copies the keys and values out to every query head. The "
+    "estimate counts neither, so the peak may be higher."
 )
 
 

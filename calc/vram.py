@@ -185,8 +185,8 @@ OPTIMIZER = Choice(
     "optimizer",
     N_("Training recipe"),
     N_(
-        "The optimizer, and the precision its weights, gradients and state are kept in: what each trained "
-        "parameter costs."
+        "The optimizer, and the precision of the weights, gradients, and optimizer state: together they set what "
+        "each trained parameter costs."
     ),
     options=tuple(Option(key, recipe.label) for key, recipe in RECIPES.items()),
     default="adamw-mixed",
@@ -202,7 +202,7 @@ ZERO_STAGE = Choice(
         Option("0", N_("None: every GPU holds everything")),
         Option("1", N_("ZeRO-1: optimizer state partitioned")),
         Option("2", N_("ZeRO-2: optimizer state and gradients partitioned")),
-        Option("3", N_("ZeRO-3: optimizer state, gradients and weights partitioned")),
+        Option("3", N_("ZeRO-3: optimizer state, gradients, and weights partitioned")),
     ),
     default="0",
 )
@@ -210,9 +210,9 @@ ACTIVATION_MEMORY = Amount(
     "activation_memory",
     N_("Peak activation memory per GPU"),
     N_(
-        "Leave it blank to compute the activations from the model. A value you type replaces the activations "
-        "alone: with a model chosen, its model state and its optimizer step's temporaries are still counted. Use "
-        "the peak activation memory per GPU from the gradient accumulation memory calculator."
+        "Leave it blank to compute the activations from the model. A value you type replaces only the activations. "
+        "With a model chosen, the page still counts the model state and the optimizer step's temporaries. Use the "
+        "peak activation memory per GPU from the gradient accumulation memory calculator."
     ),
     default=None,
     optional=True,
@@ -248,7 +248,7 @@ OVERHEAD = Amount(
     N_("Overhead per GPU"),
     N_(
         "Memory that no tensor of the model holds: the CUDA context, the libraries' workspaces, "
-        "communication buffers and the allocator's fragmentation. Zero leaves it out."
+        "communication buffers, and the allocator's fragmentation. Zero leaves it out."
     ),
     default=Decimal(1),
     maximum=Decimal(100_000),
@@ -303,9 +303,9 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
 # they left out.
 TIGHT_UNMEASURED = N_(
-    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: were the estimate %(shortfall)s short of the "
-    "true peak, a little more than it ever was on the small models measured, the margin would not cover it. Those "
-    "measurements left out %(unmeasured)s."
+    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: if the estimate were %(shortfall)s short of "
+    "the true peak, the margin would not cover the difference. On the small models measured, the estimate never fell "
+    "quite that far short, but those measurements left out %(unmeasured)s."
 )
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
@@ -344,7 +344,7 @@ NOT_MODELLED = Phrase(N_("Not computed: the step is not modelled for this model'
 TYPED = Phrase(N_("not computed from a typed activation memory"), {})
 # The count mode's total is the ZeRO paper's sum, which has no optimizer step's temporaries.
 COUNT_LEAVES_OUT = N_(
-    "This total is the ZeRO paper's sum: it leaves out the optimizer step's temporaries, %(bytes)s bytes per "
+    "This total is the sum from the ZeRO paper. It leaves out the optimizer step's temporaries, %(bytes)s bytes per "
     "trained parameter with this recipe, which the page counts when you choose a model."
 )
 # The count mode trains every parameter, whatever the method field says.
@@ -355,23 +355,24 @@ COUNT_IGNORES_METHOD = Phrase(
 # QLoRA's base as the step counts it, and what peft's preparation, which most recipes call, adds to it: the total
 # then fits your GPU, or not.
 QLORA_AS_LOADED = N_(
-    "The total counts QLoRA's base as loaded in NF4 with double quantization, as in the QLoRA paper, computing in "
-    "%(compute)s. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
-    "base to fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at "
-    "least %(prepared)s, and the activations can grow too."
+    "The total counts the QLoRA base as loaded: in NF4 with double quantization, as in the QLoRA paper, computing "
+    "in %(compute)s. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
+    "base to fp32 and turns on gradient checkpointing. The weights then take %(extra)s more per GPU, for a total of "
+    "at least %(prepared)s, and the activations can grow too."
 )
 QLORA_PREPARED_SHORT = N_(
-    "The total counts QLoRA's base as loaded in NF4 with double quantization, as in the QLoRA paper, computing in "
-    "%(compute)s. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
-    "base to fp32 and turns on gradient checkpointing: the weights then take %(extra)s more per GPU, a total of at "
-    "least %(prepared)s, more than your GPU holds."
+    "The total counts the QLoRA base as loaded: in NF4 with double quantization, as in the QLoRA paper, computing "
+    "in %(compute)s. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
+    "base to fp32 and turns on gradient checkpointing. The weights then take %(extra)s more per GPU, for a total of "
+    "at least %(prepared)s: more than your GPU holds."
 )
 
 # bitsandbytes replaces only nn.Linear modules (calc.formulas.parameters.quantized_weights); transformers 5 keeps a
 # mixture's experts as 3-D parameters, which stay in 16 bits, and peft's preparation casts them to fp32 with the rest.
 QLORA_EXPERTS = N_(
-    "In a mixture of experts only the attention's projections are loaded in NF4: transformers keeps the experts as "
-    "plain parameters, not nn.Linear modules, so bitsandbytes leaves them in 16 bits. %(note)s"
+    "In a mixture of experts, only the attention projections are loaded in NF4. The experts stay in 16 bits: "
+    "transformers keeps them as plain parameters, not nn.Linear modules, and bitsandbytes replaces only those. "
+    "%(note)s"
 )
 
 # What QLoRA's base needs for ZeRO-3 or FSDP to shard it: peft's and bitsandbytes' guides set the storage to the
@@ -404,9 +405,9 @@ def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fractio
 FUSED_TRAINER_TORCH = "2.8"
 # The optimizer step's temporaries where they are PyTorch AdamW's foreach list (calc.formulas.step.foreach_temporaries).
 AT_FOREACH_STEP = N_(
-    "The peak comes %(moment)s. Its temporaries, %(size)s, are those of PyTorch's AdamW with foreach, its default "
-    "when you create it yourself on CUDA. The fused AdamW, the Hugging Face Trainer's default with PyTorch %(torch)s "
-    "or later, allocates none: with it, the peak is lower by up to that much."
+    "The peak comes %(moment)s. Its temporaries, %(size)s, are those of PyTorch's AdamW with foreach, the default "
+    "when you create the optimizer yourself on CUDA. The fused AdamW allocates none, so with it the peak is lower by "
+    "up to that much. The Hugging Face Trainer uses the fused AdamW by default with PyTorch %(torch)s or later."
 )
 
 # DeepSpeed's ZeRO defaults (deepspeed/runtime/zero/config.py, DeepSpeedZeroConfig): reduce_bucket_size, 5e8 elements
@@ -425,49 +426,51 @@ ZERO_1_BUFFERS = N_(
 )
 ZERO_2_BUFFERS = N_(
     "The total leaves out ZeRO's communication buffers, which must fit in the overhead. With DeepSpeed's defaults, "
-    "the gradients are reduced in buckets of reduce_bucket_size elements: add %(bucket)s to the overhead, or "
-    "%(double)s with overlap_comm, which keeps two buckets; or lower reduce_bucket_size."
+    "the gradients are reduced in buckets of reduce_bucket_size elements. Add %(bucket)s to the overhead (%(double)s "
+    "with overlap_comm, which keeps two buckets), or lower reduce_bucket_size."
 )
 ZERO_3_BUFFERS = N_(
     "The total leaves out ZeRO-3's buffers, which must fit in the overhead. With DeepSpeed's defaults they come to "
     "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size), and gathered weights up to %(live)s (stage3_max_live_parameters; a module larger "
-    "than that is gathered whole). Add %(total)s to the overhead, or lower these settings."
+    "(stage3_prefetch_bucket_size), and up to %(live)s of gathered weights (stage3_max_live_parameters). A module "
+    "larger than that is still gathered whole. Add %(total)s to the overhead, or lower these settings."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
-    "The total counts the output layer's whole matrix, which ZeRO-3 gathers for the loss (%(head)s), but leaves out "
-    "ZeRO-3's buffers, which must fit in the overhead. With DeepSpeed's defaults they come to %(total)s: a gradient "
-    "bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead (stage3_prefetch_bucket_size), "
-    "and %(rest)s more of gathered weights: stage3_max_live_parameters allows %(live)s, of which the output layer "
-    "takes %(counted)s. Add %(total)s to the overhead, or lower these settings."
+    "The total leaves out ZeRO-3's buffers, which must fit in the overhead. It does count the whole matrix of the "
+    "output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
+    "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
+    "(stage3_prefetch_bucket_size), and %(rest)s more of gathered weights. That is the %(live)s that "
+    "stage3_max_live_parameters allows, less the %(counted)s the output layer takes. Add %(total)s to the overhead, "
+    "or lower these settings."
 )
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
-    "The total counts the output layer's whole matrix, which ZeRO-3 gathers for the loss (%(head)s), but leaves out "
-    "ZeRO-3's buffers, which must fit in the overhead. With DeepSpeed's defaults they come to %(total)s: a gradient "
-    "bucket of %(bucket)s (reduce_bucket_size) and %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size); the %(live)s of gathered weights that stage3_max_live_parameters allows are "
-    "already taken by the output layer. Add %(total)s to the overhead, or lower these settings."
+    "The total leaves out ZeRO-3's buffers, which must fit in the overhead. It does count the whole matrix of the "
+    "output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
+    "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and %(prefetch)s of weights fetched ahead "
+    "(stage3_prefetch_bucket_size). No other gathered weights are added: the output layer alone already reaches the "
+    "%(live)s that stage3_max_live_parameters allows. Add %(total)s to the overhead, or lower these settings."
 )
 
 # A fit tight within ZeRO's buffers with DeepSpeed's defaults, which the total leaves out: buffers larger than the
 # spare, so that the step fits only with smaller ones; buffers that leave less than the estimate's error; or the
 # estimate's error alone, the buffers coming on top.
 BUFFERS_BEYOND_SPARE = N_(
-    "Your GPU holds the total, with %(spare)s to spare, but not ZeRO's buffers, which the total leaves out: with "
+    "Your GPU holds the total, with %(spare)s to spare, but not ZeRO's buffers. The total leaves them out, and with "
     "DeepSpeed's default settings they take %(buffers)s. Lower those settings as the note below says, or the step "
     "will not fit."
 )
 TIGHT_FOR_BUFFERS = N_(
-    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: ZeRO's buffers, which the total leaves out, "
-    "take %(buffers)s of it with DeepSpeed's default settings, and the rest would not cover an estimate "
-    "%(shortfall)s short of the true peak."
+    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: with DeepSpeed's default settings, ZeRO's "
+    "buffers take %(buffers)s of it, and the total leaves them out. If the estimate were %(shortfall)s short of the "
+    "true peak, the rest would not cover the difference."
 )
 SHORTFALL_LEFT_OUT = N_(
-    "%(verdict)s That shortfall was measured on small models, and the measurements left out %(unmeasured)s."
+    "%(verdict)s On the small models measured, the estimate never fell quite that far short, but those measurements "
+    "left out %(unmeasured)s."
 )
 BUFFERS_LEFT_OUT = N_(
-    "%(verdict)s ZeRO's buffers, which the total leaves out, take %(buffers)s more with DeepSpeed's default "
-    "settings: add them to the overhead, or lower those settings as the note below says."
+    "%(verdict)s The total leaves out ZeRO's buffers, which take %(buffers)s more with DeepSpeed's default "
+    "settings. Add them to the overhead, or lower those settings as the note below says."
 )
 
 
@@ -528,7 +531,7 @@ def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Ph
 # Where not even one sample fits: the fixed part fits, or not even that.
 NOT_ONE = N_("Not even one sample fits: %(ways)s.")
 NOT_EMPTY = N_(
-    "Even without samples, the step does not fit: it needs %(needed)s, the overhead included, %(moment)s. To make "
+    "Even without samples, the step does not fit: counting the overhead, it needs %(needed)s %(moment)s. To make "
     "room, %(ways)s."
 )
 
@@ -901,7 +904,7 @@ CALCULATOR = Calculator(
         Figure(
             "activation_budget",
             N_("Left for the micro-batch on your GPU"),
-            N_("the GPU's memory less the overhead and what does not grow with the micro-batch"),
+            N_("the GPU's memory, less the overhead and what does not grow with the micro-batch, rounded down"),
             missing=N_("Nothing: even without samples, the step does not fit"),
         ),
         Figure(
@@ -916,7 +919,7 @@ CALCULATOR = Calculator(
         ),
         Table(
             "fits",
-            N_("Common GPUs, with the memory nvidia-smi reports, in the same gigabytes as the total, rounded down"),
+            N_("Common GPUs: memory as nvidia-smi reports it, in GB of a billion bytes, rounded down"),
             (N_("GPU"), Column(N_("Memory"), GIGABYTE), N_("Verdict")),
         ),
     ),

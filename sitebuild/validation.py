@@ -97,7 +97,7 @@ class _Words:
         """A step recipe (calc.formulas.step.STEP_RECIPES) as the VRAM page's fields choose it: the training
         recipe's own label (its option's), and the precision the layers compute in."""
         training, precision = chosen_as(recipe)
-        return self.translated(N_("“%(recipe)s”, precision %(precision)s")) % {
+        return self.translated(N_("“%(recipe)s” at %(precision)s precision")) % {
             "recipe": self.translated(RECIPES[training].label),
             "precision": precision,
         }
@@ -212,9 +212,8 @@ def step_facts(words: _Words) -> dict[str, object]:
         "lora_step_adapters": _adapters(words, adapted_steps, models),
         "step_points": words.number(len(whole_steps["points"])),
         "step_sides": words.sides([step_error(point) for point in whole_steps["points"]]),
-        # The recipes measured, in the order the measurements take them; each holds a comma ("“AdamW, mixed
-        # precision”, precision bf16"), so semicolons part them where a locale's list would run them together.
-        "step_recipes": "; ".join(
+        # The recipes measured, in the order the measurements take them.
+        "step_recipes": words.names(
             words.recipe(recipe) for recipe in dict.fromkeys(point["recipe"] for point in whole_steps["points"])
         ),
         "step_lengths": words.names(

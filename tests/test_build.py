@@ -437,9 +437,9 @@ def target_over_its_maximum(plan):
         (
             lambda plan: replace(plan, compute=over_budget),
             f"the plan page in {LOCALES[0]!r}: its example 'a100' gives no results: memory_budget: "
-            "One sample alone needs 20\u00a0GB, more than this budget. Raise the budget (a GPU with more memory, "
-            "more GPUs under ZeRO, or LoRA or QLoRA: the training memory per GPU calculator gives the new budget), "
-            "or lower the memory per sample by recomputing activations or shortening the sequences.",
+            "One sample alone needs 20\u00a0GB, more than this budget. Raise the budget with a GPU that has more "
+            "memory, more GPUs under ZeRO, or LoRA or QLoRA; the per-GPU training memory calculator gives the new "
+            "budget. Or lower the memory per sample by recomputing activations or shortening the sequences.",
         ),
     ],
     ids=["defaults", "example"],
@@ -542,13 +542,13 @@ def test_the_step_measurements_name_each_recipe_as_the_vram_page_s_fields_choose
     facts = validation.validation_facts(Locale.parse("en"), NullTranslations())
     recipes = {recipe.label: recipe for recipe in RECIPES.values()}
     named = set()
-    for text in facts["step_recipes"].split("; "):
-        label, precision = re.fullmatch(r"“(.+)”, precision (\w+)", text).groups()
+    # Each recipe in the list reads “label” at its precision.
+    for label, precision in re.findall(r"“([^”]+)” at (\w+) precision", facts["step_recipes"]):
         named.add(recipes[label].computes_in[precision].step)
     steps = json.loads((ROOT / "validation" / "steps.json").read_text(encoding="utf-8"))["points"]
     assert named == {point["recipe"] for point in steps}
     # The table's rows too: autocast is what the form's fp32 recipe computing in bf16 runs.
-    assert any("“Adam or AdamW, all in fp32”, precision bf16" in row["configuration"] for row in facts["step_rows"])
+    assert any("“Adam or AdamW, all in fp32” at bf16 precision" in row["configuration"] for row in facts["step_rows"])
 
 
 def test_steps_without_a_lora_point_stop_the_build_saying_so(monkeypatch):

@@ -126,7 +126,23 @@ def test_the_worker_entry_point_speaks_json(localedir, locale):
     request = {"values": {**table.defaults, "gpus": 4}, "changed": ["gpus"]}
     answer = json.loads(evaluate_json(json.dumps(request)))
     assert answer["outputs"]["effective_batch"] == "256"
-    assert answer["address"] == "gpus=4"
+    # With the budget, which an address that leaves it out would leave blank.
+    assert answer["address"] == "gpus=4&memory_budget=8.01"
+
+
+def test_an_address_without_the_budget_leaves_it_blank_not_the_default_run_s():
+    """The accumulation page's default budget is what the VRAM page's default run leaves; a shared run that does
+    not name one must not be judged against it."""
+    en = Locale.parse("en")
+    texts = restore(load("accumulation"), "?micro_batch=3&accumulation_steps=5&gpus=12&activation_per_sample=0.5", en)
+    shown = evaluate(load("accumulation"), texts, en, NullTranslations())
+    assert texts["memory_budget"] == "" and shown.prompt is None
+    assert "budget" not in str(shown.outputs) and "memory_budget=&" in shown.links["plan"] + "&"
+    # Reopened from its own address, the page is the same run, budget and all.
+    for budget in ("", "8.01", "20"):
+        edited = evaluate(load("accumulation"), {**texts, "memory_budget": budget}, en, NullTranslations())
+        again = restore(load("accumulation"), edited.address, en)
+        assert again == {**texts, "memory_budget": budget}
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -392,4 +392,4 @@ def test_a_rank_no_chosen_projection_can_have_is_refused():
     model = {"model": "Qwen/Qwen2.5-0.5B"}
     assert view(**model, rank="896").errors["rank"] is None
     refused = view(**model, rank="897").errors["rank"]
-    assert refused and refused.startswith("Enter at most 896:")
+    assert refused and refused.startswith("Enter at most 896. ")

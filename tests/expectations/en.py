@@ -90,7 +90,7 @@ EXPECTED = Expectations(
         ("12345.678901", "12,345.678901", "12,345.678901 GB"),
     ),
     gigabyte="GB",
-    parallel_degrees="With tensor, pipeline or context parallelism",
+    parallel_degrees="With tensor, pipeline, or context parallelism",
     drops_samples=r"drop(?:s|ped)? samples|silently",
     not_modelled=(
         "The step's peak is modelled for the architectures {modelled}: for this one, enter the activation memory."
