@@ -23,11 +23,11 @@ GB = 10**9
 # to spare than the estimate may fall short by (and, under ZeRO, its buffers: calc.vram).
 CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to spare"), N_("Short by %(missing)s"))
 SENTENCE = (
-    N_("Your GPU holds it, with %(spare)s to spare."),
+    N_("By this estimate, your GPU holds it, with %(spare)s to spare."),
     N_(
-        "Your GPU holds it, with %(spare)s to spare. That is a tight fit: if the estimate were %(shortfall)s short "
-        "of the true peak, the margin would not cover the difference. On the small models measured, the estimate "
-        "never fell quite that far short."
+        "By this estimate, your GPU holds it, with %(spare)s to spare. That is a tight fit: if the estimate were "
+        "%(shortfall)s short of the true peak, the margin would not cover the difference. On the small models "
+        "measured, the estimate never fell quite that far short."
     ),
     N_("Your GPU is short by %(missing)s."),
 )

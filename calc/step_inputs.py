@@ -135,7 +135,7 @@ RECOMPUTATION = Choice(
     N_("What the backward pass recomputes instead of keeping."),
     options=(
         Option("none", N_("None"), short=N_("no recomputation")),
-        Option("selective", N_("Selective (Megatron-LM, NeMo): the attention core"), short=N_("selective")),
+        Option("selective", N_("Selective (Megatron-LM, NeMo): recomputes the attention core"), short=N_("selective")),
         Option("full", N_("Full: every layer (gradient checkpointing)"), short=N_("full")),
     ),
     default="full",

@@ -303,9 +303,9 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
 # they left out.
 TIGHT_UNMEASURED = N_(
-    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: if the estimate were %(shortfall)s short of "
-    "the true peak, the margin would not cover the difference. On the small models measured, the estimate never fell "
-    "quite that far short, but those measurements left out %(unmeasured)s."
+    "By this estimate, your GPU holds it, with %(spare)s to spare. That is a tight fit: if the estimate were "
+    "%(shortfall)s short of the true peak, the margin would not cover the difference. On the small models measured, "
+    "the estimate never fell quite that far short, but those measurements left out %(unmeasured)s."
 )
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
@@ -460,9 +460,9 @@ BUFFERS_BEYOND_SPARE = N_(
     "will not fit."
 )
 TIGHT_FOR_BUFFERS = N_(
-    "Your GPU holds it, with %(spare)s to spare. That is a tight fit: with DeepSpeed's default settings, ZeRO's "
-    "buffers take %(buffers)s of it, and the total leaves them out. If the estimate were %(shortfall)s short of the "
-    "true peak, the rest would not cover the difference."
+    "By this estimate, your GPU holds it, with %(spare)s to spare. That is a tight fit: with DeepSpeed's default "
+    "settings, ZeRO's buffers take %(buffers)s of it, and the total leaves them out. If the estimate were "
+    "%(shortfall)s short of the true peak, the rest would not cover the difference."
 )
 SHORTFALL_LEFT_OUT = N_(
     "%(verdict)s On the small models measured, the estimate never fell quite that far short, but those measurements "
