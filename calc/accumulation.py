@@ -149,14 +149,13 @@ def links(values: Mapping[str, Decimal | None], results: Mapping[str, object]) -
     model to the model state of the model it shows (its default, unless the reader chose another). Without it, the
     VRAM page computes the activations of the model the reader chooses there, at this micro-batch. Each value is
     held to the receiving field's limits (an effective batch past the target's maximum goes blank)."""
+    budget = values["memory_budget"]
     plan = {
         "target_batch": address_within(TARGET_BATCH, results["effective_batch"].value),
         "gpus": address_within(GPUS, values["gpus"]),
         "activation_per_sample": address_within(ACTIVATION_PER_SAMPLE, values["activation_per_sample"]),
         # Blank when this page has none, so that the planner asks for it rather than plan with its own default.
-        "memory_budget": ""
-        if values["memory_budget"] is None
-        else address_within(MEMORY_BUDGET, values["memory_budget"]),
+        "memory_budget": "" if budget is None else address_within(MEMORY_BUDGET, budget),
     }
     vram = {
         "gpus": address_within(GPUS, values["gpus"]),
