@@ -310,7 +310,7 @@ TIGHT_UNMEASURED = N_(
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
 UNMEASURED_QLORA = N_("QLoRA's 4-bit base")
-UNMEASURED_ACCUMULATION = N_("the gradients that accumulation keeps")
+UNMEASURED_ACCUMULATION = N_("the gradients that earlier micro-batches leave behind")
 UNMEASURED_TYPED = N_("an activation memory typed in")
 UNMEASURED_COUNT = N_("the count from the parameters alone")
 
@@ -848,6 +848,7 @@ def facts() -> dict[str, Fact]:
         "a100_name": gpus.GPUS_BY_ID["a100-40gb"].name,
         "a100_mib": Quantity(gpus.GPUS_BY_ID["a100-40gb"].mib, MEBIBYTE),
         "gigabyte": Quantity(GB),
+        "gibibyte": Quantity(2**30),
         # nvidia-smi's figure for a process that only initialised CUDA (https://github.com/pytorch/pytorch/issues/34323).
         "cuda_context": Quantity(781, MEBIBYTE),
         "overhead": Quantity(OVERHEAD.default, GIGABYTE, places=2),

@@ -844,8 +844,8 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     assert results["your_gpu"].text(EN, NullTranslations()) == (
         "By this estimate, your GPU holds it, with 0.57\u00a0GB to spare. That is a tight fit: if the estimate "
         "were 4.5% short of the true peak, the margin would not cover the difference. On the small models measured, "
-        "the estimate never fell quite that far short, but those measurements left out the gradients that accumulation "
-        "keeps."
+        "the estimate never fell quite that far short, but those measurements left out the gradients that earlier "
+        "micro-batches leave behind."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
@@ -878,7 +878,7 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
         ({"target_batch": Decimal(1), "method": "full", "model": "Qwen/Qwen2.5-0.5B", "micro_batch": Decimal(1)},
          ("this training recipe",)),
         ({"target_batch": Decimal(2), "method": "full", "model": "Qwen/Qwen2.5-0.5B", "micro_batch": Decimal(1)},
-         ("this training recipe", "the gradients that accumulation keeps")),
+         ("this training recipe", "the gradients that earlier micro-batches leave behind")),
     ],
 )  # fmt: skip
 def test_a_tight_fit_names_what_the_measurements_did_not_cover(changes, unmeasured):
