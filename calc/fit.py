@@ -6,6 +6,7 @@ The VRAM page's (:mod:`calc.vram`); the step's bytes are :mod:`calc.formulas.ste
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from decimal import Decimal
 from fractions import Fraction
@@ -23,11 +24,11 @@ GB = 10**9
 # to spare than the estimate may fall short by (and, under ZeRO, its buffers: calc.vram).
 CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to spare"), N_("Short by %(missing)s"))
 SENTENCE = (
-    N_("By this estimate, your GPU holds it, with %(spare)s to spare."),
+    N_("By this estimate, the run fits on your GPU, with %(spare)s to spare."),
     N_(
-        "By this estimate, your GPU holds it, with %(spare)s to spare. That is a tight fit: if the estimate were "
-        "%(shortfall)s short of the true peak, the margin would not cover the difference. On the small models "
-        "measured, the estimate never fell quite that far short."
+        "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the margin covers "
+        "an estimate up to %(covered)s below the true peak, and on the small models measured the estimate fell up to "
+        "%(worst)s below it."
     ),
     N_("Your GPU is short by %(missing)s."),
 )
@@ -50,15 +51,30 @@ def without_bf16(verdict: Phrase, values: Mapping[str, object], gpu: GPU | None,
 
 
 # The most the step's estimate fell short of PyTorch's measured peak, as a share of that peak, in
-# validation/steps.json (4.4021%, a mixture's LoRA step), rounded up to a tenth of a percent so that no measured
-# shortfall exceeds it (tests/test_vram.py holds it to the data).
-SHORTFALL = Fraction(45, 1000)
+# validation/steps.json (4.4021%, a mixture's LoRA step), rounded up to a hundredth of a percent as the pages state it
+# (tests/test_vram.py holds it to the data).
+WORST_SHORTFALL = Fraction(441, 10000)
+# The tight-fit rule's bound: that, rounded up to a tenth of a percent, so that no measured shortfall exceeds it.
+SHORTFALL = Fraction(math.ceil(WORST_SHORTFALL * 1000), 1000)
 
 
 def shortfall(estimate: Fraction) -> Fraction:
     """What the true peak may exceed ``estimate`` by, were the estimate as far below as the worst measured: a peak
     ``P`` estimated ``SHORTFALL·P`` low is ``P = estimate / (1 − SHORTFALL)``."""
     return estimate * SHORTFALL / (1 - SHORTFALL)
+
+
+def coverage(margin: Fraction, estimate: Fraction) -> dict[str, Quantity]:
+    """How far below the true peak ``estimate`` may fall for ``margin`` to cover the difference, rounded down, beside
+    the most it fell below in the measurements: a peak ``P`` estimated ``s·P`` low is covered while ``s·P ≤ margin``,
+    that is ``s ≤ margin / (estimate + margin)``.
+
+    >>> {name: q.shown() for name, q in coverage(Fraction(57, 100), Fraction(2418, 100)).items()}
+    {'covered': Decimal('2.30'), 'worst': Decimal('4.41')}
+    """
+    covered = rounded_down(100 * margin / (estimate + margin), 2)
+    worst = Quantity(WORST_SHORTFALL * 100, PERCENT, places=2)
+    return {"covered": Quantity(covered, PERCENT, places=2), "worst": worst}
 
 
 class Need:
@@ -81,7 +97,7 @@ class Need:
             spare = {"spare": Quantity(margin, GIGABYTE, 2)}
             if capacity - self.total >= self.tight:
                 return Phrase(fits, spare)
-            return Phrase(tight_fit, {**spare, "shortfall": Quantity(SHORTFALL * 100, PERCENT, places=1)})
+            return Phrase(tight_fit, spare)
         return Phrase(short, {"missing": Quantity(margin, GIGABYTE, 2)})
 
 

@@ -131,10 +131,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "share": Quantity(Fraction(100 * trainable, base), PERCENT, places=3),
         "base_parameters": Quantity(base),
         "active_parameters": Quantity(active_parameters(shape)),
-        # A file of megabytes beside memories of gigabytes: two tables, each column in one unit.
+        # A file of megabytes beside memories of gigabytes: two tables, each column in one unit. The weights alone:
+        # the safetensors file adds its header, a few kilobytes of JSON naming each tensor.
         "adapter_files": [
-            (N_("Adapter file, 16-bit"), megabytes(adapter_bytes(trainable, 16))),
-            (N_("Adapter file, 32-bit (peft's default)"), megabytes(adapter_bytes(trainable, 32))),
+            (N_("Weights in 16 bits"), megabytes(adapter_bytes(trainable, 16))),
+            (N_("Weights in 32 bits (peft's default)"), megabytes(adapter_bytes(trainable, 32))),
         ],
         "sizes": [
             (
@@ -275,7 +276,11 @@ CALCULATOR = Calculator(
         Text("attention_note", N_("Attention kernel")),
         Text("window_note", N_("Sliding window")),
         Table("run_breakdown", N_("The run's peak on one GPU, by part"), (N_("Part"), Column(N_("Memory"), GIGABYTE))),
-        Table("adapter_files", N_("The adapter's file on disk"), (N_("Item"), Column(N_("Size"), MEGABYTE))),
+        Table(
+            "adapter_files",
+            N_("The adapter's file on disk, without its small header"),
+            (N_("Item"), Column(N_("Size"), MEGABYTE)),
+        ),
         Table("sizes", N_("Sizes in memory"), (N_("Item"), Column(N_("Size"), GIGABYTE))),
     ),
     compute=compute,

@@ -6,6 +6,7 @@ and how to make room, :mod:`calc.fit`; the count mode, :func:`calc.model_inputs.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -29,6 +30,7 @@ from calc.fit import (
     Need,
     accumulates,
     carried,
+    coverage,
     places_of,
     shortfall,
     ways_out,
@@ -303,9 +305,9 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
 # they left out.
 TIGHT_UNMEASURED = N_(
-    "By this estimate, your GPU holds it, with %(spare)s to spare. That is a tight fit: if the estimate were "
-    "%(shortfall)s short of the true peak, the margin would not cover the difference. On the small models measured, "
-    "the estimate never fell quite that far short, but those measurements left out %(unmeasured)s."
+    "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the margin covers an "
+    "estimate up to %(covered)s below the true peak. On the small models measured, the estimate fell up to %(worst)s "
+    "below it, but those measurements left out %(unmeasured)s."
 )
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
@@ -344,8 +346,9 @@ NOT_MODELLED = Phrase(N_("Not computed: the step is not modelled for this model'
 TYPED = Phrase(N_("not computed from a typed activation memory"), {})
 # The count mode's total is the ZeRO paper's sum, which has no optimizer step's temporaries.
 COUNT_LEAVES_OUT = N_(
-    "This total is the sum from the ZeRO paper. It leaves out the optimizer step's temporaries, %(bytes)s bytes per "
-    "trained parameter with this recipe, which the page counts when you choose a model."
+    "This total adds up the model state and the activations, as the ZeRO paper does. It leaves out the optimizer "
+    "step's temporaries, %(bytes)s bytes per trained parameter with this recipe, which the page counts when you "
+    "choose a model."
 )
 # The count mode trains every parameter, whatever the method field says.
 COUNT_IGNORES_METHOD = Phrase(
@@ -419,6 +422,22 @@ AT_FOREACH_STEP = N_(
 REDUCE_BUCKET = 500_000_000
 MAX_LIVE_PARAMETERS = 1_000_000_000
 PREFETCH_BUCKET = 50_000_000
+# What the Trainer writes for "auto" (transformers/integrations/deepspeed.py at v5.24.0,
+# HfDeepSpeedConfig.trainer_config_finalize): reduce_bucket_size hidden_size², stage3_prefetch_bucket_size this share
+# of it.
+AUTO_PREFETCH_SHARE = Fraction(9, 10)
+
+
+def smaller_up_to(default: int, share: Fraction = Fraction(1)) -> int:
+    """The largest hidden size whose "auto" bucket, ``share`` × hidden_size² elements, is still below ``default``.
+
+    >>> smaller_up_to(REDUCE_BUCKET), smaller_up_to(PREFETCH_BUCKET, AUTO_PREFETCH_SHARE)
+    (22360, 7453)
+    """
+    widest = math.isqrt(math.ceil(default / share))
+    return widest if share * widest * widest < default else widest - 1
+
+
 ZERO_1_BUFFERS = N_(
     "The total leaves out ZeRO's communication buffers, which must fit in the overhead. With DeepSpeed's defaults, "
     "the gradients are reduced in buckets of reduce_bucket_size elements: add %(bucket)s to the overhead, or lower "
@@ -455,19 +474,17 @@ ZERO_3_BUFFERS_WITHIN_HEAD = N_(
 # spare, so that the step fits only with smaller ones; buffers that leave less than the estimate's error; or the
 # estimate's error alone, the buffers coming on top.
 BUFFERS_BEYOND_SPARE = N_(
-    "Your GPU holds the total, with %(spare)s to spare, but not ZeRO's buffers. The total leaves them out, and with "
-    "DeepSpeed's default settings they take %(buffers)s. Lower those settings as the note below says, or the step "
-    "will not fit."
+    "By this estimate, your GPU holds the total, with %(spare)s to spare, but not ZeRO's buffers. The total leaves "
+    "them out, and with DeepSpeed's default settings they take %(buffers)s. Lower those settings as the note below "
+    "says, or the step will not fit."
 )
 TIGHT_FOR_BUFFERS = N_(
-    "By this estimate, your GPU holds it, with %(spare)s to spare. That is a tight fit: with DeepSpeed's default "
-    "settings, ZeRO's buffers take %(buffers)s of it, and the total leaves them out. If the estimate were "
-    "%(shortfall)s short of the true peak, the rest would not cover the difference."
+    "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
+    "default settings, ZeRO's buffers take %(buffers)s of it, and the total leaves them out. The rest covers an "
+    "estimate up to %(covered)s below the true peak, and on the small models measured the estimate fell up to "
+    "%(worst)s below it."
 )
-SHORTFALL_LEFT_OUT = N_(
-    "%(verdict)s On the small models measured, the estimate never fell quite that far short, but those measurements "
-    "left out %(unmeasured)s."
-)
+SHORTFALL_LEFT_OUT = N_("%(verdict)s But those measurements left out %(unmeasured)s.")
 BUFFERS_LEFT_OUT = N_(
     "%(verdict)s The total leaves out ZeRO's buffers, which take %(buffers)s more with DeepSpeed's default "
     "settings. Add them to the overhead, or lower those settings as the note below says."
@@ -678,7 +695,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     # One rule in every mode, so that the same margin gets the same verdict: a fit is tight within the step's
     # measured error, whether the peak is modelled, typed in part, or the ZeRO paper's sum, or within ZeRO's buffers
     # with DeepSpeed's defaults, which the total leaves out.
-    error = shortfall(sum(parts.values()))
+    estimate = sum(parts.values())
+    error = shortfall(estimate)
     buffers_note, buffers = zero_buffers(values) or (None, Fraction(0))
     parts["overhead"] = overhead
     total = sum(parts.values())
@@ -694,13 +712,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         if buffers and spare < buffers:
             yours = Phrase(BUFFERS_BEYOND_SPARE, {"spare": yours.quantities["spare"], "buffers": shown_buffers})
         elif buffers and spare >= error:
-            yours = Phrase(TIGHT_FOR_BUFFERS, {**yours.quantities, "buffers": shown_buffers})
+            covered = coverage(spare - buffers, estimate)
+            yours = Phrase(TIGHT_FOR_BUFFERS, {**yours.quantities, **covered, "buffers": shown_buffers})
             if left_out:
                 yours = Phrase(SHORTFALL_LEFT_OUT, {"verdict": yours, **named})
         else:
             # Tight within the estimate's error, ZeRO's buffers (if any) coming on top.
-            if left_out:
-                yours = Phrase(TIGHT_UNMEASURED, {**yours.quantities, **named})
+            figures = {**yours.quantities, **coverage(spare, estimate)}
+            yours = Phrase(TIGHT_UNMEASURED, {**figures, **named}) if left_out else Phrase(SENTENCE[1], figures)
             if buffers:
                 yours = Phrase(BUFFERS_LEFT_OUT, {"verdict": yours, "buffers": shown_buffers})
     return {
@@ -821,14 +840,15 @@ def facts() -> dict[str, Fact]:
         ),
         # 16-bit weight updates that nearest rounding cancels, and the two remedies the paper studies.
         "low_precision_source": Citation("Zamirai et al., 2020", "https://arxiv.org/abs/2010.06192"),
-        # fully_shard's reshard_after_forward: True reshards after forward (as FULL_SHARD), False keeps the
-        # unsharded parameters until the backward pass (as SHARD_GRAD_OP).
-        # HfDeepSpeedConfig.trainer_config_finalize fills "auto" bucket sizes from the model's hidden size.
-        "auto_prefetch_share": Quantity(Decimal("0.9")),
+        "auto_prefetch_share": Quantity(AUTO_PREFETCH_SHARE, places=1),
+        "auto_reduce_widest": Quantity(smaller_up_to(REDUCE_BUCKET)),
+        "auto_prefetch_widest": Quantity(smaller_up_to(PREFETCH_BUCKET, AUTO_PREFETCH_SHARE)),
         "deepspeed_auto": Citation(
             "transformers/integrations/deepspeed.py",
             "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/integrations/deepspeed.py",
         ),
+        # fully_shard's reshard_after_forward: True reshards after forward (as FULL_SHARD), False keeps the
+        # unsharded parameters until the backward pass (as SHARD_GRAD_OP).
         "fully_shard_source": Citation(
             "PyTorch: fully_shard",
             "https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html#torch.distributed.fsdp.fully_shard",

@@ -842,10 +842,9 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     spare = Fraction(gpu_memory(GPUS_BY_ID["rtx-4090"])) * GB - step - GB
     assert 0 < spare < step * SHORTFALL / (1 - SHORTFALL)
     assert results["your_gpu"].text(EN, NullTranslations()) == (
-        "By this estimate, your GPU holds it, with 0.57\u00a0GB to spare. That is a tight fit: if the estimate "
-        "were 4.5% short of the true peak, the margin would not cover the difference. On the small models measured, "
-        "the estimate never fell quite that far short, but those measurements left out the gradients that earlier "
-        "micro-batches leave behind."
+        "By this estimate, the run fits on your GPU, with 0.57\u00a0GB to spare. That is a tight fit: the margin "
+        "covers an estimate up to 2.31% below the true peak. On the small models measured, the estimate fell up to "
+        "4.41% below it, but those measurements left out the gradients that earlier micro-batches leave behind."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
