@@ -208,7 +208,7 @@ GROUPS = (
 
 RUN_MEMORY = Figure(
     "run_memory",
-    N_("Memory of the run on one GPU"),
+    N_("Peak of a training step on one GPU"),
     N_("the training step's peak: the base, the adapter's training state, the activations, and the loss"),
     missing=N_("Not modelled"),
 )

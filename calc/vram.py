@@ -869,6 +869,7 @@ def facts() -> dict[str, Fact]:
         "a100_mib": Quantity(gpus.GPUS_BY_ID["a100-40gb"].mib, MEBIBYTE),
         "gigabyte": Quantity(GB),
         "gibibyte": Quantity(2**30),
+        "mebibyte": Quantity(2**20),
         # nvidia-smi's figure for a process that only initialised CUDA (https://github.com/pytorch/pytorch/issues/34323).
         "cuda_context": Quantity(781, MEBIBYTE),
         "overhead": Quantity(OVERHEAD.default, GIGABYTE, places=2),
