@@ -47,7 +47,7 @@ from __future__ import annotations
 import json
 
 from calc.i18n import N_
-from calc.outputs import Code, Fact, Quantity
+from calc.outputs import Citation, Code, Fact, Quantity
 
 # The frameworks the pages write settings for, in their order, and the names the prose gives them.
 FRAMEWORKS = {
@@ -64,8 +64,10 @@ FRAMEWORKS = {
 GPUS_PER_NODE = 8
 # The transformers release that renamed gradient checkpointing's switches (TrainingArguments.activation_checkpointing,
 # PreTrainedModel.activation_checkpointing_enable), keeping the old names as deprecated aliases until v6: read from
-# the wheels of 5.22.2 and 5.23.0.
-ACTIVATION_CHECKPOINTING_SINCE = "5.23"
+# the wheels of 5.22.2 and 5.23.0. Cited as the release's TrainingArguments, where a reader sees both names.
+ACTIVATION_CHECKPOINTING_SINCE = Citation(
+    "5.23", "https://github.com/huggingface/transformers/blob/v5.23.0/src/transformers/training_args.py"
+)
 
 
 def facts() -> dict[str, Fact]:
