@@ -194,6 +194,13 @@ def _adapters(words: _Words, steps: list[dict], models: dict[str, dict]) -> str:
     )
 
 
+def _dense_shortfall(words: _Words, points: list[dict], models: dict[str, dict]) -> str:
+    """How far short of the measured peak the steps of the dense models fell at most, rounded up (docs/validation.md:
+    the mixtures' shortfalls are the larger)."""
+    dense = [step_error(point) for point in points if not models[point["model"]]["experts"]]
+    return words.percent(max((-e for e in dense if e < 0), default=Fraction(0)), up=True)
+
+
 def step_facts(words: _Words) -> dict[str, object]:
     """The whole training steps measured (``steps.json``): every point, and those with a LoRA adapter."""
     whole_steps = _read("steps.json")
@@ -201,17 +208,17 @@ def step_facts(words: _Words) -> dict[str, object]:
     adapted_steps = [point for point in whole_steps["points"] if point["method"] == "lora"]
     if not adapted_steps:
         raise ValueError("validation/steps.json has no LoRA step, which the LoRA page quotes: run make validate")
-    dense = [step_error(point) for point in adapted_steps if not models[point["model"]]["experts"]]
     return {
         # The whole training steps measured with a LoRA adapter: on which side of the measurement and how far, and how
-        # far short at most in the dense models (docs/validation.md: the mixtures' shortfalls are the larger).
+        # far short at most in the dense models.
         "lora_step_points": words.number(len(adapted_steps)),
         "lora_step_sides": words.sides([step_error(point) for point in adapted_steps]),
-        "lora_step_dense_shortfall": words.percent(max((-e for e in dense if e < 0), default=Fraction(0)), up=True),
+        "lora_step_dense_shortfall": _dense_shortfall(words, adapted_steps, models),
         "lora_step_rank": words.number(whole_steps["lora"]["rank"]),
         "lora_step_adapters": _adapters(words, adapted_steps, models),
         "step_points": words.number(len(whole_steps["points"])),
         "step_sides": words.sides([step_error(point) for point in whole_steps["points"]]),
+        "step_dense_shortfall": _dense_shortfall(words, whole_steps["points"], models),
         # The recipes measured, in the order the measurements take them.
         "step_recipes": words.names(
             words.recipe(recipe) for recipe in dict.fromkeys(point["recipe"] for point in whole_steps["points"])
