@@ -387,20 +387,29 @@ QLORA_SHARDED = N_(
 )
 
 
-def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fraction) -> Phrase | None:
-    """With QLoRA on a model, what peft's preparation would add: its fp32 copies, sharded as the weights are."""
+# Your GPU's verdict where the base as loaded fits and the prepared one does not (_qlora_note).
+FITS_ONLY_AS_LOADED = N_(
+    "%(verdict)s That is without peft's prepare_model_for_kbit_training, which most QLoRA recipes call: with it, the "
+    "run does not fit, as the note below says."
+)
+
+
+def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fraction) -> tuple[Phrase, bool] | None:
+    """With QLoRA on a model, what peft's preparation would add (its fp32 copies, sharded as the weights are), and
+    whether the run still fits with them."""
     if values["method"] != "qlora" or values["model"] == COUNT:
         return None
     sharded = int(values["gpus"]) if int(values["zero_stage"]) >= 3 else 1
     extra = gigabytes(Fraction(qlora_preparation(shape_of(values))) / sharded, 2)
     # The sum of the two figures as shown, so that the reader's addition gives it.
     prepared = Quantity(gigabytes(total, 2).shown() + extra.shown(), GIGABYTE, places=2)
-    sentence = QLORA_AS_LOADED if total + Fraction(extra.value) * GB <= capacity else QLORA_PREPARED_SHORT
+    prepared_fits = total + Fraction(extra.value) * GB <= capacity
+    sentence = QLORA_AS_LOADED if prepared_fits else QLORA_PREPARED_SHORT
     note = Phrase(sentence, {"compute": Names((values["precision"],)), "extra": extra, "prepared": prepared})
     if sharded > 1:
         # ZeRO-3 and FSDP shard floating-point tensors only: the Limitations say why.
         note = Phrase(QLORA_SHARDED, {"note": note, "storage": Names((QUANT_STORAGE,))})
-    return Phrase(QLORA_EXPERTS, {"note": note}) if shape_of(values).experts else note
+    return (Phrase(QLORA_EXPERTS, {"note": note}) if shape_of(values).experts else note), prepared_fits
 
 
 # The PyTorch release from which the Hugging Face Trainer's default optim is "adamw_torch_fused" (transformers'
@@ -722,6 +731,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             yours = Phrase(TIGHT_UNMEASURED, {**figures, **named}) if left_out else Phrase(SENTENCE[1], figures)
             if buffers:
                 yours = Phrase(BUFFERS_LEFT_OUT, {"verdict": yours, "buffers": shown_buffers})
+    qlora_note, prepared_fits = _qlora_note(values, total, capacity) or (None, True)
+    if total <= capacity and not prepared_fits:
+        yours = Phrase(FITS_ONLY_AS_LOADED, {"verdict": yours})
     return {
         "total_memory": gigabytes(total, 2),
         "your_gpu": without_bf16(yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE),
@@ -731,7 +743,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "zero_buffers": buffers_note,
         "attention_note": note,
         "window_note": window,
-        "qlora_base": _qlora_note(values, total, capacity),
+        "qlora_base": qlora_note,
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
         "activation_budget": Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None,
         "per_sample": shown_per_sample,

@@ -63,6 +63,7 @@ from calc.vram import (
     CALCULATOR,
     COUNT,
     COUNT_LEAVES_OUT,
+    FITS_ONLY_AS_LOADED,
     LEAVE_BLANK,
     MAX_LIVE_PARAMETERS,
     NEEDS_MODEL,
@@ -282,7 +283,7 @@ def test_a_preset_fills_its_count_as_a_reader_would_type_it():
 
 def _bare(said):
     """A verdict without what is added to it: a card lacking bf16 (NO_BF16_CELL, NO_BF16_SENTENCE), ZeRO's buffers
-    (BUFFERS_LEFT_OUT)."""
+    (BUFFERS_LEFT_OUT), QLoRA's preparation (FITS_ONLY_AS_LOADED)."""
     while "verdict" in said.quantities:
         said = said.quantities["verdict"]
     return said
@@ -890,7 +891,8 @@ def test_a_tight_fit_names_what_the_measurements_did_not_cover(changes, unmeasur
     total = results["total_memory"].shown()
     tight = CALCULATOR.results({**values, "gpu": "custom", "gpu_memory": total + buffers + Decimal("0.01")})
     verdict_ = tight["your_gpu"]
-    if verdict_.message == BUFFERS_LEFT_OUT:  # under ZeRO, the buffers the total leaves out come after
+    # Under ZeRO, the buffers the total leaves out come after; under QLoRA, that peft's preparation would not fit.
+    while verdict_.message in (BUFFERS_LEFT_OUT, FITS_ONLY_AS_LOADED):
         verdict_ = verdict_.quantities["verdict"]
     if unmeasured:
         assert verdict_.message == TIGHT_UNMEASURED
@@ -1002,8 +1004,8 @@ def test_the_recipe_table_s_three_adamw_recipes_give_one_lora_result_and_8_bit_a
 def test_qlora_s_total_says_what_peft_s_preparation_adds_and_whether_it_then_fits():
     """The step counts QLoRA's base as loaded; most recipes then call prepare_model_for_kbit_training, whose fp32
     copies the LoRA page counts (its second QLoRA row). On a T4, Llama-3.1-8B's run fits as loaded, 1.28 GB to spare,
-    but not with the 2.10 GB those copies add (Italian review of 2026-12-04, item 3); under ZeRO-3 they are sharded
-    as the weights are."""
+    but not with the 2.10 GB those copies add (Italian review of 2026-12-04, item 3), and the verdict says so beside
+    the note (Spanish review, round 14, item 2); under ZeRO-3 they are sharded as the weights are."""
     from calc.lora import CALCULATOR as LORA
     from calc.vram import QLORA_AS_LOADED, QLORA_PREPARED_SHORT, QLORA_SHARDED, QUANT_STORAGE
 
@@ -1012,12 +1014,15 @@ def test_qlora_s_total_says_what_peft_s_preparation_adds_and_whether_it_then_fit
     note = results["qlora_base"]
     assert _bare(results["your_gpu"]).message == SENTENCE[0]  # the T4 has no bf16, which the verdict adds
     assert note.message == QLORA_PREPARED_SHORT
+    assert results["your_gpu"].quantities["verdict"].message == FITS_ONLY_AS_LOADED
     extra = qlora_preparation(PRESETS[values["model"]])
     assert note.quantities["extra"] == gigabytes(extra, 2) == LORA.facts()["qlora_preparation"]
     # The sum of the figures as shown, as a reader adds them (Italian review, round 9, item 8).
     prepared = results["total_memory"].shown() + note.quantities["extra"].shown()
     assert note.quantities["prepared"].shown() == prepared
-    sharded = CALCULATOR.results({**values, "zero_stage": "3", "gpus": Decimal(4)})["qlora_base"]
+    four = CALCULATOR.results({**values, "zero_stage": "3", "gpus": Decimal(4)})
+    assert FITS_ONLY_AS_LOADED not in str(four["your_gpu"])
+    sharded = four["qlora_base"]
     # Sharded, and said to hold only with the storage dtype ZeRO-3 can shard (Spanish review, round 11, item 9).
     assert sharded.message == QLORA_SHARDED and sharded.quantities["storage"].names == (QUANT_STORAGE,)
     sharded = sharded.quantities["note"]
