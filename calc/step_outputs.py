@@ -34,7 +34,7 @@ MOMENT_WORDS = {
     "first layer's norm": N_("in the first layer's backward pass, at its second norm"),
     "first layer's attention": N_("in the first layer's backward pass, at its attention core"),
     "embeddings": N_("as the backward pass ends, once every gradient exists"),
-    "optimizer": N_("in the optimizer's step"),
+    "optimizer": N_("during the optimizer step"),
 }
 
 
