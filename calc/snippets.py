@@ -64,9 +64,9 @@ FRAMEWORKS = {
 GPUS_PER_NODE = 8
 # The transformers release that renamed gradient checkpointing's switches (TrainingArguments.activation_checkpointing,
 # PreTrainedModel.activation_checkpointing_enable), keeping the old names as deprecated aliases until v6: read from
-# the wheels of 5.22.2 and 5.23.0. Cited as the release's TrainingArguments, where a reader sees both names.
+# the wheels of 5.22.2 and 5.23.0. Cited at the release's TrainingArguments fields, where a reader sees both names.
 ACTIVATION_CHECKPOINTING_SINCE = Citation(
-    "5.23", "https://github.com/huggingface/transformers/blob/v5.23.0/src/transformers/training_args.py"
+    "5.23", "https://github.com/huggingface/transformers/blob/v5.23.0/src/transformers/training_args.py#L905-L933"
 )
 
 
