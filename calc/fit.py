@@ -26,9 +26,9 @@ CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to sp
 SENTENCE = (
     N_("By this estimate, the run fits on your GPU, with %(spare)s to spare."),
     N_(
-        "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the margin covers "
-        "an estimate up to %(covered)s below the true peak, and on the small models measured the estimate fell up to "
-        "%(worst)s below it."
+        "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the margin holds "
+        "only if the estimate is at most %(covered)s short of the true peak, and on the small models measured it fell "
+        "up to %(worst)s short."
     ),
     N_("Your GPU is short by %(missing)s."),
 )

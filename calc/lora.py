@@ -268,7 +268,7 @@ CALCULATOR = Calculator(
         Figure("base_parameters", N_("Base model parameters"), N_("frozen while the adapter is trained")),
         Figure(
             "active_parameters",
-            N_("Active parameters per token"),
+            N_("Base-model parameters active per token"),
             N_("in a mixture of experts, only the experts a token is routed to count"),
         ),
         Text("peak_moment", N_("When the peak comes")),

@@ -201,18 +201,18 @@ def difference(share: Fraction) -> Quantity | Phrase:
     """How far an estimate is from a measurement, as a share of it, signed (− under it, + over), rounded away from zero
     as the prose's bounds are (:func:`percent`, ``up``), so that the worst row reads as the bound the prose states
     (−4.41% beside "at most 4.41%", not −4.40%): none at all is exact and reads "0%", unsigned; one below the last
-    place says so, with its side, "< +0.01%" over and "> −0.01%" under, rather than "0.00%" or a size it does not have
+    place says so, with its side, "+< 0.01%" over and "−< 0.01%" under, rather than "0.00%" or a size it does not have
     (the Spanish reviews saw "−0,01 %" for a smaller gap, then an under-estimate without its sign).
 
     >>> shares = (Fraction(0), Fraction(1, 10**6), Fraction(-7, 10**5), Fraction(-1, 8), Fraction(-44021, 10**6))
     >>> [written(difference(share), Locale.parse("en"), NullTranslations()) for share in shares]
-    ['0%', '<\xa0+0.01%', '>\xa0−0.01%', '−12.50%', '−4.41%']
+    ['0%', '+<\xa00.01%', '−<\xa00.01%', '−12.50%', '−4.41%']
     """
     if not share:
         return Quantity(Decimal(0), PERCENT)
     if abs(share) * 100 < Fraction(1, 100):
-        bound = Quantity(Decimal("0.01") if share > 0 else Decimal("-0.01"), PERCENT, places=2, signed=True)
-        return Phrase(LESS_THAN, {"least": bound}) if share > 0 else Phrase(MORE_THAN, {"most": bound})
+        bound = Quantity(Decimal("0.01"), PERCENT, places=2)
+        return Phrase(OVER_BY_LESS if share > 0 else UNDER_BY_LESS, {"least": bound})
     return Quantity(share * 100, PERCENT, places=2, signed=True, up=True)
 
 
@@ -228,8 +228,9 @@ def typed(value: Decimal, unit: str | None) -> Quantity:
 
 # A size or share too small for the places it is shown with, as less than the smallest they show.
 LESS_THAN = N_("<\u00a0%(least)s")
-# A difference under the measurement and too small for its places: above the smallest negative they show.
-MORE_THAN = N_(">\u00a0%(most)s")
+# A difference too small for its places, with its side: over or under the measurement by less than they show.
+OVER_BY_LESS = N_("+<\u00a0%(least)s")
+UNDER_BY_LESS = N_("\u2212<\u00a0%(least)s")
 
 
 def at_least_shown(quantity: Quantity, *, in_column: bool = False) -> Quantity | Phrase:

@@ -64,9 +64,13 @@ FRAMEWORKS = {
 GPUS_PER_NODE = 8
 # The transformers release that renamed gradient checkpointing's switches (TrainingArguments.activation_checkpointing,
 # PreTrainedModel.activation_checkpointing_enable), keeping the old names as deprecated aliases until v6: read from
-# the wheels of 5.22.2 and 5.23.0. Cited at the release's TrainingArguments fields, where a reader sees both names.
+# the wheels of 5.22.2 and 5.23.0. Cited where a reader sees both names: the release's TrainingArguments fields, and
+# the model's deprecated method.
 ACTIVATION_CHECKPOINTING_SINCE = Citation(
     "5.23", "https://github.com/huggingface/transformers/blob/v5.23.0/src/transformers/training_args.py#L905-L933"
+)
+ACTIVATION_CHECKPOINTING_METHOD_SINCE = Citation(
+    "5.23", "https://github.com/huggingface/transformers/blob/v5.23.0/src/transformers/modeling_utils.py#L3191-L3199"
 )
 
 
@@ -75,6 +79,7 @@ def facts() -> dict[str, Fact]:
     return {
         "gpus_per_node": Quantity(GPUS_PER_NODE),
         "checkpointing_since": ACTIVATION_CHECKPOINTING_SINCE,
+        "checkpointing_method_since": ACTIVATION_CHECKPOINTING_METHOD_SINCE,
         # A tokenizer that reserves a padding token: Llama 3.1's tokenizer_config.json, id 128004.
         "reserved_pad_model": "Llama-3.1",
     }

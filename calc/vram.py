@@ -305,9 +305,9 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
 # they left out.
 TIGHT_UNMEASURED = N_(
-    "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the margin covers an "
-    "estimate up to %(covered)s below the true peak. On the small models measured, the estimate fell up to %(worst)s "
-    "below it, but those measurements left out %(unmeasured)s."
+    "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the margin holds only "
+    "if the estimate is at most %(covered)s short of the true peak. On the small models measured, it fell up to "
+    "%(worst)s short, but those measurements left out %(unmeasured)s."
 )
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
@@ -489,9 +489,9 @@ BUFFERS_BEYOND_SPARE = N_(
 )
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
-    "default settings, ZeRO's buffers take %(buffers)s of it, and the total leaves them out. The rest covers an "
-    "estimate up to %(covered)s below the true peak, and on the small models measured the estimate fell up to "
-    "%(worst)s below it."
+    "default settings, ZeRO's buffers take %(buffers)s of it, and the total leaves them out. The rest holds only "
+    "if the estimate is at most %(covered)s short of the true peak, and on the small models measured it fell up to "
+    "%(worst)s short."
 )
 SHORTFALL_LEFT_OUT = N_("%(verdict)s But those measurements left out %(unmeasured)s.")
 BUFFERS_LEFT_OUT = N_(
