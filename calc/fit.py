@@ -28,7 +28,7 @@ SENTENCE = (
     N_(
         "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the margin holds "
         "only if the estimate is at most %(covered)s short of the true peak, and on the small models measured it fell "
-        "up to %(worst)s short."
+        "short by up to %(worst)s."
     ),
     N_("Your GPU is short by %(missing)s."),
 )

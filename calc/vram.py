@@ -306,8 +306,8 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 # they left out.
 TIGHT_UNMEASURED = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the margin holds only "
-    "if the estimate is at most %(covered)s short of the true peak. On the small models measured, it fell up to "
-    "%(worst)s short, but those measurements left out %(unmeasured)s."
+    "if the estimate is at most %(covered)s short of the true peak. On the small models measured, it fell short by "
+    "up to %(worst)s, and those measurements did not include %(unmeasured)s."
 )
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
@@ -490,10 +490,10 @@ BUFFERS_BEYOND_SPARE = N_(
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
     "default settings, ZeRO's buffers take %(buffers)s of it, and the total leaves them out. The rest holds only "
-    "if the estimate is at most %(covered)s short of the true peak, and on the small models measured it fell up to "
-    "%(worst)s short."
+    "if the estimate is at most %(covered)s short of the true peak, and on the small models measured it fell short "
+    "by up to %(worst)s."
 )
-SHORTFALL_LEFT_OUT = N_("%(verdict)s But those measurements left out %(unmeasured)s.")
+SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements did not include %(unmeasured)s.")
 BUFFERS_LEFT_OUT = N_(
     "%(verdict)s The total leaves out ZeRO's buffers, which take %(buffers)s more with DeepSpeed's default "
     "settings. Add them to the overhead, or lower those settings as the note below says."
@@ -717,17 +717,20 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     left_out = unmeasured(values, accumulating=earlier > 0)
     if yours.message == SENTENCE[1]:
         spare, shown_buffers = capacity - total, gigabytes(buffers, 2)
+        # What the margin covers, from the figures as shown (as the margin is), so that a reader's division gives it.
+        shown_spare = Fraction(yours.quantities["spare"].value)
+        shown_estimate = Fraction(gigabytes(estimate, 2).shown())
         named = {"unmeasured": Phrases(left_out)}
         if buffers and spare < buffers:
             yours = Phrase(BUFFERS_BEYOND_SPARE, {"spare": yours.quantities["spare"], "buffers": shown_buffers})
         elif buffers and spare >= error:
-            covered = coverage(spare - buffers, estimate)
+            covered = coverage(shown_spare - Fraction(shown_buffers.shown()), shown_estimate)
             yours = Phrase(TIGHT_FOR_BUFFERS, {**yours.quantities, **covered, "buffers": shown_buffers})
             if left_out:
                 yours = Phrase(SHORTFALL_LEFT_OUT, {"verdict": yours, **named})
         else:
             # Tight within the estimate's error, ZeRO's buffers (if any) coming on top.
-            figures = {**yours.quantities, **coverage(spare, estimate)}
+            figures = {**yours.quantities, **coverage(shown_spare, shown_estimate)}
             yours = Phrase(TIGHT_UNMEASURED, {**figures, **named}) if left_out else Phrase(SENTENCE[1], figures)
             if buffers:
                 yours = Phrase(BUFFERS_LEFT_OUT, {"verdict": yours, "buffers": shown_buffers})

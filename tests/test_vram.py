@@ -844,8 +844,9 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     assert 0 < spare < step * SHORTFALL / (1 - SHORTFALL)
     assert results["your_gpu"].text(EN, NullTranslations()) == (
         "By this estimate, the run fits on your GPU, with 0.57\u00a0GB to spare. That is a tight fit: the margin "
-        "holds only if the estimate is at most 2.31% short of the true peak. On the small models measured, it fell "
-        "up to 4.41% short, but those measurements left out the gradients that earlier micro-batches leave behind."
+        "holds only if the estimate is at most 2.30% short of the true peak. On the small models measured, it fell "
+        "short by up to 4.41%, and those measurements did not include the gradients that earlier micro-batches leave "
+        "behind."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
