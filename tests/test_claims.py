@@ -171,8 +171,9 @@ def test_every_citation_is_a_link(site, locale):
 # templates/caveats.html: what the activation model leaves out, worded once.
 PADDING_AND_WINDOW = (
     "Under SDPA, the estimate does not model a padding mask, or a sliding window as long as the sequence or shorter, "
-    "such as some Gemma and Mistral models use: transformers then copies the keys and values out to every query head, "
-    "which it does not count. Its figures hold for unpadded or packed sequences shorter than any such window."
+    "such as some Gemma and Mistral models use: transformers then repeats the keys and values for every query head "
+    "(repeat_kv), and the estimate does not count that copy. Its figures hold for unpadded or packed sequences shorter "
+    "than any such window."
 )
 
 
