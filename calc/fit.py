@@ -71,7 +71,11 @@ def coverage(margin: Fraction, estimate: Fraction) -> dict[str, Quantity]:
 
     >>> {name: q.shown() for name, q in coverage(Fraction(57, 100), Fraction(2418, 100)).items()}
     {'covered': Decimal('2.30'), 'worst': Decimal('4.41')}
+    >>> coverage(Fraction(-1, 100), Fraction(2418, 100))["covered"].shown()
+    Decimal('0.00')
     """
+    # Figures as shown may put a margin a hundredth below nothing (the spare less buffers each rounded): it covers none.
+    margin = max(margin, Fraction(0))
     covered = rounded_down(100 * margin / (estimate + margin), 2)
     worst = Quantity(WORST_SHORTFALL * 100, PERCENT, places=2)
     return {"covered": Quantity(covered, PERCENT, places=2), "worst": worst}
