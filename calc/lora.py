@@ -236,6 +236,9 @@ def facts() -> dict[str, Fact]:
             f"run_{part}": gigabytes(runs["lora"].parts[part], 2)
             for part in ("weights", "optimizer_state", "activations", "loss")
         },
+        # The fp32 log-probabilities the loss saves: each of its two gradients is as large (calc.formulas.step,
+        # loss_backward), and the prose says so.
+        "run_log_probabilities": gigabytes(runs["lora"].parts["loss"] / 2, 2),
         "qlora_weights": gigabytes(runs["qlora"].parts["weights"], 2),
         # What peft's preparation adds to the run's QLoRA base, which the total leaves out.
         "qlora_preparation": gigabytes(qlora_preparation(shape), 2),
@@ -268,7 +271,7 @@ CALCULATOR = Calculator(
         Figure("base_parameters", N_("Base model parameters"), N_("frozen while the adapter is trained")),
         Figure(
             "active_parameters",
-            N_("Base-model parameters active per token"),
+            N_("Base model parameters active per token"),
             N_("in a mixture of experts, only the experts a token is routed to count"),
         ),
         Text("peak_moment", N_("When the peak comes")),

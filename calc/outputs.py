@@ -197,23 +197,23 @@ def percent(share: Fraction, *, up: bool = False) -> Quantity:
     return Quantity(abs(share) * 100, PERCENT, places=2, up=up)
 
 
-def difference(share: Fraction) -> Quantity | Phrase:
+def difference(share: Fraction) -> Quantity:
     """How far an estimate is from a measurement, as a share of it, signed (− under it, + over), rounded away from zero
     as the prose's bounds are (:func:`percent`, ``up``), so that the worst row reads as the bound the prose states
-    (−4.41% beside "at most 4.41%", not −4.40%): none at all is exact and reads "0%", unsigned; one below the last
-    place says so, with its side, "+< 0.01%" over and "−< 0.01%" under, rather than "0.00%" or a size it does not have
-    (the Spanish reviews saw "−0,01 %" for a smaller gap, then an under-estimate without its sign).
+    (−4.41% beside "at most 4.41%", not −4.40%): none at all is exact and reads "0%", unsigned; one below two places
+    gets the places that show its first digit, so that it keeps its sign and a size (the reviews found "0.00%", a
+    gap without its sign, and "−< 0.01%" each misread).
 
     >>> shares = (Fraction(0), Fraction(1, 10**6), Fraction(-7, 10**5), Fraction(-1, 8), Fraction(-44021, 10**6))
     >>> [written(difference(share), Locale.parse("en"), NullTranslations()) for share in shares]
-    ['0%', '+<\xa00.01%', '−<\xa00.01%', '−12.50%', '−4.41%']
+    ['0%', '+0.0001%', '−0.007%', '−12.50%', '−4.41%']
     """
     if not share:
         return Quantity(Decimal(0), PERCENT)
-    if abs(share) * 100 < Fraction(1, 100):
-        bound = Quantity(Decimal("0.01"), PERCENT, places=2)
-        return Phrase(OVER_BY_LESS if share > 0 else UNDER_BY_LESS, {"least": bound})
-    return Quantity(share * 100, PERCENT, places=2, signed=True, up=True)
+    places = 2
+    while abs(share) * 100 < Fraction(1, 10**places):
+        places += 1
+    return Quantity(share * 100, PERCENT, places=places, signed=True, up=True)
 
 
 def typed(value: Decimal, unit: str | None) -> Quantity:
@@ -228,9 +228,6 @@ def typed(value: Decimal, unit: str | None) -> Quantity:
 
 # A size or share too small for the places it is shown with, as less than the smallest they show.
 LESS_THAN = N_("<\u00a0%(least)s")
-# A difference too small for its places, with its side: over or under the measurement by less than they show.
-OVER_BY_LESS = N_("+<\u00a0%(least)s")
-UNDER_BY_LESS = N_("\u2212<\u00a0%(least)s")
 
 
 def at_least_shown(quantity: Quantity, *, in_column: bool = False) -> Quantity | Phrase:

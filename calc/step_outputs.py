@@ -97,8 +97,8 @@ def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | 
 WINDOW = N_(
     "On its sliding-window layers, this model attends only to the last %(window)s tokens, and a sequence here holds "
     "%(length)s. Once a sequence is as long as the window, transformers passes SDPA a mask. Where the model has fewer "
-    "key and value heads than query heads, transformers also copies the keys and values out to every query head. The "
-    "estimate counts neither, so the peak may be higher."
+    "key and value heads than query heads, transformers also repeats the keys and values for every query head "
+    "(repeat_kv). The estimate counts neither the mask nor those copies, so the peak may be higher."
 )
 
 

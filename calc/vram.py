@@ -214,7 +214,8 @@ ACTIVATION_MEMORY = Amount(
     N_(
         "Leave it blank to compute the activations from the model. A value you type replaces only the activations. "
         "With a model chosen, the page still counts the model state and the optimizer step's temporaries. Use the "
-        "peak activation memory per GPU from the gradient accumulation memory calculator."
+        "peak activation memory per GPU from the gradient accumulation memory calculator: the micro-batch size "
+        "times the activation memory per sample."
     ),
     default=None,
     optional=True,
@@ -387,29 +388,36 @@ QLORA_SHARDED = N_(
 )
 
 
-# Your GPU's verdict where the base as loaded fits and the prepared one does not (_qlora_note).
+# A verdict where the base as loaded fits and the prepared one does not (_qlora_note): your GPU's, and a card's.
 FITS_ONLY_AS_LOADED = N_(
     "%(verdict)s That is without peft's prepare_model_for_kbit_training, which most QLoRA recipes call: with it, the "
     "run does not fit, as the note below says."
 )
+FITS_ONLY_AS_LOADED_CELL = N_("%(verdict)s, but only without prepare_model_for_kbit_training")
 
 
-def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fraction) -> tuple[Phrase, bool] | None:
+def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fraction) -> tuple[Phrase, Fraction] | None:
     """With QLoRA on a model, what peft's preparation would add (its fp32 copies, sharded as the weights are), and
-    whether the run still fits with them."""
+    the total with them, which every card's verdict is also held to."""
     if values["method"] != "qlora" or values["model"] == COUNT:
         return None
     sharded = int(values["gpus"]) if int(values["zero_stage"]) >= 3 else 1
     extra = gigabytes(Fraction(qlora_preparation(shape_of(values))) / sharded, 2)
     # The sum of the two figures as shown, so that the reader's addition gives it.
     prepared = Quantity(gigabytes(total, 2).shown() + extra.shown(), GIGABYTE, places=2)
-    prepared_fits = total + Fraction(extra.value) * GB <= capacity
-    sentence = QLORA_AS_LOADED if prepared_fits else QLORA_PREPARED_SHORT
+    prepared_total = total + Fraction(extra.value) * GB
+    sentence = QLORA_AS_LOADED if prepared_total <= capacity else QLORA_PREPARED_SHORT
     note = Phrase(sentence, {"compute": Names((values["precision"],)), "extra": extra, "prepared": prepared})
     if sharded > 1:
         # ZeRO-3 and FSDP shard floating-point tensors only: the Limitations say why.
         note = Phrase(QLORA_SHARDED, {"note": note, "storage": Names((QUANT_STORAGE,))})
-    return (Phrase(QLORA_EXPERTS, {"note": note}) if shape_of(values).experts else note), prepared_fits
+    return (Phrase(QLORA_EXPERTS, {"note": note}) if shape_of(values).experts else note), prepared_total
+
+
+def as_loaded_only(verdict: Phrase, total: Fraction, prepared: Fraction, capacity: Fraction) -> Phrase:
+    """``verdict`` on ``capacity`` bytes, and, where the QLoRA base fits as loaded and not ``prepared``, that it holds
+    only without peft's preparation (the review of round 16 read "Fits" in the table beside a verdict that said so)."""
+    return Phrase(FITS_ONLY_AS_LOADED_CELL, {"verdict": verdict}) if total <= capacity < prepared else verdict
 
 
 # The PyTorch release from which the Hugging Face Trainer's default optim is "adamw_torch_fused" (transformers'
@@ -734,8 +742,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             yours = Phrase(TIGHT_UNMEASURED, {**figures, **named}) if left_out else Phrase(SENTENCE[1], figures)
             if buffers:
                 yours = Phrase(BUFFERS_LEFT_OUT, {"verdict": yours, "buffers": shown_buffers})
-    qlora_note, prepared_fits = _qlora_note(values, total, capacity) or (None, True)
-    if total <= capacity and not prepared_fits:
+    qlora_note, prepared = _qlora_note(values, total, capacity) or (None, total)
+    if total <= capacity < prepared:
         yours = Phrase(FITS_ONLY_AS_LOADED, {"verdict": yours})
     return {
         "total_memory": gigabytes(total, 2),
@@ -759,7 +767,16 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "breakdown_bar": rows,
         "breakdown": [*rows, (N_("Total"), gigabytes(total, 2))],
         "fits": [
-            (name, memory, without_bf16(need.verdict(card, CELL, shown=memory.value), values, gpu, NO_BF16_CELL))
+            (
+                name,
+                memory,
+                without_bf16(
+                    as_loaded_only(need.verdict(card, CELL, shown=memory.value), total, prepared, card),
+                    values,
+                    gpu,
+                    NO_BF16_CELL,
+                ),
+            )
             for gpu, (name, memory, card) in zip(gpus.GPUS, _CARDS, strict=True)
         ],
     }

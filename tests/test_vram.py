@@ -1008,7 +1008,7 @@ def test_qlora_s_total_says_what_peft_s_preparation_adds_and_whether_it_then_fit
     but not with the 2.10 GB those copies add (Italian review of 2026-12-04, item 3), and the verdict says so beside
     the note (Spanish review, round 14, item 2); under ZeRO-3 they are sharded as the weights are."""
     from calc.lora import CALCULATOR as LORA
-    from calc.vram import QLORA_AS_LOADED, QLORA_PREPARED_SHORT, QLORA_SHARDED, QUANT_STORAGE
+    from calc.vram import FITS_ONLY_AS_LOADED_CELL, QLORA_AS_LOADED, QLORA_PREPARED_SHORT, QLORA_SHARDED, QUANT_STORAGE
 
     values = {**DEFAULTS, "method": "qlora", "gpu": "t4", "gpu_memory": gpu_memory(GPUS_BY_ID["t4"])}
     results = CALCULATOR.results(values)
@@ -1021,8 +1021,14 @@ def test_qlora_s_total_says_what_peft_s_preparation_adds_and_whether_it_then_fit
     # The sum of the figures as shown, as a reader adds them (Italian review, round 9, item 8).
     prepared = results["total_memory"].shown() + note.quantities["extra"].shown()
     assert note.quantities["prepared"].shown() == prepared
+    # The table of cards says it too, beside the T4's "Fits" (round 16, item 3), and only where it holds.
+    cells = {str(name): verdict for name, _, verdict in results["fits"]}
+    t4 = cells["Tesla T4"].quantities["verdict"]  # inside its lack of bf16
+    assert t4.message == FITS_ONLY_AS_LOADED_CELL and _bare(t4).message == CELL[0]
+    assert cells["NVIDIA H100 80GB HBM3"].message == CELL[0]
     four = CALCULATOR.results({**values, "zero_stage": "3", "gpus": Decimal(4)})
     assert FITS_ONLY_AS_LOADED not in str(four["your_gpu"])
+    assert all(FITS_ONLY_AS_LOADED_CELL not in str(verdict) for _, _, verdict in four["fits"])
     sharded = four["qlora_base"]
     # Sharded, and said to hold only with the storage dtype ZeRO-3 can shard (Spanish review, round 11, item 9).
     assert sharded.message == QLORA_SHARDED and sharded.quantities["storage"].names == (QUANT_STORAGE,)
