@@ -24,6 +24,15 @@ prose. The names are each framework's own:
   derives the accumulation steps as global / (micro × data-parallel size)
   (megatron/core/num_microbatches_calculator.py).
 
+Each also turns on bf16 and full recomputation where its configuration holds them, as the site's default run
+has them: an activation memory per sample estimated with them holds only if the run sets them (the pages say what
+to change for another estimate). Their names: ``bf16`` and
+``activation_checkpointing`` (transformers' TrainingArguments since 5.23, ``ACTIVATION_CHECKPOINTING_SINCE``);
+DeepSpeed's ``bf16.enabled``; Accelerate's ``mixed_precision="bf16"`` and the model's
+``activation_checkpointing_enable()``; Axolotl's ``bf16`` and ``gradient_checkpointing``; Megatron-LM's ``--bf16``
+and ``--recompute-granularity full --recompute-method uniform --recompute-num-layers 1`` (every layer's input kept,
+megatron/training/arguments.py). Lightning's recomputation is the model's, inside the reader's LightningModule.
+
 The Python snippets open with the launch line their per-GPU numbers assume, as
 a comment: one process per GPU, on nodes of ``GPUS_PER_NODE`` GPUs at most. On
 one node Lightning starts those processes itself from a plain ``python``; on
@@ -125,6 +134,8 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
     >>> print(snippets(4, 8, 2)["axolotl"])
     micro_batch_size: 4
     gradient_accumulation_steps: 8
+    bf16: true
+    gradient_checkpointing: true
     <BLANKLINE>
     """
     b, a, g = micro_batch, accumulation_steps, gpus
@@ -139,10 +150,17 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
             '    output_dir="output",\n'
             f"    per_device_train_batch_size={b},\n"
             f"    gradient_accumulation_steps={a},\n"
+            "    bf16=True,\n"
+            "    activation_checkpointing=True,\n"
             ")\n"
         ),
         "deepspeed": json.dumps(
-            {"train_batch_size": b * a * g, "train_micro_batch_size_per_gpu": b, "gradient_accumulation_steps": a},
+            {
+                "train_batch_size": b * a * g,
+                "train_micro_batch_size_per_gpu": b,
+                "gradient_accumulation_steps": a,
+                "bf16": {"enabled": True},
+            },
             indent=2,
         )
         + "\n",
@@ -162,8 +180,9 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
             "from accelerate import Accelerator\n"
             "from torch.utils.data import DataLoader\n\n"
             + placeholders("accelerate")
-            + f"accelerator = Accelerator(gradient_accumulation_steps={a})\n"
+            + f'accelerator = Accelerator(gradient_accumulation_steps={a}, mixed_precision="bf16")\n'
             f"loader = DataLoader(dataset, batch_size={b}, collate_fn=collator)\n"
+            "model.activation_checkpointing_enable()\n"
             "model, optimizer, loader = accelerator.prepare(model, optimizer, loader)\n\n"
             "model.train()\n"
             "for batch in loader:\n"
@@ -173,11 +192,14 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
             "        optimizer.step()\n"
             "        optimizer.zero_grad()\n"
         ),
-        "axolotl": f"micro_batch_size: {b}\ngradient_accumulation_steps: {a}\n",
+        "axolotl": f"micro_batch_size: {b}\ngradient_accumulation_steps: {a}\n"
+        "bf16: true\ngradient_checkpointing: true\n",
         "megatron": (
             f"torchrun{machines} --nproc_per_node={per_node} pretrain_gpt.py \\\n"
             f"    --micro-batch-size {b} \\\n"
             f"    --global-batch-size {b * a * g} \\\n"
+            "    --bf16 \\\n"
+            "    --recompute-granularity full --recompute-method uniform --recompute-num-layers 1 \\\n"
             "    ...\n"
         ),
     }

@@ -96,13 +96,26 @@ def test_every_snippet_parses_and_carries_the_plan(b, a, g):
         "train_batch_size": b * a * g,
         "train_micro_batch_size_per_gpu": b,
         "gradient_accumulation_steps": a,
+        "bf16": {"enabled": True},
     }
-    assert yaml.safe_load(code["axolotl"]) == {"micro_batch_size": b, "gradient_accumulation_steps": a}
+    # Each turns on bf16 and full recomputation where its configuration holds them, as the default run has them: an
+    # activation memory estimated with them holds only with them (round 16, item 1).
+    assert yaml.safe_load(code["axolotl"]) == {
+        "micro_batch_size": b,
+        "gradient_accumulation_steps": a,
+        "bf16": True,
+        "gradient_checkpointing": True,
+    }
     expected = {
-        "transformers": {"per_device_train_batch_size": b, "gradient_accumulation_steps": a},
+        "transformers": {
+            "per_device_train_batch_size": b,
+            "gradient_accumulation_steps": a,
+            "bf16": True,
+            "activation_checkpointing": True,
+        },
         # Lightning's default precision, "32-true", would double the bf16 activations the pages count.
         "lightning": {"batch_size": b, "accumulate_grad_batches": a, "precision": "bf16-mixed"},
-        "accelerate": {"gradient_accumulation_steps": a, "batch_size": b},
+        "accelerate": {"gradient_accumulation_steps": a, "batch_size": b, "mixed_precision": "bf16"},
     }
     for framework, keywords in expected.items():
         given = {
@@ -114,6 +127,10 @@ def test_every_snippet_parses_and_carries_the_plan(b, a, g):
     # Megatron-LM takes the micro-batch and the global batch, and derives the steps from them.
     megatron = dict(re.findall(r"--(micro-batch-size|global-batch-size) (\d+)", code["megatron"]))
     assert megatron == {"micro-batch-size": str(b), "global-batch-size": str(b * a * g)}
+    # Full recomputation: every layer recomputed, one at a time (megatron/training/arguments.py).
+    flags = code["megatron"].split()
+    assert "--bf16" in flags and " ".join(flags).count("--recompute-granularity full --recompute-method uniform ") == 1
+    assert flags[flags.index("--recompute-num-layers") + 1] == "1"
     # Lightning's devices are one node's GPUs: devices × num_nodes makes the plan's GPUs.
     lightning = {
         node.arg: node.value.value
@@ -219,7 +236,10 @@ def test_the_accelerate_loop_trains_the_model_in_training_mode_on_collated_batch
     statements = [ast.unparse(node) for node in tree.body]
     loop = next(i for i, node in enumerate(tree.body) if isinstance(node, ast.For))
     assert statements[loop - 1] == "model.train()"
-    assert statements.index("model, optimizer, loader = accelerator.prepare(model, optimizer, loader)") < loop - 1
+    prepared = statements.index("model, optimizer, loader = accelerator.prepare(model, optimizer, loader)")
+    assert prepared < loop - 1
+    # Recomputation is the model's, turned on before prepare() wraps it.
+    assert statements.index("model.activation_checkpointing_enable()") < prepared
     (loader,) = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "DataLoader"]
     assert {k.arg: ast.unparse(k.value) for k in loader.keywords} == {"batch_size": str(b), "collate_fn": "collator"}
     assert "collator = ...  # transformers.DataCollatorForLanguageModeling" in snippets(b, a, g)["accelerate"]
