@@ -184,6 +184,12 @@ def facts() -> dict[str, Fact]:
             "deepspeed/runtime/engine.py (get_data_types)",
             "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/engine.py#L1444-L1455",
         ),
+        # _do_optimizer_sanity_check: with ZeRO off, a model dtype other than grad_accum_dtype raises
+        # NotImplementedError("unsupported mix of ..."); with ZeRO on, bf16 with fp32 accumulation is accepted.
+        "deepspeed_sanity_check": Citation(
+            "deepspeed/runtime/engine.py (_do_optimizer_sanity_check)",
+            "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/engine.py#L1934-L1977",
+        ),
     }
 
 

@@ -126,7 +126,7 @@ PAGE_PRECISION = replace(
     PRECISION,
     description=N_(
         "The dtype the model is loaded and computes in, which its activations share. Autocast over an fp32 model "
-        "is not modelled here; the per-GPU training memory calculator models it in full fine-tuning."
+        "is not modeled here; the per-GPU training memory calculator models it in full fine-tuning."
     ),
 )
 PAGE_CONFIG = replace(CONFIG, parse=_covered)
@@ -136,7 +136,7 @@ LABELS = {
     "mlp": N_("MLP"),
     "norms": N_("Norms"),
     "logits": N_("Logits and loss"),
-    "outside": N_("Layer inputs (kept under full recomputation) and token ids"),
+    "outside": N_("Token ids and, under full recomputation, the layers' inputs"),
 }
 
 

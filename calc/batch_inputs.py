@@ -47,8 +47,8 @@ ACTIVATION_PER_SAMPLE = Amount(
     N_("Activation memory per sample"),
     N_(
         "What each sample adds to the training step's peak. The activation memory estimator gives it as the "
-        "per-sample part of the step's peak, which includes the loss's gradients and, with recomputation, the layer "
-        "being recomputed."
+        "per-sample part of the step's peak, which includes the gradients of the loss and, with recomputation, the "
+        "layer being recomputed."
     ),
     # The VRAM page's per-sample figure for its default run. A copy, which
     # tests/test_plan.py::test_the_defaults_are_the_default_run_the_training_memory_page_hands_over holds to it: a
@@ -57,7 +57,7 @@ ACTIVATION_PER_SAMPLE = Amount(
     maximum=Decimal(10_000),
     places=6,
     unit=GIGABYTE,
-    see=("activations", N_("Don't know it? Estimate it from the model.")),
+    see=("activations", N_("Not sure? Estimate it from the model.")),
 )
 MEMORY_BUDGET = Amount(
     "memory_budget",

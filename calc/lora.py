@@ -74,11 +74,11 @@ RUN = (METHOD, RANK, TARGETS, PAGE_PRECISION, SEQUENCE_LENGTH, MICRO_BATCH, ATTE
 
 
 NOT_MODELLED = Phrase(
-    N_("The activations of this architecture are not modelled, so neither is the run's total; the counts above hold."),
+    N_("The activations of this architecture are not modeled, so neither is the run's total; the counts above hold."),
     {},
 )
 EXPERTS_NOT_MODELLED = Phrase(
-    N_("An adapter on the experts' weights is not modelled, so neither is the run's total; the counts above hold."),
+    N_("An adapter on the experts' weights is not modeled, so neither is the run's total; the counts above hold."),
     {},
 )
 
@@ -210,7 +210,7 @@ RUN_MEMORY = Figure(
     "run_memory",
     N_("Peak of a training step on one GPU"),
     N_("the training step's peak: the base, the adapter's training state, the activations, and the loss"),
-    missing=N_("Not modelled"),
+    missing=N_("Not modeled"),
 )
 
 

@@ -195,7 +195,7 @@ _SHAPE_FIELDS: tuple[Field, ...] = (
     Choice(
         "architecture",
         N_("Architecture"),
-        N_("The model_type in its config.json, which fixes its biases, norms and projections."),
+        N_("The model_type in its config.json, which fixes its biases, norms, and projections."),
         options=tuple(Option(name, name) for name in ARCHITECTURES),
         default=PRESETS[DEFAULT_MODEL].model_type,
     ),
@@ -254,8 +254,8 @@ _SHAPE_FIELDS: tuple[Field, ...] = (
         "sliding_window",
         N_("Sliding window"),
         N_(
-            "How many tokens back the sliding-window layers attend (sliding_window); blank where no layer slides, as "
-            "when Qwen's use_sliding_window is false."
+            "How many tokens back the sliding-window layers attend (sliding_window); blank if no layer uses a sliding "
+            "window, as when Qwen's use_sliding_window is false."
         ),
         10_000_000,
         optional=True,

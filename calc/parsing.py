@@ -96,6 +96,10 @@ def parse_number(text: str, locale: Locale, *, whole: bool) -> Decimal | None:
     Traceback (most recent call last):
     ...
     calc.problems.Ambiguous: Ambiguous(field=None, ours=Decimal('1500'), foreign=Decimal('1.500'))
+    >>> parse_number("4,096", es, whole=True)
+    Traceback (most recent call last):
+    ...
+    calc.problems.ForeignGrouping: ForeignGrouping(field=None, suggestion=Decimal('4096'))
     """
     stripped = text.strip(_SPACES + "\t\n\r")
     if not stripped:
@@ -142,8 +146,9 @@ def _read_whole(body: str, notation: _Notation) -> Decimal:
         return Decimal(_digits(body))
     if re.fullmatch(notation.theirs(), body):
         # The other convention's thousands, which ours may read as a decimal.
+        # A whole field takes no fraction: only a whole reading of ours (4,000 as 4) is worth asking about.
         ours = _decimal_in(body, notation.ours(), notation.decimal)
-        if ours is None:
+        if ours is None or ours != ours.to_integral_value():
             raise ForeignGrouping(Decimal(_digits(body)))
         raise Ambiguous(ours, Decimal(_digits(body)))
     marks = re.escape(notation.decimal + notation.group + notation.foreign_decimal)

@@ -30,8 +30,8 @@ from calc.formatting import GIGABYTE, format_number, format_quantity
 from calc.formulas.batch import plans, reachable
 from calc.i18n import N_
 from calc.inputs import Choice, Input, Option, address_within
-from calc.outputs import Citation, Column, Fact, Figure, Names, Phrase, Quantity, Table, Text, exact_gigabytes
-from calc.problems import InputProblem, quantity
+from calc.outputs import Citation, Column, Fact, Figure, Names, Phrase, Quantity, Table, Text, exact_gigabytes, typed
+from calc.problems import InputProblem
 from calc.snippets import FRAMEWORKS, SNIPPETS, snippets
 from calc.snippets import facts as snippet_facts
 
@@ -63,7 +63,7 @@ BUDGET_FOR = Choice(
 # The other pages' field, with their limit, but optional: only the tokens per step need it.
 SEQUENCE_LENGTH = replace(
     batch_inputs.SEQUENCE_LENGTH,
-    description=N_("Tokens per sample, for the tokens per optimizer step; leave it blank if you don't need them."),
+    description=N_("Tokens per sample, for the tokens per optimizer step; leave it blank if you do not need them."),
     optional=True,
 )
 
@@ -83,7 +83,7 @@ class SampleExceedsBudget(InputProblem):
             "One sample alone needs %(needed)s, more than this budget. Raise the budget with a GPU that has more "
             "memory, more GPUs under ZeRO, or LoRA or QLoRA; the per-GPU training memory calculator gives the new "
             "budget. Or lower the memory per sample by recomputing activations or shortening the sequences."
-        ) % {"needed": quantity(self.needed, input, locale)}
+        ) % {"needed": typed(self.needed, input.unit).text(locale, breakable=False)}  # 30.00 GB, as figures read
 
 
 @dataclass

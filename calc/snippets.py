@@ -89,6 +89,8 @@ def facts() -> dict[str, Fact]:
         "gpus_per_node": Quantity(GPUS_PER_NODE),
         "checkpointing_since": ACTIVATION_CHECKPOINTING_SINCE,
         "checkpointing_method_since": ACTIVATION_CHECKPOINTING_METHOD_SINCE,
+        # When the old names go: the deprecation warnings of 5.23 say they "will be removed in v6".
+        "checkpointing_removal": "v6",
         # A tokenizer that reserves a padding token: Llama 3.1's tokenizer_config.json, id 128004.
         "reserved_pad_model": "Llama-3.1",
     }

@@ -183,10 +183,10 @@ class ExpertsNotModelled(InputProblem):
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         if self.activation_field:
             return translations.gettext(
-                "An adapter on the experts' weights is not modelled in the step: choose other target modules, or "
+                "An adapter on the experts' weights is not modeled in the step: choose other target modules, or "
                 "enter the activation memory."
             )
-        return translations.gettext("An adapter on the experts' weights is not modelled: choose other target modules.")
+        return translations.gettext("An adapter on the experts' weights is not modeled: choose other target modules.")
 
 
 @dataclass

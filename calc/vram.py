@@ -39,7 +39,7 @@ from calc.fit import (
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
-from calc.formulas.parameters import qlora_preparation
+from calc.formulas.parameters import ADAPTER_TRAINING_BYTES_PER_PARAMETER, qlora_preparation
 from calc.formulas.step import (
     STEP_RECIPES,
     SUB_GROUP_SIZE,
@@ -53,6 +53,7 @@ from calc.formulas.step import (
     model_states,
     moments,
     peak_of,
+    stepped_elements,
 )
 from calc.formulas.step import measured as step_measured
 from calc.i18n import N_
@@ -121,7 +122,7 @@ _CARDS = tuple(
 
 # The field's words, in the order the catalogs list them.
 _DESCRIPTION = N_("A model whose shape is filled in for you, a shape of your own, or only a parameter count.")
-COUNT_OPTION = Option(COUNT, N_("Only a parameter count (and the activation memory)"))
+COUNT_OPTION = Option(COUNT, N_("Parameter count only (you enter the activation memory)"))
 
 
 @dataclass(frozen=True)
@@ -130,8 +131,7 @@ class ModelChoice(Choice):
 
     def accepts(self, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
-            "The step is modelled for the architectures %(modelled)s; for the other models, enter the activation "
-            "memory."
+            "The step is modeled for the architectures %(modelled)s; for the other models, enter the activation memory."
         ) % {"modelled": format_names(FAMILIES, locale)}
 
 
@@ -250,7 +250,7 @@ OVERHEAD = Amount(
     "overhead",
     N_("Overhead per GPU"),
     N_(
-        "Memory that no tensor of the model holds: the CUDA context, the libraries' workspaces, "
+        "Memory not held by the model's tensors: the CUDA context, the libraries' workspaces, "
         "communication buffers, and the allocator's fragmentation. Zero leaves it out."
     ),
     default=Decimal(1),
@@ -265,9 +265,7 @@ OVERHEAD = Amount(
 class StepNotModelled(NamesTheWayOut, InputProblem):
     """A model whose step the calculator does not model; ``names``: the architectures it does."""
 
-    words = N_(
-        "The step's peak is modelled for the architectures %(names)s: for this one, enter the activation memory."
-    )
+    words = N_("The step's peak is modeled for the architectures %(names)s: for this one, enter the activation memory.")
 
 
 @dataclass
@@ -276,7 +274,7 @@ class MixtureUnderAutocast(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
-            "A mixture of experts under autocast is not modelled: choose a recipe in 16 bits, or the precision fp32, "
+            "A mixture of experts under autocast is not modeled: choose a recipe in 16 bits, or the precision fp32, "
             "or enter the activation memory."
         )
 
@@ -308,14 +306,15 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 TIGHT_UNMEASURED = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the margin holds only "
     "if the estimate is at most %(covered)s short of the true peak. On the small models measured, it fell short by "
-    "up to %(worst)s, and those measurements did not include %(unmeasured)s."
+    "up to %(worst)s on a mixture of experts and by up to %(dense)s on the dense ones, but those measurements did "
+    "not cover %(unmeasured)s."
 )
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
 UNMEASURED_QLORA = N_("QLoRA's 4-bit base")
 UNMEASURED_ACCUMULATION = N_("the gradients that earlier micro-batches leave behind")
-UNMEASURED_TYPED = N_("an activation memory typed in")
-UNMEASURED_COUNT = N_("the count from the parameters alone")
+UNMEASURED_TYPED = N_("activations typed in rather than computed")
+UNMEASURED_COUNT = N_("a total from the parameter count alone")
 
 
 def unmeasured(values: Mapping[str, object], accumulating: bool) -> tuple[str, ...]:
@@ -342,14 +341,20 @@ TYPED_LABELS = {**LABELS, "activations": N_("Activations")}
 # are typed; with a model whose step is not modelled.
 NEEDS_MODEL = Phrase(N_("Needs the model's activations: choose a model and leave the activation memory blank."), {})
 LEAVE_BLANK = Phrase(N_("Leave the activation memory blank to compute it from the model."), {})
-NOT_MODELLED = Phrase(N_("Not computed: the step is not modelled for this model's architecture."), {})
+NOT_MODELLED = Phrase(N_("Not computed: the step is not modeled for this model's architecture."), {})
 # The per-sample figure where the activation memory is typed for a model (in the count mode: the output's missing).
 TYPED = Phrase(N_("not computed from a typed activation memory"), {})
-# The count mode's total is the ZeRO paper's sum, which has no optimizer step's temporaries.
-COUNT_LEAVES_OUT = N_(
-    "This total adds up the model state and the activations, as the ZeRO paper does. It leaves out the optimizer "
-    "step's temporaries, %(bytes)s bytes per trained parameter with this recipe, which the page counts when you "
-    "choose a model."
+# The count mode's total: the ZeRO paper's sum of the model state, and the larger of the activations and the optimizer
+# step's temporaries, which come after the activations are freed (as with a model and its activations typed).
+COUNT_SUM = N_(
+    "The total adds up the model state, as the ZeRO paper does, and the larger of two figures: the activations, or "
+    "the optimizer step's temporaries, which come after the activations are freed. Those temporaries take "
+    "%(bytes)s\u00a0bytes per trained parameter with this recipe, %(size)s per GPU here."
+)
+# Under ZeRO-3 a sub-group holds up to one parameter's share more than its size, and a count has no largest parameter.
+COUNT_SUB_GROUP = N_(
+    "%(note)s Under ZeRO-3 they are those of one sub-group, which may hold up to one parameter's share more than "
+    "counted."
 )
 # The count mode trains every parameter, whatever the method field says.
 COUNT_IGNORES_METHOD = Phrase(
@@ -412,12 +417,6 @@ def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fractio
         # ZeRO-3 and FSDP shard floating-point tensors only: the Limitations say why.
         note = Phrase(QLORA_SHARDED, {"note": note, "storage": Names((QUANT_STORAGE,))})
     return (Phrase(QLORA_EXPERTS, {"note": note}) if shape_of(values).experts else note), prepared_total
-
-
-def as_loaded_only(verdict: Phrase, total: Fraction, prepared: Fraction, capacity: Fraction) -> Phrase:
-    """``verdict`` on ``capacity`` bytes, and, where the QLoRA base fits as loaded and not ``prepared``, that it holds
-    only without peft's preparation (the review of round 16 read "Fits" in the table beside a verdict that said so)."""
-    return Phrase(FITS_ONLY_AS_LOADED_CELL, {"verdict": verdict}) if total <= capacity < prepared else verdict
 
 
 # The PyTorch release from which the Hugging Face Trainer's default optim is "adamw_torch_fused" (transformers'
@@ -498,10 +497,12 @@ BUFFERS_BEYOND_SPARE = N_(
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
     "default settings, ZeRO's buffers take %(buffers)s of it, and the total leaves them out. The rest holds only "
-    "if the estimate is at most %(covered)s short of the true peak, and on the small models measured it fell short "
-    "by up to %(worst)s."
+    "if the estimate is at most %(covered)s short of the true peak. On the small models measured, it fell short by "
+    "up to %(worst)s on a mixture of experts and by up to %(dense)s on the dense ones."
 )
-SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements did not include %(unmeasured)s.")
+SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements did not cover %(unmeasured)s.")
+# A card's cell where the spare is less than the buffers, as your GPU's verdict says (BUFFERS_BEYOND_SPARE).
+BUFFERS_BEYOND_SPARE_CELL = N_("%(verdict)s, too little for ZeRO's buffers")
 BUFFERS_LEFT_OUT = N_(
     "%(verdict)s The total leaves out ZeRO's buffers, which take %(buffers)s more with DeepSpeed's default "
     "settings. Add them to the overhead, or lower those settings as the note below says."
@@ -605,23 +606,33 @@ def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, 
     return step, earlier, binding, count, largest_per_sample(single)
 
 
-def _count_leaves_out(optimizer: str) -> Phrase | None:
-    """What the count mode's sum lacks beside a chosen model's: the optimizer step's temporaries, per parameter."""
-    temporaries = STEP_RECIPES[optimizer].temporaries
-    return Phrase(COUNT_LEAVES_OUT, {"bytes": Quantity(temporaries, places=0)}) if temporaries else None
+def _count_sum(values: Mapping[str, object], temporaries: Fraction) -> Phrase | None:
+    """What the count mode's total holds beside the model state (:func:`_typed_parts`), where the recipe's optimizer
+    step has temporaries."""
+    per_parameter = STEP_RECIPES[values["optimizer"]].temporaries
+    if not per_parameter:
+        return None
+    note = Phrase(COUNT_SUM, {"bytes": Quantity(per_parameter, places=0), "size": gigabytes(temporaries, 2)})
+    # A share larger than a sub-group: the count steps one sub-group, short of the parameter that may overflow it.
+    share = Fraction(values["parameters"]) * GB / int(values["gpus"])
+    return (
+        Phrase(COUNT_SUB_GROUP, {"note": note}) if int(values["zero_stage"]) >= 3 and share > SUB_GROUP_SIZE else note
+    )
 
 
 def _typed_parts(values: Mapping[str, object]) -> tuple[dict[str, Fraction], Fraction]:
     """The model states, of a parameter count or of a model, and the activation memory typed: the page without the
-    step's model. With a model, also the optimizer step's temporaries, which are the model's as its states are
-    (:func:`calc.formulas.step.model_states`); the count mode's is the ZeRO paper's sum, which has none."""
+    step's model, with the optimizer step's temporaries: a model's as its states are
+    (:func:`calc.formulas.step.model_states`); a count's as its recipe allocates them for every trained parameter, of
+    which a count knows no largest (under ZeRO-3, a sub-group's at least)."""
     stage, replicas = int(values["zero_stage"]), int(values["gpus"])
     typed = values["activation_memory"]
     if values["model"] == COUNT:
         if typed is None:
             raise CountNeedsActivations(field="activation_memory")
-        states = per_gpu(RECIPES[values["optimizer"]].states, Fraction(values["parameters"]) * GB, stage, replicas)
-        temporaries = Fraction(0)
+        parameters = Fraction(values["parameters"]) * GB
+        states = per_gpu(RECIPES[values["optimizer"]].states, parameters, stage, replicas)
+        temporaries = STEP_RECIPES[values["optimizer"]].temporaries * stepped_elements(parameters, stage, replicas, 0)
     else:
         shape = shape_of(values)
         setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=replicas)
@@ -663,12 +674,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         elif left > 0:
             # A sample larger than the whole GPU leaves nothing for a smaller fixed part to make room for.
             fixed_helps = binding.per_sample_total <= free
-            largest = Phrase(NOT_ONE, {"ways": ways_out(values, samples=True, fixed_helps=fixed_helps)})
+            ways = ways_out(values, samples=True, fixed_helps=fixed_helps, experts=bool(shape_of(values).experts))
+            largest = Phrase(NOT_ONE, {"ways": ways})
         else:
             # Where the fixed part alone is too much, the moment it is too much at and what it needs there.
             needed = gigabytes(binding.fixed_total + overhead, 2)
             words = {"needed": needed, "moment": Phrase(MOMENT_WORDS[binding.name], {})}
-            largest = Phrase(NOT_EMPTY, {**words, "ways": ways_out(values, samples=False)})
+            ways = ways_out(values, samples=False, experts=bool(shape_of(values).experts))
+            largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
         moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)
         if earlier:
             # The LoRA page shows the same run's single step: say why this peak holds more.
@@ -701,11 +714,12 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         per_sample, moment = None, None
         if temporaries > parts["activations"]:
             parts = {**parts, "activations": Fraction(0), "optimizer_temporaries": temporaries}
-            moment = at_optimizer_step(values, temporaries)
+            if values["model"] != COUNT:
+                moment = at_optimizer_step(values, temporaries)
         budget = rounded_down(left / GB, 2) if left > 0 else None
         if values["model"] == COUNT:
             largest, shown_per_sample = NEEDS_MODEL, None
-            moment = _count_leaves_out(values["optimizer"])
+            moment = _count_sum(values, temporaries)
         else:
             largest = LEAVE_BLANK if shape_of(values).model_type in FAMILIES else NOT_MODELLED
             shown_per_sample = TYPED
@@ -728,7 +742,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # What the margin covers, from the figures as shown (as the margin is), so that a reader's division gives it.
         shown_spare = Fraction(yours.quantities["spare"].value)
         shown_estimate = Fraction(gigabytes(estimate, 2).shown())
-        named = {"unmeasured": Phrases(left_out)}
+        named = {"unmeasured": Phrases(left_out, style="or")}  # after a negation: none of them
         if buffers and spare < buffers:
             yours = Phrase(BUFFERS_BEYOND_SPARE, {"spare": yours.quantities["spare"], "buffers": shown_buffers})
         elif buffers and spare >= error:
@@ -745,6 +759,18 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     qlora_note, prepared = _qlora_note(values, total, capacity) or (None, total)
     if total <= capacity < prepared:
         yours = Phrase(FITS_ONLY_AS_LOADED, {"verdict": yours})
+
+    def cell(gpu: gpus.GPU, memory: Quantity, card: Fraction) -> Phrase:
+        """A card's verdict, qualified where your GPU's would be: a spare smaller than ZeRO's buffers, a QLoRA base
+        that fits only as loaded (the reviews read "Fits" in the table beside a verdict that said otherwise), no
+        bf16."""
+        verdict = need.verdict(card, CELL, shown=memory.value)
+        if buffers and total <= card < total + buffers:
+            verdict = Phrase(BUFFERS_BEYOND_SPARE_CELL, {"verdict": verdict})
+        if total <= card < prepared:
+            verdict = Phrase(FITS_ONLY_AS_LOADED_CELL, {"verdict": verdict})
+        return without_bf16(verdict, values, gpu, NO_BF16_CELL)
+
     return {
         "total_memory": gigabytes(total, 2),
         "your_gpu": without_bf16(yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE),
@@ -767,17 +793,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "breakdown_bar": rows,
         "breakdown": [*rows, (N_("Total"), gigabytes(total, 2))],
         "fits": [
-            (
-                name,
-                memory,
-                without_bf16(
-                    as_loaded_only(need.verdict(card, CELL, shown=memory.value), total, prepared, card),
-                    values,
-                    gpu,
-                    NO_BF16_CELL,
-                ),
-            )
-            for gpu, (name, memory, card) in zip(gpus.GPUS, _CARDS, strict=True)
+            (name, memory, cell(gpu, memory, card)) for gpu, (name, memory, card) in zip(gpus.GPUS, _CARDS, strict=True)
         ],
     }
 
@@ -828,6 +844,7 @@ def summarize(outputs: Mapping[str, str], results: Mapping[str, object], transla
 
 # The recipe of the ZeRO paper's sum (§3.1), whose bytes the page's prose quotes.
 _ADAM = RECIPES["adamw-mixed"].states
+ZERO_PAPER_PARAMETERS, ZERO_PAPER_GPUS = Decimal("7.5"), 64
 
 
 # "On GPUs with GDDR memory with ECC enabled the available DRAM is reduced by 6.25%": a sixteenth.
@@ -846,6 +863,10 @@ def facts() -> dict[str, Fact]:
         "adam_total": Quantity(_ADAM.total, places=0),
         "adam_ratio": Quantity(_ADAM.optimizer / _ADAM.weights, places=0),
         "fp32": Quantity(RECIPES["adam-fp32"].states.weights, places=0),
+        # A LoRA adapter's state as peft keeps it (fp32) and as Lightning's "bf16-true" casts it: AdamW's weight,
+        # gradient and moments all in bf16, the recipe "adamw-bf16".
+        "adapter_bytes": Quantity(ADAPTER_TRAINING_BYTES_PER_PARAMETER),
+        "bf16_adapter_bytes": Quantity(RECIPES["adamw-bf16"].states.total, places=0),
         # What FSDP's fp32 gradient shards take beyond this recipe's 16-bit gradients, a parameter.
         "fsdp_gradient_extra": Quantity(RECIPES["adam-fp32"].states.gradients - _ADAM.gradients, places=0),
         # The recipe the page opens with, as the field shows it (a message id).
@@ -927,6 +948,16 @@ def facts() -> dict[str, Fact]:
         "modelled_architectures": Names(tuple(FAMILIES)),
         # The model field's option the Limitations name, as the field shows it (a message id).
         "count_option": COUNT_OPTION.label,
+        # The ZeRO paper's example (§5, Figure 1, Table 1): its parameters, in billions as the count field takes them,
+        # its GPUs, and the model state per GPU at each stage, as the count mode's rows add it up (per_gpu).
+        "zero_paper_parameters": Quantity(ZERO_PAPER_PARAMETERS),
+        "zero_paper_gpus": Quantity(ZERO_PAPER_GPUS),
+        **{
+            f"zero_paper_{stage}": gigabytes(
+                per_gpu(_ADAM, ZERO_PAPER_PARAMETERS * GB, stage, ZERO_PAPER_GPUS).total, 2
+            )
+            for stage in STAGES
+        },
     }
 
 
@@ -986,19 +1017,6 @@ CALCULATOR = Calculator(
     examples={
         # The default run: the total, its largest micro-batch and the link to the planner.
         "default": {},
-        # The ZeRO paper's 7.5B-parameter model on 64 GPUs (§5, Figure 1), stage by stage: the model states alone.
-        **{
-            f"stage_{stage}": {
-                "model": COUNT,
-                "parameters": Decimal("7.5"),
-                "method": "full",
-                "zero_stage": str(stage),
-                "gpus": Decimal(64),
-                "activation_memory": Decimal(0),
-                "overhead": Decimal(0),
-            }
-            for stage in STAGES
-        },
     },
     facts=facts,
 )

@@ -537,7 +537,7 @@ def test_an_adapter_on_a_mixture_s_experts_is_refused_as_the_vram_and_lora_pages
     settled = page_view(model=model, changed="model").texts  # the texts the choice changed
     view = page_view(**{"model": model, **settled, "target_modules": ["q_proj", expert]}, changed="target_modules")
     assert view.errors["target_modules"] == (
-        "An adapter on the experts' weights is not modelled: choose other target modules."
+        "An adapter on the experts' weights is not modeled: choose other target modules."
     )
     assert view.outputs["step_per_sample"] == "" and view.links == {}
     # The same setting on the other two pages: refused on the VRAM page's field, said in the LoRA page's results.

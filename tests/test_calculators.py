@@ -149,7 +149,7 @@ def test_lora_totals_the_run_and_carries_it_to_the_vram_page(ready_pages, locale
     page.select_option("[name=model]", "mistralai/Mixtral-8x7B-v0.1")
     page.check("[name=target_modules][value='experts.down_proj']")
     words = load_translations(localedir, locale).gettext
-    expect(page.locator("output[name=run_memory]")).to_have_text(words("Not modelled"))
+    expect(page.locator("output[name=run_memory]")).to_have_text(words("Not modeled"))
     expect_shown_as_cpython_shows(page, localedir, "base_parameters")
 
 

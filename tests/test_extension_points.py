@@ -176,7 +176,7 @@ def test_a_kind_without_a_macro_fails_the_build(localedir, monkeypatch):
         render_calculator(Prose(environment(TEMPLATES, translations), LOCALES[0], translations), "plan")
 
 
-@pytest.mark.parametrize("missing", ["", "Not modelled"])
+@pytest.mark.parametrize("missing", ["", "Not modeled"])
 def test_a_figure_without_words_for_no_result_refuses_one(localedir, missing, locale="es"):
     """Without them it would show gettext("") in the figure's place: the catalog's header."""
     translations = load_translations(localedir, locale)

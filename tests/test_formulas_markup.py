@@ -47,6 +47,7 @@ SYMBOLS = {
     "h": "hidden size",
     "k_g": "bytes per parameter for the gradients",
     "k_o": "bytes per parameter for the optimizer state",
+    "k_t": "bytes per parameter for the optimizer step's temporaries",
     "k_w": "bytes per parameter for the weights",
     "n_h": "attention heads",
     "n_kv": "key and value heads",

@@ -31,7 +31,7 @@ from tests.helpers import edited
 EN = Locale.parse("en")
 LLAMA = PRESETS["meta-llama/Llama-3.1-8B"]
 SEVEN = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
-NOT_MODELLED = "Not modelled"
+NOT_MODELLED = "Not modeled"
 
 
 def view(changed=None, **texts):
@@ -146,7 +146,7 @@ def test_an_architecture_the_step_does_not_model_says_so_and_keeps_its_counts(mo
     assert page_.prompt is None
     assert page_.outputs["run_memory"] == NOT_MODELLED
     assert page_.outputs["peak_moment"] == (
-        "The activations of this architecture are not modelled, so neither is the run's total; the counts above hold."
+        "The activations of this architecture are not modeled, so neither is the run's total; the counts above hold."
     )
     assert page_.outputs["run_breakdown"]["rows"] == []
     assert page_.outputs["trainable_parameters"] not in ("", "0")
@@ -167,7 +167,7 @@ def test_a_mixture_runs_with_an_adapter_on_its_attention_and_says_so_on_its_expe
     page = view("target_modules", **{**page.texts, "model": "mistralai/Mixtral-8x7B-v0.1", "target_modules": chosen})
     assert page.outputs["run_memory"] == NOT_MODELLED
     assert page.outputs["peak_moment"] == (
-        "An adapter on the experts' weights is not modelled, so neither is the run's total; the counts above hold."
+        "An adapter on the experts' weights is not modeled, so neither is the run's total; the counts above hold."
     )
     assert page.outputs["trainable_parameters"] not in ("", "0")
     assert page.announcement.endswith("so neither is the run's total; the counts above hold.")

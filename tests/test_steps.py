@@ -280,9 +280,9 @@ def test_accumulating_keeps_every_gradient_from_the_forward_pass_on(method, mode
 def test_a_mixture_under_autocast_or_with_an_adapter_on_its_experts_is_refused_not_guessed():
     mixtral = PRESETS["mistralai/Mixtral-8x7B-v0.1"]
     assert step_peak(mixtral, Setting("adamw-bf16", 512, method="lora", lora_targets=("q_proj",)), 1).total > 0
-    with pytest.raises(ValueError, match="experts is not modelled"):
+    with pytest.raises(ValueError, match="experts is not modeled"):
         step_peak(mixtral, Setting("adamw-bf16", 512, method="lora", lora_targets=("q_proj", "experts.down_proj")), 1)
-    with pytest.raises(ValueError, match="autocast is not modelled"):
+    with pytest.raises(ValueError, match="autocast is not modeled"):
         step_peak(mixtral, Setting("autocast-bf16", 512), 1)
 
 

@@ -10,6 +10,9 @@ from gettext import NullTranslations
 
 from babel import Locale
 
+from calc.fit import WORST_DENSE_SHORTFALL, WORST_SHORTFALL
+from calc.formatting import PERCENT
+from calc.outputs import Quantity
 from sitebuild import validation
 from sitebuild.config import ROOT
 
@@ -45,6 +48,10 @@ def test_every_stated_bound_holds_for_every_measured_point():
     assert worst <= _stated_percent(facts["activation_worst"])
     # The committed worst step is 4.4021% under its measurement: the case that rounding half up got wrong.
     assert facts["step_sides"]["below_worst"] == "4.41%"
+    # The verdicts quote the same two bounds, from calc (a page's worker reads no validation/).
+    en = Locale.parse("en")
+    assert Quantity(WORST_SHORTFALL * 100, PERCENT, places=2).text(en) == facts["step_sides"]["below_worst"]
+    assert Quantity(WORST_DENSE_SHORTFALL * 100, PERCENT, places=2).text(en) == facts["step_dense_shortfall"]
 
 
 def test_the_readme_and_docs_bounds_hold_for_every_measured_step():

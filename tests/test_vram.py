@@ -15,6 +15,7 @@ from calc.calculators import load
 from calc.evaluation import default_texts, evaluate, restore
 from calc.fit import (
     ADAPT,
+    ADAPT_EXPERTS,
     CELL,
     FUSE,
     HIGHER_STAGE,
@@ -59,10 +60,11 @@ from calc.step_outputs import LOSS_LABELS, MOMENT_WORDS
 from calc.vram import (
     AT_FOREACH_STEP,
     BUFFERS_BEYOND_SPARE,
+    BUFFERS_BEYOND_SPARE_CELL,
     BUFFERS_LEFT_OUT,
     CALCULATOR,
     COUNT,
-    COUNT_LEAVES_OUT,
+    COUNT_SUM,
     FITS_ONLY_AS_LOADED,
     LEAVE_BLANK,
     MAX_LIVE_PARAMETERS,
@@ -402,7 +404,8 @@ def test_a_typed_shape_s_count_never_makes_its_page_refuse_it(fields):
 
 def test_a_count_typed_while_another_edit_waited_stays_as_typed():
     """The count typed while the recipe's request waited its turn, which names both: the count is the reader's, and the
-    total follows it (5B with Adam in fp32, 16 bytes each, and 3 GB of activations)."""
+    total follows it (5B with Adam in fp32, 16 bytes each, and the larger of 3 GB of activations and the optimizer
+    step's 4 bytes each)."""
     texts = {"optimizer": "adam-fp32", "parameters": "5", "activation_memory": "3", "overhead": "0"}
     page = evaluate(
         CALCULATOR,
@@ -412,7 +415,7 @@ def test_a_count_typed_while_another_edit_waited_stays_as_typed():
         changed=frozenset({"optimizer", "parameters"}),
     )
     assert page.texts == {"model": COUNT}
-    assert page.outputs["total_memory"] == "83.00\xa0GB"
+    assert page.outputs["total_memory"] == "100.00\xa0GB"
 
 
 def test_what_a_request_does_not_name_was_not_typed_and_a_preset_fills_it():
@@ -424,14 +427,28 @@ def test_what_a_request_does_not_name_was_not_typed_and_a_preset_fills_it():
 
 
 def test_the_count_mode_needs_the_activations_and_keeps_the_zero_paper_s_figures():
+    """The paper's example as the FAQ says to enter it: its model state rows add up to the paper's Table 1, and the
+    total adds the optimizer step's temporaries, which the paper leaves out (Italian review, round 17, item 2)."""
     with pytest.raises(InputProblem) as problem:
         CALCULATOR.results({**COUNTED, "activation_memory": None})
     assert problem.value.field == "activation_memory"
-    shown = {
-        stage: CALCULATOR.results({**DEFAULTS, **CALCULATOR.examples[f"stage_{stage}"]})["total_memory"].value
-        for stage in STAGES
-    }
-    assert shown == {0: Decimal(120), 1: Decimal("31.40625"), 2: Decimal("16.640625"), 3: Decimal("1.875")}
+    paper = {**DEFAULTS, "model": COUNT, "parameters": Decimal("7.5"), "method": "full", "gpus": Decimal(64),
+             "activation_memory": Decimal(0), "overhead": Decimal(0)}  # fmt: skip
+    states, totals = {}, {}
+    for stage in STAGES:
+        rows = dict(CALCULATOR.results({**paper, "zero_stage": str(stage)})["breakdown"])
+        states[stage] = sum(rows[part].value for part in ("Weights", "Gradients", "Optimizer state"))
+        totals[stage] = rows["Total"].value - states[stage]
+    assert states == {0: 120, 1: Fraction("31.40625"), 2: Fraction("16.640625"), 3: Fraction("1.875")}
+    # Mixed-precision Adam's fp32 update of the gradients, 4 bytes a parameter, sharded with the optimizer state.
+    assert totals == {0: 30, 1: Fraction(30, 64), 2: Fraction(30, 64), 3: Fraction(30, 64)}
+    facts = CALCULATOR.facts()
+    assert [facts[f"zero_paper_{stage}"].shown() for stage in STAGES] == [
+        Decimal("120.00"),
+        Decimal("31.41"),
+        Decimal("16.64"),
+        Decimal("1.88"),
+    ]
 
 
 @pytest.mark.parametrize("locale", LOCALES)
@@ -465,7 +482,7 @@ def test_with_the_activations_typed_the_page_says_what_would_compute_the_micro_b
 def test_a_typed_activation_memory_keeps_the_model_s_optimizer_step_and_the_count_says_it_has_none():
     """Review 6, item 1: 8B full fine-tuning with AdamW on an H200. Typing the per-sample figure the page computes
     replaced the step's 32.12 GB of optimizer temporaries too, and flipped the verdict; now the peak is the
-    optimizer step's in both modes. The count mode keeps the ZeRO paper's sum and says what it leaves out."""
+    optimizer step's in both modes, and in the count mode."""
     run = {**DEFAULTS, "method": "full", "gpu": "h200"}
     run = {**run, **settle(run, frozenset({"method", "gpu"}))}
     modelled = CALCULATOR.results(run)
@@ -480,10 +497,12 @@ def test_a_typed_activation_memory_keeps_the_model_s_optimizer_step_and_the_coun
     rows = dict(more["breakdown"])
     assert "Optimizer step's temporaries" not in rows and rows["Activations"].value == 40
     assert more["peak_moment"] is None
+    # A count holds the same: its total is the model state and the larger of the activations and the temporaries
+    # (Italian review, round 17, item 2: a count that fit beside 4 bytes a parameter it left out).
     counted = {**run, "model": COUNT, "parameters": Decimal("8.03"), "activation_memory": Decimal("7.52")}
     count = CALCULATOR.results(counted)
-    assert count["total_memory"].value == Decimal("137.00")
-    assert count["peak_moment"].message == COUNT_LEAVES_OUT and count["peak_moment"].quantities["bytes"].value == 4
+    assert count["total_memory"].value == Decimal("128.48") + Decimal("32.12") + 1
+    assert count["peak_moment"].message == COUNT_SUM and count["peak_moment"].quantities["bytes"].value == 4
     assert CALCULATOR.results({**counted, "optimizer": "sgd-fp32"})["peak_moment"] is None
 
 
@@ -516,8 +535,9 @@ def test_the_overhead_adds_to_the_total_and_to_every_verdict():
     tight = shortfall(total - Fraction(3, 2) * GB)  # the step's measured error, of the total less the overhead
     cells = [Need(total, tight).verdict(Fraction(gpu_memory(gpu)) * GB, CELL) for gpu in GPUS]
     assert [_bare(row[2]) for row in with_overhead["fits"]] == cells
-    # 40 GB against 30.11 GB of model state, 2 GB of activations and 1.5 GB of overhead: 6.39 GB to spare.
-    assert rounded(with_overhead["your_gpu"].quantities["spare"].value, 2) == Decimal("6.39")
+    # 40 GB against 30.11 GB of model state, the optimizer step's 4.02 GB of temporaries (more than the 2 GB of
+    # activations, which are freed before it) and 1.5 GB of overhead: 4.37 GB to spare.
+    assert rounded(with_overhead["your_gpu"].quantities["spare"].value, 2) == Decimal("4.37")
 
 
 def test_the_planner_gets_what_your_gpu_has_left_for_activations_rounded_down():
@@ -535,18 +555,25 @@ def test_the_planner_gets_what_your_gpu_has_left_for_activations_rounded_down():
 
 
 def test_a_budget_beside_the_same_spare_says_it_is_rounded_down():
-    """With no activations and no overhead, what is left for the micro-batch is the spare itself: the ZeRO paper's
-    7.5B-parameter model on 64 GPUs at stage 2 leaves 68.879375 GB of an H100's 85.52 GB. The spare is the difference
-    of the figures shown (85.52 − 16.64 = 68.88 GB); the budget is the same room rounded down (68.87 GB), so that it
-    never promises a byte the card lacks, and its note says so (technical review, round 12, item 17)."""
+    """With no activations, no overhead and an optimizer step without temporaries, what is left for the micro-batch is
+    the spare itself: 7.53B parameters under SGD in fp32 (12 bytes each) on 64 GPUs at stage 2 leave 54.45875 GB of
+    an H100's 85.52 GB. The spare is the difference of the figures shown (85.52 − 31.06 = 54.46 GB); the budget is the
+    same room rounded down (54.45 GB), so that it never promises a byte the card lacks, and its note says so
+    (technical review, round 12, item 17)."""
     h100 = GPUS_BY_ID["h100-80gb"]
-    paper = {"model": COUNT, "parameters": Decimal("7.5"), "zero_stage": "2", "gpus": Decimal(64)}
-    values = {**DEFAULTS, **paper, "activation_memory": Decimal(0), "overhead": Decimal(0), "gpu": h100.id}
+    count = {
+        "model": COUNT,
+        "parameters": Decimal("7.53"),
+        "optimizer": "sgd-fp32",
+        "zero_stage": "2",
+        "gpus": Decimal(64),
+    }
+    values = {**DEFAULTS, **count, "activation_memory": Decimal(0), "overhead": Decimal(0), "gpu": h100.id}
     values["gpu_memory"] = gpu_memory(h100)
     results = CALCULATOR.results(values)
     room = Fraction(gpu_memory(h100)) - Fraction(results["total_memory"].value)
-    assert results["your_gpu"].quantities["spare"].shown() == Decimal("68.88") == rounded(room, 2)
-    assert results["activation_budget"].value == Decimal("68.87") < room
+    assert results["your_gpu"].quantities["spare"].shown() == Decimal("54.46") == rounded(room, 2)
+    assert results["activation_budget"].value == Decimal("54.45") < room
     budget = next(output for output in CALCULATOR.outputs if output.name == "activation_budget")
     assert budget.note.endswith(", rounded down")
 
@@ -770,6 +797,20 @@ def rounded_up(size: Fraction) -> Decimal:
             NOT_EMPTY,
             (ADAPT["full"], HIGHER_STAGE, LARGER_GPU),
         ),
+        # A mixture of experts: QLoRA quantizes only its attention, so it is not offered (Spanish review, round 17,
+        # item 1), and full fine-tuning is offered LoRA alone.
+        (
+            "rtx-4090",
+            {"model": "Qwen/Qwen3-30B-A3B", "method": "lora"},
+            NOT_EMPTY,
+            (SEVERAL_GPUS, LARGER_GPU),
+        ),
+        (
+            "rtx-4090",
+            {"model": "Qwen/Qwen3-30B-A3B", "method": "full"},
+            NOT_EMPTY,
+            (ADAPT_EXPERTS["full"], SEVERAL_GPUS, LARGER_GPU),
+        ),
         # Selective recomputation still leaves full recomputation to offer.
         (
             "rtx-4090",
@@ -845,8 +886,8 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     assert results["your_gpu"].text(EN, NullTranslations()) == (
         "By this estimate, the run fits on your GPU, with 0.57\u00a0GB to spare. That is a tight fit: the margin "
         "holds only if the estimate is at most 2.30% short of the true peak. On the small models measured, it fell "
-        "short by up to 4.41%, and those measurements did not include the gradients that earlier micro-batches leave "
-        "behind."
+        "short by up to 4.41% on a mixture of experts and by up to 1.00% on the dense ones, but those measurements did "
+        "not cover the gradients that earlier micro-batches leave behind."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
@@ -858,10 +899,10 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     verdict_ = just["your_gpu"]
     assert verdict_.message == TIGHT_UNMEASURED
     assert verdict_.quantities["spare"].value < Decimal("0.001")
-    assert verdict_.quantities["unmeasured"].messages == ("the count from the parameters alone",)
+    assert verdict_.quantities["unmeasured"].messages == ("a total from the parameter count alone",)
     typed = CALCULATOR.results({**DEFAULTS, "activation_memory": results["per_sample"].value})
     assert typed["your_gpu"].message == TIGHT_UNMEASURED
-    assert typed["your_gpu"].quantities["unmeasured"].messages[0] == "an activation memory typed in"
+    assert typed["your_gpu"].quantities["unmeasured"].messages[0] == "activations typed in rather than computed"
     assert {name: verdict.message for name, _, verdict in typed["fits"]} == cells
 
 
@@ -948,7 +989,7 @@ def test_a_config_of_another_model_type_points_to_the_count_mode(localedir):
     view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed=frozenset({"config"}))
     assert view.errors["config"].startswith("The calculator reads the model types llama, ")
     assert view.errors["config"].endswith(
-        ", not gpt_neox. For another model, choose “Only a parameter count (and the activation memory)”."
+        ", not gpt_neox. For another model, choose “Parameter count only (you enter the activation memory)”."
     )
     texts["config"] = "{"
     view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed=frozenset({"config"}))
@@ -959,7 +1000,7 @@ def test_a_config_of_another_model_type_points_to_the_count_mode(localedir):
 WAYS_OUT = [
     (
         {"method": "qlora", "optimizer": "adam-fp32", "precision": "bf16"},
-        "QLoRA under autocast is not modelled: choose a recipe in 16\u00a0bits.",
+        "QLoRA under autocast is not modeled: choose a recipe in 16\u00a0bits.",
         [{"optimizer": "adamw-mixed"}],
     ),
     (
@@ -969,7 +1010,7 @@ WAYS_OUT = [
     ),
     (
         {"method": "lora", "optimizer": "adam-fp32", "precision": "bf16"},
-        "An adapter over fp32 weights under autocast is not modelled: choose a recipe in 16 bits, or the precision "
+        "An adapter over fp32 weights under autocast is not modeled: choose a recipe in 16 bits, or the precision "
         "fp32.",
         [{"optimizer": "adamw-mixed"}, {"precision": "fp32"}],
     ),
@@ -1201,7 +1242,8 @@ def test_a_mixture_s_qlora_note_says_its_experts_stay_in_16_bits():
 def test_a_fit_within_zero_s_default_buffers_says_so():
     """ZeRO's buffers are left out of the total, and with DeepSpeed's defaults they can take more than the spare:
     Llama-3.1-8B in full fine-tuning under ZeRO-3 on four A100-40GB has 1.52 GB to spare and 2.05 GB of buffers
-    (technical review, round 10, item 1). Every card within the buffers reads as a tight fit, and your own says why."""
+    (technical review, round 10, item 1). Every card within the buffers reads as a tight fit, too small for them, and
+    your own says why."""
     values = {**DEFAULTS, "method": "full", "zero_stage": "3", "gpus": Decimal(4), "gpu": "a100-40gb"}
     values = {**values, **settle(values, frozenset({"gpu"}))}
     results = CALCULATOR.results(values)
@@ -1209,8 +1251,11 @@ def test_a_fit_within_zero_s_default_buffers_says_so():
     assert yours.message == BUFFERS_BEYOND_SPARE
     buffers = results["zero_buffers"].quantities["total"]
     assert yours.quantities["buffers"] == buffers and yours.quantities["spare"].shown() < buffers.shown()
-    cells = {name: verdict.message for name, _, verdict in results["fits"]}
-    assert cells["NVIDIA A100-SXM4-40GB"] == "Tight fit, with %(spare)s to spare"
+    cells = {name: verdict for name, _, verdict in results["fits"]}
+    # The card's row says what the sentence says (Spanish review, round 17, item 2).
+    a100 = cells["NVIDIA A100-SXM4-40GB"]
+    assert a100.message == BUFFERS_BEYOND_SPARE_CELL and a100.quantities["verdict"].message == CELL[1]
+    assert cells["NVIDIA H200"].message == CELL[0]
     # With room for the buffers but not for them and the estimate's error too, the verdict says that.
     roomier = {**values, "gpu": "custom", "gpu_memory": results["total_memory"].shown() + buffers.shown() + 1}
     roomy = CALCULATOR.results(roomier)["your_gpu"]

@@ -34,7 +34,7 @@ and ``tests/test_activations.py`` holds this module to every measured point.
 
 Every value is exact (an int or a Fraction), in bytes, per sample: one
 sequence of ``sequence_length`` tokens. ``precision`` is the model's dtype,
-which is the activations' (``bf16``, ``fp16``, ``fp32``). Not modelled:
+which is the activations' (``bf16``, ``fp16``, ``fp32``). Not modeled:
 autocast over a float32 model; dropout; a padding mask, or a sliding window
 no longer than the sequence, with SDPA (transformers then expands the keys
 and values with ``repeat_kv``); fused losses that never keep the

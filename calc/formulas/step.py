@@ -43,12 +43,12 @@ are within 1% but one dense point, a batch of one sample with one key and
 value head, 1.4% over, and some of the mixtures', within 4.5%, below, where
 the experts' backward holds the peak: docs/validation.md). The optimizers
 run PyTorch's ``foreach`` implementations, the default on CUDA. Not measurable there,
-and modelled with the same terms: the mixed-precision recipes with an fp32
+and modeled with the same terms: the mixed-precision recipes with an fp32
 master copy (``adamw-mixed``, ``adamw-8bit``, ``sgd-momentum``: DeepSpeed's
 or FSDP's, on CUDA devices), ZeRO stages above 0 (several devices) and
 QLoRA's 4-bit base (bitsandbytes, CUDA).
 
-Not modelled: the CUDA caching allocator's reserve and fragmentation above
+Not modeled: the CUDA caching allocator's reserve and fragmentation above
 what is allocated (``torch.cuda.max_memory_allocated`` is what this
 estimates, not ``max_memory_reserved``); the CUDA context; ZeRO's
 communication buckets and ZeRO-3's gathered weights of the decoder layer
@@ -58,7 +58,7 @@ QLoRA's dequantized weight of the projection being computed;
 LoRA under autocast; a mixture of experts under autocast, or with an adapter
 on its experts' weights (both refused); LoRA dropout (``lora_dropout`` > 0: dropout's mask per
 adapted input, and ``lora_A`` keeps dropout's float32 output in place of the
-cast copy, so a float32 model gets one copy per adapted module). Modelled but not measured: gradient
+cast copy, so a float32 model gets one copy per adapted module). Modeled but not measured: gradient
 accumulation (``Setting.accumulating``), where the gradients of earlier
 micro-batches are alive from the forward pass on. Every value is exact (an
 int or a Fraction), in bytes.
@@ -281,14 +281,14 @@ class Refusal(ValueError):
 class AdapterUnderAutocast(Refusal):
     """An fp32 recipe computing in 16 bits (autocast) under an adapter: only a form with a recipe field gets here."""
 
-    reason = "an adapter over float32 weights under autocast is not modelled"
+    reason = "an adapter over float32 weights under autocast is not modeled"
 
     def words(self, recipe_field: bool) -> str:
         if self.method == "qlora":
             # The precision fp32 is no way out: QLoRA refuses it too.
-            return N_("QLoRA under autocast is not modelled: choose a recipe in 16\u00a0bits.")
+            return N_("QLoRA under autocast is not modeled: choose a recipe in 16\u00a0bits.")
         return N_(
-            "An adapter over fp32 weights under autocast is not modelled: choose a recipe in 16 bits, or the "
+            "An adapter over fp32 weights under autocast is not modeled: choose a recipe in 16 bits, or the "
             "precision fp32."
         )
 
@@ -333,10 +333,10 @@ def _check(shape: ModelShape, setting: Setting) -> None:
     if setting.method != "full":
         lora_parameters(shape, setting.lora_rank, setting.lora_targets)  # raises on a bad rank or target
     if adapts_experts(shape, setting):
-        raise ValueError("LoRA on a mixture's experts is not modelled")
+        raise ValueError("LoRA on a mixture's experts is not modeled")
     if shape.experts and STEP_RECIPES[setting.recipe].autocast:
         # grouped_mm is no autocast op: the experts would compute in float32 (integrations/moe.py, _grouped_mm).
-        raise ValueError("a mixture of experts under autocast is not modelled")
+        raise ValueError("a mixture of experts under autocast is not modeled")
     precision = STEP_RECIPES[setting.recipe].activations
     activations.check_arguments(shape, setting.sequence_length, precision, setting.attention, setting.recomputation)
 
@@ -501,12 +501,24 @@ def model_states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, Mode
     states = per_gpu(per_parameter, trainable, stage, gpus)
     # ZeRO-3 shards every weight, frozen or not (Rajbhandari et al. 2019, §5.3).
     states = dataclasses.replace(states, weights=states.weights + frozen / (gpus if stage >= 3 else 1))
-    # The step's temporaries are the optimizer's: sharded with its state (§5.1), and under ZeRO-3 those of one
-    # sub-group at a time.
-    stepped = Fraction(trainable, gpus if stage >= 1 else 1)
-    if stage >= 3:
-        stepped = min(stepped, SUB_GROUP_SIZE + math.ceil(_largest_trained(shape, setting) / gpus))
+    stepped = stepped_elements(trainable, stage, gpus, _largest_trained(shape, setting))
     return states, per_parameter, temporaries * stepped
+
+
+def stepped_elements(trainable: int | Fraction, stage: int, gpus: int, largest: int) -> Fraction:
+    """The trained elements whose optimizer step one GPU holds temporaries for at once: the step's temporaries are the
+    optimizer's, sharded with its state (Rajbhandari et al. 2019, §5.1), and under ZeRO-3 those of one sub-group at a
+    time, at most ``SUB_GROUP_SIZE`` plus the share of the ``largest`` parameter (its elements).
+
+    >>> stepped_elements(7_500_000_000, 0, 64, 0), stepped_elements(7_500_000_000, 1, 64, 0)
+    (Fraction(7500000000, 1), Fraction(117187500, 1))
+    >>> stepped_elements(70_000_000_000, 3, 8, 1_048_576_000)
+    Fraction(1131072000, 1)
+    """
+    stepped = Fraction(trainable) / (gpus if stage >= 1 else 1)
+    if stage >= 3:
+        stepped = min(stepped, Fraction(SUB_GROUP_SIZE + math.ceil(Fraction(largest) / gpus)))
+    return stepped
 
 
 # DeepSpeed's ZeRO-3 steps the optimizer one sub-group at a time and frees its fp32 gradient before the next: a

@@ -93,7 +93,7 @@ EXPECTED = Expectations(
     parallel_degrees="With tensor, pipeline, or context parallelism",
     drops_samples=r"drop(?:s|ped)? samples|silently",
     not_modelled=(
-        "The step's peak is modelled for the architectures {modelled}: for this one, enter the activation memory."
+        "The step's peak is modeled for the architectures {modelled}: for this one, enter the activation memory."
     ),
     expert_width="This architecture's experts are as wide as its intermediate size: enter the same value.",
     not_one_sample=(
