@@ -26,11 +26,23 @@ from babel import Locale
 
 from calc import batch_inputs, gpus
 from calc.calculator import Calculator, Group
-from calc.formatting import GIGABYTE, format_number, format_quantity
+from calc.formatting import GIGABYTE, PERCENT, format_number, format_quantity
 from calc.formulas.batch import plans, reachable
 from calc.i18n import N_
 from calc.inputs import Choice, Input, Option, address_within
-from calc.outputs import Citation, Column, Fact, Figure, Names, Phrase, Quantity, Table, Text, exact_gigabytes, typed
+from calc.outputs import (
+    Citation,
+    Column,
+    Fact,
+    Figure,
+    Names,
+    Phrase,
+    Quantity,
+    Table,
+    Text,
+    exact_gigabytes,
+    typed,
+)
 from calc.problems import InputProblem
 from calc.snippets import FRAMEWORKS, SNIPPETS, snippets
 from calc.snippets import facts as snippet_facts
@@ -181,7 +193,8 @@ LARGER_OF_TWO = N_(
     "larger of the two nearest batches they can share evenly (%(other)s is as near)."
 )
 FAR_FROM_TARGET = N_(
-    "%(adjustment)s That batch is far from the one your learning rate was tuned for: retune it, or use fewer GPUs."
+    "%(adjustment)s That batch differs by more than %(far)s from the one your learning rate was tuned for: retune "
+    "it, or use fewer GPUs."
 )
 # Beyond a twentieth of the target, the change is more than a learning rate tuned for the target can be assumed to take.
 FAR = Fraction(1, 20)
@@ -203,7 +216,8 @@ def adjustment(target: int, gpus: int, reached: int) -> Phrase | None:
         said = Phrase(LARGER_OF_TWO, {**figures, "other": Quantity(other)})
     else:
         said = Phrase(NEAREST, figures)
-    return Phrase(FAR_FROM_TARGET, {"adjustment": said}) if abs(reached - target) > FAR * target else said
+    far = abs(reached - target) > FAR * target
+    return Phrase(FAR_FROM_TARGET, {"adjustment": said, "far": Quantity(FAR * 100, PERCENT, places=0)}) if far else said
 
 
 def summarize(outputs: Mapping[str, str], results: Mapping[str, object], translations: NullTranslations) -> str:

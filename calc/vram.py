@@ -353,8 +353,8 @@ COUNT_SUM = N_(
 )
 # Under ZeRO-3 a sub-group holds up to one parameter's share more than its size, and a count has no largest parameter.
 COUNT_SUB_GROUP = N_(
-    "%(note)s Under ZeRO-3 they are those of one sub-group, which may hold up to one parameter's share more than "
-    "counted."
+    "%(note)s Under ZeRO-3, they are the temporaries of one sub-group, which can exceed the figure shown by one "
+    "parameter's share: a count has no sizes of single parameters."
 )
 # The count mode trains every parameter, whatever the method field says.
 COUNT_IGNORES_METHOD = Phrase(
