@@ -19,6 +19,7 @@ from calc.formatting import GIGABYTE, MEGABYTE, PERCENT
 from calc.formulas.activations import FAMILIES
 from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
+    BF16_ADAPTER_TRAINING_BYTES_PER_PARAMETER,
     NF4_BYTES_PER_WEIGHT,
     active_parameters,
     adapter_bytes,
@@ -231,6 +232,7 @@ def facts() -> dict[str, Fact]:
         # transformers' names, which no language changes.
         "architectures": Names(tuple(ARCHITECTURES), style="or"),
         "training_bytes": Quantity(ADAPTER_TRAINING_BYTES_PER_PARAMETER),
+        "bf16_adapter_bytes": Quantity(BF16_ADAPTER_TRAINING_BYTES_PER_PARAMETER),
         "nf4_bytes": Quantity(NF4_BYTES_PER_WEIGHT, places=3),
         **{
             f"run_{part}": gigabytes(runs["lora"].parts[part], 2)

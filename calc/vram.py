@@ -39,7 +39,11 @@ from calc.fit import (
 from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
-from calc.formulas.parameters import ADAPTER_TRAINING_BYTES_PER_PARAMETER, qlora_preparation
+from calc.formulas.parameters import (
+    ADAPTER_TRAINING_BYTES_PER_PARAMETER,
+    BF16_ADAPTER_TRAINING_BYTES_PER_PARAMETER,
+    qlora_preparation,
+)
 from calc.formulas.step import (
     STEP_RECIPES,
     SUB_GROUP_SIZE,
@@ -251,7 +255,8 @@ OVERHEAD = Amount(
     N_("Overhead per GPU"),
     N_(
         "Memory not held by the model's tensors: the CUDA context, the libraries' workspaces, "
-        "communication buffers, and the allocator's fragmentation. Zero leaves it out."
+        "communication buffers, and the allocator's fragmentation. The default covers the CUDA context and little "
+        "more: measure yours as the questions below say. Zero leaves it out."
     ),
     default=Decimal(1),
     maximum=Decimal(100_000),
@@ -467,16 +472,17 @@ ZERO_2_BUFFERS = N_(
 ZERO_3_BUFFERS = N_(
     "The total leaves out ZeRO-3's buffers, which must fit in the overhead. With DeepSpeed's defaults they come to "
     "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size), and up to %(live)s of gathered weights (stage3_max_live_parameters). A module "
-    "larger than that is still gathered whole. Add %(total)s to the overhead, or lower these settings."
+    "(stage3_prefetch_bucket_size), and up to %(live)s of gathered weights: what stage3_max_live_parameters allows, "
+    "or the whole model where that is less. A module larger than that is still gathered whole. Add %(total)s to the "
+    "overhead, or lower these settings."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which must fit in the overhead. It does count the whole matrix of the "
     "output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
     "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size), and %(rest)s more of gathered weights. That is the %(live)s that "
-    "stage3_max_live_parameters allows, less the %(counted)s the output layer takes. Add %(total)s to the overhead, "
-    "or lower these settings."
+    "(stage3_prefetch_bucket_size), and up to %(rest)s more of gathered weights. That is %(live)s, what "
+    "stage3_max_live_parameters allows or the whole model where that is less, minus the %(counted)s the output layer "
+    "takes. Add %(total)s to the overhead, or lower these settings."
 )
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which must fit in the overhead. It does count the whole matrix of the "
@@ -863,10 +869,9 @@ def facts() -> dict[str, Fact]:
         "adam_total": Quantity(_ADAM.total, places=0),
         "adam_ratio": Quantity(_ADAM.optimizer / _ADAM.weights, places=0),
         "fp32": Quantity(RECIPES["adam-fp32"].states.weights, places=0),
-        # A LoRA adapter's state as peft keeps it (fp32) and as Lightning's "bf16-true" casts it: AdamW's weight,
-        # gradient and moments all in bf16, the recipe "adamw-bf16".
+        # A LoRA adapter's state as peft keeps it (fp32) and as Lightning's "bf16-true" casts it.
         "adapter_bytes": Quantity(ADAPTER_TRAINING_BYTES_PER_PARAMETER),
-        "bf16_adapter_bytes": Quantity(RECIPES["adamw-bf16"].states.total, places=0),
+        "bf16_adapter_bytes": Quantity(BF16_ADAPTER_TRAINING_BYTES_PER_PARAMETER),
         # What FSDP's fp32 gradient shards take beyond this recipe's 16-bit gradients, a parameter.
         "fsdp_gradient_extra": Quantity(RECIPES["adam-fp32"].states.gradients - _ADAM.gradients, places=0),
         # The recipe the page opens with, as the field shows it (a message id).

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
 
-from calc.formulas.model_states import ADAMW
+from calc.formulas.model_states import ADAMW, RECIPES
 from calc.models import ModelShape
 
 # Every name a LoRA adapter may target in these models, in the order a page lists them: the module names
@@ -52,6 +52,9 @@ NF4_BYTES_PER_WEIGHT = NF4_BITS_PER_WEIGHT / 8  # 0.515869140625 bytes (2113/409
 # Training the adapter with Adam keeps, per trainable parameter, its float32 weight and gradient and Adam's two
 # moments (calc.formulas.model_states.ADAMW, which the step's AdamW adapter reads too).
 ADAPTER_TRAINING_BYTES_PER_PARAMETER = int(ADAMW.adapter.total)
+# An adapter cast to bf16 with no fp32 copy (Lightning's "bf16-true"): AdamW's weight, gradient and moments all in
+# bf16, as the recipe "adamw-bf16" keeps a full model's. Not modeled: the pages quote it.
+BF16_ADAPTER_TRAINING_BYTES_PER_PARAMETER = int(RECIPES["adamw-bf16"].states.total)
 
 
 def linear_shapes(shape: ModelShape) -> dict[str, tuple[int, int]]:
