@@ -28,7 +28,7 @@ SENTENCE = (
     N_(
         "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the margin holds "
         "only if the estimate is at most %(covered)s short of the true peak. On the small models measured, it fell "
-        "short by up to %(worst)s on a mixture of experts and by up to %(dense)s on the dense ones."
+        "short by up to %(dense)s on the dense models and %(worst)s on the mixtures of experts."
     ),
     N_("Your GPU is short by %(missing)s."),
 )

@@ -311,8 +311,13 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 TIGHT_UNMEASURED = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the margin holds only "
     "if the estimate is at most %(covered)s short of the true peak. On the small models measured, it fell short by "
-    "up to %(worst)s on a mixture of experts and by up to %(dense)s on the dense ones, but those measurements did "
+    "up to %(dense)s on the dense models and %(worst)s on the mixtures of experts, but those measurements did "
     "not cover %(unmeasured)s."
+)
+# A fit with 0.00 GB to spare as shown, where "at most 0.00% short" would say the same less plainly.
+EXACT_FIT = N_(
+    "By this estimate, the run fills your GPU exactly: if the estimate falls short of the true peak at all, it does "
+    "not fit."
 )
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
@@ -358,8 +363,8 @@ COUNT_SUM = N_(
 )
 # Under ZeRO-3 a sub-group holds up to one parameter's share more than its size, and a count has no largest parameter.
 COUNT_SUB_GROUP = N_(
-    "%(note)s Under ZeRO-3, they are the temporaries of one sub-group, which can exceed the figure shown by one "
-    "parameter's share: a count has no sizes of single parameters."
+    "%(note)s Under ZeRO-3, they are those of one sub-group, which can exceed the figure shown by up to one "
+    "parameter's share, which a parameter count alone cannot size."
 )
 # The count mode trains every parameter, whatever the method field says.
 COUNT_IGNORES_METHOD = Phrase(
@@ -480,9 +485,9 @@ ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which must fit in the overhead. It does count the whole matrix of the "
     "output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
     "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size), and up to %(rest)s more of gathered weights. That is %(live)s, what "
-    "stage3_max_live_parameters allows or the whole model where that is less, minus the %(counted)s the output layer "
-    "takes. Add %(total)s to the overhead, or lower these settings."
+    "(stage3_prefetch_bucket_size), and up to %(rest)s more of gathered weights: %(live)s (what "
+    "stage3_max_live_parameters allows, or the whole model where that is less), minus the %(counted)s the output "
+    "layer takes. Add %(total)s to the overhead, or lower these settings."
 )
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which must fit in the overhead. It does count the whole matrix of the "
@@ -504,7 +509,7 @@ TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
     "default settings, ZeRO's buffers take %(buffers)s of it, and the total leaves them out. The rest holds only "
     "if the estimate is at most %(covered)s short of the true peak. On the small models measured, it fell short by "
-    "up to %(worst)s on a mixture of experts and by up to %(dense)s on the dense ones."
+    "up to %(dense)s on the dense models and %(worst)s on the mixtures of experts."
 )
 SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements did not cover %(unmeasured)s.")
 # A card's cell where the spare is less than the buffers, as your GPU's verdict says (BUFFERS_BEYOND_SPARE).
@@ -756,8 +761,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             yours = Phrase(TIGHT_FOR_BUFFERS, {**yours.quantities, **covered, "buffers": shown_buffers})
             if left_out:
                 yours = Phrase(SHORTFALL_LEFT_OUT, {"verdict": yours, **named})
+        elif not shown_spare:
+            # Nothing to spare as shown (any buffers are larger: above): no shortfall is covered, none to quote.
+            yours = Phrase(EXACT_FIT, {})
         else:
-            # Tight within the estimate's error, ZeRO's buffers (if any) coming on top.
+            # Tight within the estimate's error, ZeRO's buffers (if any) adding to it.
             figures = {**yours.quantities, **coverage(shown_spare, shown_estimate)}
             yours = Phrase(TIGHT_UNMEASURED, {**figures, **named}) if left_out else Phrase(SENTENCE[1], figures)
             if buffers:
