@@ -344,7 +344,7 @@ def unmeasured(values: Mapping[str, object], accumulating: bool) -> tuple[str, .
 
 
 # The breakdown's rows: the step's parts, as the LoRA page names them, and the overhead.
-LABELS = {**PART_LABELS, "overhead": N_("Overhead")}
+LABELS = {**PART_LABELS, "ddp_buckets": N_("DistributedDataParallel's gradient buckets"), "overhead": N_("Overhead")}
 # Where the activations are typed in, they are what the reader entered, saved or not.
 TYPED_LABELS = {**LABELS, "activations": N_("Activations")}
 # Why there is no largest micro-batch without the step's model: in the count mode; with a model, whose activations
@@ -657,10 +657,35 @@ def _typed_parts(values: Mapping[str, object]) -> tuple[dict[str, Fraction], Fra
     return parts, temporaries
 
 
+# Plain data parallelism on several GPUs: PyTorch's DistributedDataParallel allocates its gradient buckets when it
+# wraps the model, flat tensors as large as every trained parameter's gradient, and copies the gradients into them to
+# reduce them, unless gradient_as_bucket_view=True makes the gradients views of the buckets (torch/nn/parallel/
+# distributed.py; Accelerate's DistributedDataParallelKwargs and so the Hugging Face Trainer leave it False).
+DDP_BUCKETS = N_(
+    "The total counts the gradient buckets of PyTorch's DistributedDataParallel, %(buckets)s: a second copy of the "
+    "gradients, which the Hugging Face Trainer and Accelerate keep. With gradient_as_bucket_view=True the buckets hold "
+    "the gradients themselves, and the total is lower by that much."
+)
+
+
+def ddp_buckets(values: Mapping[str, object]) -> Fraction:
+    """The bytes of DistributedDataParallel's gradient buckets on each GPU: a copy of the trained parameters'
+    gradients, on several GPUs without ZeRO (which reduces the gradients in buckets of its own: zero_buffers)."""
+    if int(values["zero_stage"]) or int(values["gpus"]) == 1:
+        return Fraction(0)
+    if values["model"] == COUNT:
+        return per_gpu(RECIPES[values["optimizer"]].states, Fraction(values["parameters"]) * GB, 0, 1).gradients
+    shape = shape_of(values)
+    setting = step_setting(values, shape, values["optimizer"], recipe_field=True)
+    return model_states(shape, setting)[0].gradients
+
+
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     capacity = Fraction(values["gpu_memory"]) * GB
     overhead = Fraction(values["overhead"]) * GB
-    free = capacity - overhead
+    # DDP's buckets stay allocated throughout the step, as the overhead does: the micro-batch has the rest.
+    buckets = ddp_buckets(values)
+    free = capacity - overhead - buckets
     # The gradients of earlier micro-batches at the peak: the step's.
     earlier = Fraction(0)
     note = window = None
@@ -689,7 +714,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             largest = Phrase(NOT_ONE, {"ways": ways})
         else:
             # Where the fixed part alone is too much, the moment it is too much at and what it needs there.
-            needed = gigabytes(binding.fixed_total + overhead, 2)
+            needed = gigabytes(binding.fixed_total + overhead + buckets, 2)
             words = {"needed": needed, "moment": Phrase(MOMENT_WORDS[binding.name], {})}
             ways = ways_out(values, samples=False, experts=bool(shape_of(values).experts))
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
@@ -740,6 +765,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     estimate = sum(parts.values())
     error = shortfall(estimate)
     buffers_note, buffers = zero_buffers(values) or (None, Fraction(0))
+    if buckets:
+        parts["ddp_buckets"] = buckets
+        buffers_note = Phrase(DDP_BUCKETS, {"buckets": gigabytes(buckets, 2)})
     parts["overhead"] = overhead
     total = sum(parts.values())
     need = Need(total, error + buffers)  # once for every card's verdict
@@ -995,7 +1023,7 @@ CALCULATOR = Calculator(
         ),
         Text("peak_moment", N_("When the peak comes")),
         Text("method_note", N_("Method")),
-        Text("zero_buffers", N_("ZeRO's buffers")),
+        Text("zero_buffers", N_("Communication buffers")),
         Text("attention_note", N_("Attention kernel")),
         Text("window_note", N_("Sliding window")),
         Text("qlora_base", N_("QLoRA's base")),

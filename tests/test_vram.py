@@ -442,7 +442,8 @@ def test_the_count_mode_needs_the_activations_and_keeps_the_zero_paper_s_figures
         totals[stage] = rows["Total"].value - states[stage]
     assert states == {0: 120, 1: Fraction("31.40625"), 2: Fraction("16.640625"), 3: Fraction("1.875")}
     # Mixed-precision Adam's fp32 update of the gradients, 4 bytes a parameter, sharded with the optimizer state.
-    assert totals == {0: 30, 1: Fraction(30, 64), 2: Fraction(30, 64), 3: Fraction(30, 64)}
+    # Without ZeRO, DistributedDataParallel's buckets too: a second copy of the 16-bit gradients, 15 GB.
+    assert totals == {0: 30 + 15, 1: Fraction(30, 64), 2: Fraction(30, 64), 3: Fraction(30, 64)}
     facts = CALCULATOR.facts()
     assert [facts[f"zero_paper_{stage}"].shown() for stage in STAGES] == [
         Decimal("120.00"),
@@ -1283,3 +1284,23 @@ def test_a_step_that_does_not_fit_without_samples_says_where_and_how_much():
     said = results["largest_micro_batch"]
     assert said.message == NOT_EMPTY and said.quantities["moment"].message == MOMENT_WORDS["optimizer"]
     assert said.quantities["needed"].shown() > values["gpu_memory"]
+
+
+def test_plain_data_parallelism_counts_ddp_s_gradient_buckets():
+    """On several GPUs without ZeRO, PyTorch's DistributedDataParallel keeps a second copy of the gradients in its
+    buckets unless gradient_as_bucket_view=True, which the Trainer and Accelerate leave off: the total counts it,
+    beside the gradients and as large, and the note says so (technical review, round 18, item 1). One GPU has no
+    DDP, and ZeRO reduces in buckets of its own."""
+    from calc.vram import DDP_BUCKETS
+
+    run = {**DEFAULTS, "model": "meta-llama/Llama-3.2-1B", "method": "full", "optimizer": "adamw-bf16"}
+    run = {**run, **settle(run, frozenset({"model", "method"}))}
+    eight = CALCULATOR.results({**run, "gpus": Decimal(8)})
+    rows = dict(eight["breakdown"])
+    assert rows["DistributedDataParallel's gradient buckets"] == rows["Gradients"]
+    assert eight["zero_buffers"].message == DDP_BUCKETS
+    one = CALCULATOR.results(run)
+    assert "DistributedDataParallel's gradient buckets" not in dict(one["breakdown"]) and one["zero_buffers"] is None
+    assert eight["total_memory"].shown() - one["total_memory"].shown() == rows["Gradients"].shown()
+    zero = CALCULATOR.results({**run, "gpus": Decimal(8), "zero_stage": "1"})
+    assert "DistributedDataParallel's gradient buckets" not in dict(zero["breakdown"])
