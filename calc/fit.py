@@ -15,9 +15,10 @@ from calc.formatting import GIGABYTE, PERCENT, rounded, rounded_down, rounded_up
 from calc.formulas.model_states import RECIPES
 from calc.gpus import GPU
 from calc.i18n import N_
-from calc.outputs import Phrase, Phrases, Quantity
+from calc.outputs import LESS_THAN, Phrase, Phrases, Quantity
 
 GB = 10**9
+HUNDREDTH = Quantity(Decimal("0.01"), GIGABYTE, 2)  # the last place of the figures a verdict subtracts
 
 
 # How a verdict is worded: in the table of cards, and as the sentence about the reader's own; a fit is tight with less
@@ -106,7 +107,9 @@ class Need:
             if capacity - self.total >= self.tight:
                 return Phrase(fits, spare)
             return Phrase(tight_fit, spare)
-        return Phrase(short, {"missing": Quantity(margin, GIGABYTE, 2)})
+        # Short by less than the figures show (both rounded onto one value): less than their last place, not "0.00".
+        missing = Quantity(margin, GIGABYTE, 2) if margin else Phrase(LESS_THAN, {"least": HUNDREDTH})
+        return Phrase(short, {"missing": missing})
 
 
 # The ways to make room, each offered only where the form has not chosen it already and it can help.

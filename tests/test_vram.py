@@ -1304,3 +1304,12 @@ def test_plain_data_parallelism_counts_ddp_s_gradient_buckets():
     assert eight["total_memory"].shown() - one["total_memory"].shown() == rows["Gradients"].shown()
     zero = CALCULATOR.results({**run, "gpus": Decimal(8), "zero_stage": "1"})
     assert "DistributedDataParallel's gradient buckets" not in dict(zero["breakdown"])
+
+
+def test_a_shortfall_the_figures_round_away_says_it_is_less_than_their_last_place():
+    """A total a few bytes over the card, both shown as 25.73 GB, is short by less than 0.01 GB, not by 0.00 GB (the
+    Italian translator's round 18b check)."""
+    results = CALCULATOR.results({**DEFAULTS, "gpu": "custom", "gpu_memory": Decimal("25.73"),
+                                  "activation_memory": Decimal(8)})  # fmt: skip
+    assert results["total_memory"].shown() == Decimal("25.73") < results["total_memory"].value
+    assert results["your_gpu"].text(EN, NullTranslations()) == "Your GPU is short by <\u00a00.01\u00a0GB."
