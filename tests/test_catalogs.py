@@ -117,6 +117,23 @@ def test_translations_keep_the_placeholders(locale):
             assert set(_PLACEHOLDER.findall(string)) in (expected, expected - {"count"}), message.id
 
 
+@pytest.mark.parametrize("locale", LOCALES)
+def test_translations_add_no_markup(locale):
+    """A translation uses only the tags its English id uses: a message the code writes into an output is shown as
+    text, where a tag of its own would read as "<code>" (round 18b, a Spanish note). Prose may mark one more name as
+    code where its English marks others."""
+    catalog = load(LOCALES_DIR / locale / "LC_MESSAGES" / "messages.po")
+    tags = re.compile(r"</?(\w+)")
+    added = [
+        message.id
+        for message in catalog
+        if message.id
+        and isinstance(message.string, str)
+        and not set(tags.findall(message.string)) <= set(tags.findall(message.id))
+    ]
+    assert added == []
+
+
 @pytest.mark.parametrize(
     "path",
     [TEMPLATE, *(LOCALES_DIR / loc / "LC_MESSAGES" / "messages.po" for loc in LOCALES)],
