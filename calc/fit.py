@@ -114,6 +114,9 @@ class Need:
 
 # The ways to make room, each offered only where the form has not chosen it already and it can help.
 RECOMPUTE = N_("turn on full recomputation")
+# Where the step that does not fit is the optimizer's, with PyTorch AdamW's foreach temporaries, which the fused AdamW
+# (the Hugging Face Trainer's default with PyTorch 2.8 or later) does not allocate.
+FUSED_ADAMW = N_("use PyTorch's fused AdamW")
 FUSE = N_("choose fused attention")
 SHORTEN = N_("shorten the sequences")
 ADAPT = {"full": N_("train LoRA or QLoRA"), "lora": N_("train QLoRA")}
@@ -126,14 +129,17 @@ MORE_GPUS = N_("use more GPUs")
 LARGER_GPU = N_("choose a GPU with more memory")
 
 
-def ways_out(values: Mapping[str, object], samples: bool, fixed_helps: bool = True, experts: bool = False) -> Phrases:
+def ways_out(
+    values: Mapping[str, object], samples: bool, fixed_helps: bool = True, experts: bool = False, fused: bool = False
+) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
     state), unless one sample alone is more than the GPU holds (not ``fixed_helps``); QLoRA not for a mixture of
-    ``experts`` (:data:`ADAPT_EXPERTS`). With one GPU ZeRO shares
+    ``experts`` (:data:`ADAPT_EXPERTS`); first, where the ``fused`` AdamW would drop the temporaries of the moment that
+    does not fit. With one GPU ZeRO shares
     nothing; with several, a higher stage shares more, and each GPU's share of what is shared shrinks with their
     number."""
-    ways = []
+    ways = [FUSED_ADAMW] if fused else []
     if samples:
         if values["recomputation"] != "full":
             ways.append(RECOMPUTE)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from calc.formulas.activations import FAMILIES
+from calc.gpus import GPUS_BY_ID
 from calc.i18n import N_
 from calc.models import ModelShape
 from calc.outputs import Citation, Phrase, Quantity, gigabytes
@@ -82,9 +83,32 @@ NO_SDPA = Phrase(
 )
 
 
+# Where the model shares its key and value heads (grouped-query attention), transformers 5.24 asks SDPA to share them
+# too (integrations/sdpa_attention.py, use_gqa_in_sdpa: enable_gqa on CUDA without a mask). PyTorch's memory-efficient
+# backend does not take enable_gqa and its flash backend needs fp16 or bf16 on an Ampere card or later (the cards
+# calc.gpus marks with bf16), so in fp32, or on an older card, the call may fall to the math backend, which keeps the
+# attention scores as eager attention does. Not measured: the measurements ran on the CPU.
+GQA_MATH = Phrase(
+    N_(
+        "This model has fewer key and value heads than query heads, and transformers asks SDPA to share them "
+        "(enable_gqa). In fp32, or on a card older than Ampere, PyTorch may serve that call only with its math "
+        "kernel, which keeps the attention scores as eager attention does. The fused estimate leaves them out: "
+        "choose eager attention to count them."
+    ),
+    {},
+)
+
+
 def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | None:
-    """What the fused estimate stands for where transformers refuses SDPA for the model, or None."""
-    return NO_SDPA if values["attention"] == "flash" and shape.model_type in SOFTCAPPED_ATTENTION else None
+    """What the fused estimate stands for where transformers refuses SDPA for the model, or where PyTorch may run its
+    grouped-query call unfused (in fp32, or on a listed card without bf16); None otherwise."""
+    if values["attention"] != "flash":
+        return None
+    if shape.model_type in SOFTCAPPED_ATTENTION:
+        return NO_SDPA
+    gpu = GPUS_BY_ID.get(values.get("gpu"))
+    older = values["precision"] == "fp32" or (gpu is not None and not gpu.bf16)
+    return GQA_MATH if older and shape.kv_heads < shape.attention_heads else None
 
 
 # The fused estimate's queries, keys and values are those of a causal kernel (calc.formulas.activations): under SDPA,

@@ -403,6 +403,10 @@ QLORA_SHARDED = N_(
 )
 
 
+# The budget where it holds only for a step without accumulation (the largest micro-batch needs none).
+SINGLE_STEP_BUDGET = N_("%(size)s, for a plan without accumulation")
+
+
 # A verdict where the base as loaded fits and the prepared one does not (_qlora_note): your GPU's, and a card's.
 FITS_ONLY_AS_LOADED = N_(
     "%(verdict)s That is without peft's prepare_model_for_kbit_training, which most QLoRA recipes call: with it, the "
@@ -464,37 +468,41 @@ def smaller_up_to(default: int, share: Fraction = Fraction(1)) -> int:
     return widest if share * widest * widest < default else widest - 1
 
 
+# ZeRO's buffers with DeepSpeed's defaults: left out of the total, and set beside it by every verdict (Need's tight
+# spare, BUFFERS_BEYOND_SPARE), so that the notes must not also send them to the overhead.
 ZERO_1_BUFFERS = N_(
-    "The total leaves out ZeRO's communication buffers, which must fit in the overhead. With DeepSpeed's defaults, "
-    "the gradients are reduced in buckets of reduce_bucket_size elements: add %(bucket)s to the overhead, or lower "
-    "reduce_bucket_size."
+    "The total leaves out ZeRO's communication buffers, which the verdicts count beside it. With DeepSpeed's "
+    "defaults, the gradients are reduced in buckets of reduce_bucket_size elements: %(bucket)s. To make room, lower "
+    "reduce_bucket_size; do not add the bucket to the overhead as well."
 )
 ZERO_2_BUFFERS = N_(
-    "The total leaves out ZeRO's communication buffers, which must fit in the overhead. With DeepSpeed's defaults, "
-    "the gradients are reduced in buckets of reduce_bucket_size elements. Add %(bucket)s to the overhead (%(double)s "
-    "with overlap_comm, which keeps two buckets), or lower reduce_bucket_size."
+    "The total leaves out ZeRO's communication buffers, which the verdicts count beside it. With DeepSpeed's "
+    "defaults, the gradients are reduced in buckets of reduce_bucket_size elements: %(bucket)s, or %(double)s with "
+    "overlap_comm, which keeps two buckets and whose second bucket belongs in the overhead. To make room, lower "
+    "reduce_bucket_size."
 )
 ZERO_3_BUFFERS = N_(
-    "The total leaves out ZeRO-3's buffers, which must fit in the overhead. With DeepSpeed's defaults they come to "
-    "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
+    "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. With DeepSpeed's defaults they come "
+    "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
     "(stage3_prefetch_bucket_size), and up to %(live)s of gathered weights: what stage3_max_live_parameters allows, "
-    "or the whole model where that is less. A module larger than that is still gathered whole. Add %(total)s to the "
-    "overhead, or lower these settings."
+    "or the whole model where that is less. A module larger than that is still gathered whole. To make room, lower "
+    "these settings; do not add the buffers to the overhead as well."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
-    "The total leaves out ZeRO-3's buffers, which must fit in the overhead. It does count the whole matrix of the "
-    "output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
+    "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
+    "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
     "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
     "(stage3_prefetch_bucket_size), and up to %(rest)s more of gathered weights: %(live)s (what "
     "stage3_max_live_parameters allows, or the whole model where that is less), minus the %(counted)s the output "
-    "layer takes. Add %(total)s to the overhead, or lower these settings."
+    "layer takes. To make room, lower these settings; do not add the buffers to the overhead as well."
 )
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
-    "The total leaves out ZeRO-3's buffers, which must fit in the overhead. It does count the whole matrix of the "
-    "output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
+    "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
+    "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
     "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and %(prefetch)s of weights fetched ahead "
     "(stage3_prefetch_bucket_size). No other gathered weights are added: the output layer alone already reaches the "
-    "%(live)s that stage3_max_live_parameters allows. Add %(total)s to the overhead, or lower these settings."
+    "%(live)s that stage3_max_live_parameters allows. To make room, lower these settings; do not add the buffers to "
+    "the overhead as well."
 )
 
 # A fit tight within ZeRO's buffers with DeepSpeed's defaults, which the total leaves out: buffers larger than the
@@ -514,10 +522,6 @@ TIGHT_FOR_BUFFERS = N_(
 SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements did not cover %(unmeasured)s.")
 # A card's cell where the spare is less than the buffers, as your GPU's verdict says (BUFFERS_BEYOND_SPARE).
 BUFFERS_BEYOND_SPARE_CELL = N_("%(verdict)s, too little for ZeRO's buffers")
-BUFFERS_LEFT_OUT = N_(
-    "%(verdict)s The total leaves out ZeRO's buffers, which take %(buffers)s more with DeepSpeed's default "
-    "settings. Add them to the overhead, or lower those settings as the note below says."
-)
 
 
 def zero_buffers(values: Mapping[str, object]) -> tuple[Phrase, Fraction] | None:
@@ -664,7 +668,8 @@ def _typed_parts(values: Mapping[str, object]) -> tuple[dict[str, Fraction], Fra
 DDP_BUCKETS = N_(
     "The total counts the gradient buckets of PyTorch's DistributedDataParallel, %(buckets)s: a second copy of the "
     "gradients, which the Hugging Face Trainer and Accelerate keep. With gradient_as_bucket_view=True the buckets hold "
-    "the gradients themselves, and the total is lower by that much."
+    "the gradients themselves, and the total is lower by that much. DeepSpeed without ZeRO reduces the gradients in "
+    "buffers of its own instead, of at most reduce_bucket_size elements."
 )
 
 
@@ -716,7 +721,17 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             # Where the fixed part alone is too much, the moment it is too much at and what it needs there.
             needed = gigabytes(binding.fixed_total + overhead + buckets, 2)
             words = {"needed": needed, "moment": Phrase(MOMENT_WORDS[binding.name], {})}
-            ways = ways_out(values, samples=False, experts=bool(shape_of(values).experts))
+            # The fused AdamW where the optimizer step is what does not fit, and fits without its foreach temporaries.
+            shape, stage, replicas = shape_of(values), int(values["zero_stage"]), int(values["gpus"])
+            setting = step_setting(
+                values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=replicas
+            )
+            fused = (
+                binding.name == "optimizer"
+                and foreach_temporaries(setting)
+                and binding.fixed_total - model_states(shape, setting)[2] <= free
+            )
+            ways = ways_out(values, samples=False, experts=bool(shape.experts), fused=fused)
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
         moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)
         if earlier:
@@ -784,20 +799,20 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         named = {"unmeasured": Phrases(left_out, style="or")}  # after a negation: none of them
         if buffers and spare < buffers:
             yours = Phrase(BUFFERS_BEYOND_SPARE, {"spare": yours.quantities["spare"], "buffers": shown_buffers})
-        elif buffers and spare >= error:
+        elif buffers:
+            # What covers the estimate's error is the spare less the buffers, however small the spare.
             covered = coverage(shown_spare - Fraction(shown_buffers.shown()), shown_estimate)
             yours = Phrase(TIGHT_FOR_BUFFERS, {**yours.quantities, **covered, "buffers": shown_buffers})
             if left_out:
                 yours = Phrase(SHORTFALL_LEFT_OUT, {"verdict": yours, **named})
         elif not shown_spare:
-            # Nothing to spare as shown (any buffers are larger: above): no shortfall is covered, none to quote.
+            # Nothing to spare as shown: no shortfall is covered, none to quote.
             yours = Phrase(EXACT_FIT, {})
         else:
-            # Tight within the estimate's error, ZeRO's buffers (if any) adding to it.
+            # Tight within the estimate's error, without ZeRO's buffers.
             figures = {**yours.quantities, **coverage(shown_spare, shown_estimate)}
             yours = Phrase(TIGHT_UNMEASURED, {**figures, **named}) if left_out else Phrase(SENTENCE[1], figures)
-            if buffers:
-                yours = Phrase(BUFFERS_LEFT_OUT, {"verdict": yours, "buffers": shown_buffers})
+    carried_budget = Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None
     qlora_note, prepared = _qlora_note(values, total, capacity) or (None, total)
     if total <= capacity < prepared:
         yours = Phrase(FITS_ONLY_AS_LOADED, {"verdict": yours})
@@ -823,8 +838,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "attention_note": note,
         "window_note": window,
         "qlora_base": qlora_note,
-        # What the planner takes as its budget: what is left beside the memory that does not grow with the batch.
-        "activation_budget": Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None,
+        # What the planner takes as its budget: what is left beside the memory that does not grow with the batch; shown
+        # with the plans it holds for where that is only a step without accumulation (the form's own run may
+        # accumulate: the Spanish review of round 19 read it as that run's).
+        "activation_budget": None
+        if carried_budget is None
+        else (Phrase(SINGLE_STEP_BUDGET, {"size": carried_budget}) if budget_for == "single" else carried_budget),
+        "carried_budget": carried_budget,
         "per_sample": shown_per_sample,
         # What the planner multiplies by b, the figure shown (None where the page does not know it).
         "carried_per_sample": per_sample,
@@ -849,7 +869,7 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
     What this page does not know goes blank, so that the planner asks for it rather than plan with its own default:
     the budget where not even the fixed part fits, the memory per sample without the model.
     """
-    budget, per_sample = results["activation_budget"], results["carried_per_sample"]
+    budget, per_sample = results["carried_budget"], results["carried_per_sample"]
     return {
         "plan": {
             "target_batch": address_within(TARGET_BATCH, values["target_batch"]),
