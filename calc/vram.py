@@ -477,9 +477,9 @@ ZERO_1_BUFFERS = N_(
 )
 ZERO_2_BUFFERS = N_(
     "The total leaves out ZeRO's communication buffers, which the verdicts count beside it. With DeepSpeed's "
-    "defaults, the gradients are reduced in buckets of reduce_bucket_size elements: %(bucket)s, or %(double)s with "
-    "overlap_comm, which keeps two buckets and whose second bucket belongs in the overhead. To make room, lower "
-    "reduce_bucket_size."
+    "defaults, the gradients are reduced in buckets of reduce_bucket_size elements: %(bucket)s. With overlap_comm, "
+    "DeepSpeed keeps a second bucket, %(double)s in all; the verdicts count the first, so only the second belongs in "
+    "the overhead. To make room, lower reduce_bucket_size."
 )
 ZERO_3_BUFFERS = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. With DeepSpeed's defaults they come "
