@@ -675,8 +675,10 @@ DDP_BUCKETS = N_(
 
 def ddp_buckets(values: Mapping[str, object]) -> Fraction:
     """The bytes of DistributedDataParallel's gradient buckets on each GPU: a copy of the trained parameters'
-    gradients, on several GPUs without ZeRO (which reduces the gradients in buckets of its own: zero_buffers)."""
-    if int(values["zero_stage"]) or int(values["gpus"]) == 1:
+    gradients, on several GPUs without ZeRO (which reduces the gradients in buckets of its own: zero_buffers), for a
+    recipe that plain DDP runs (one with an fp32 master copy is DeepSpeed's or FSDP's, which have no such buckets)."""
+    full = values["method"] == "full" or values["model"] == COUNT
+    if int(values["zero_stage"]) or int(values["gpus"]) == 1 or (full and RECIPES[values["optimizer"]].master_copy):
         return Fraction(0)
     if values["model"] == COUNT:
         return per_gpu(RECIPES[values["optimizer"]].states, Fraction(values["parameters"]) * GB, 0, 1).gradients
@@ -688,9 +690,11 @@ def ddp_buckets(values: Mapping[str, object]) -> Fraction:
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     capacity = Fraction(values["gpu_memory"]) * GB
     overhead = Fraction(values["overhead"]) * GB
-    # DDP's buckets stay allocated throughout the step, as the overhead does: the micro-batch has the rest.
+    # DDP's buckets stay allocated throughout the step, as the overhead does, and so do ZeRO's buffers, which the
+    # verdicts set beside the total: the micro-batch, and the planner's budget, have the rest.
     buckets = ddp_buckets(values)
-    free = capacity - overhead - buckets
+    buffers_note, buffers = zero_buffers(values) or (None, Fraction(0))
+    free = capacity - overhead - buckets - buffers
     # The gradients of earlier micro-batches at the peak: the step's.
     earlier = Fraction(0)
     note = window = None
@@ -779,7 +783,6 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     # with DeepSpeed's defaults, which the total leaves out.
     estimate = sum(parts.values())
     error = shortfall(estimate)
-    buffers_note, buffers = zero_buffers(values) or (None, Fraction(0))
     if buckets:
         parts["ddp_buckets"] = buckets
         buffers_note = Phrase(DDP_BUCKETS, {"buckets": gigabytes(buckets, 2)})

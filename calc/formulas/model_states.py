@@ -139,6 +139,9 @@ class TrainingRecipe:
     # Whether those temporaries are PyTorch AdamW's foreach list (exp_avg_sq_sqrt), its default when created on CUDA;
     # with fused=True (_fused_adamw, which updates in place), the step allocates none.
     foreach_adamw: bool = False
+    # Whether it keeps an fp32 master copy of the weights in the optimizer state, as DeepSpeed and FSDP train
+    # (ZeRO §3.1): no plain DistributedDataParallel run, so no DDP gradient buckets (calc.vram.ddp_buckets).
+    master_copy: bool = False
 
 
 # The mixed-precision recipes keep bf16 weights for the layers and an fp32 master copy in the optimizer state
@@ -152,6 +155,7 @@ _MASTER_UPDATE = Fraction(4)
 RECIPES: dict[str, TrainingRecipe] = {
     # Mixed-precision Adam/AdamW: 2 + 2 + 12 = 16 (ZeRO §3.1, "K = 12").
     "adamw-mixed": TrainingRecipe(
+        master_copy=True,
         label=N_("AdamW, mixed precision"),
         states=ModelStates(
             weights=Fraction(2),  # fp16/bf16 working copy (ZeRO §3.1)
@@ -219,6 +223,7 @@ RECIPES: dict[str, TrainingRecipe] = {
     # Tensors under 4096 elements (min_8bit_size) keep fp32 states, and each tensor's last block and the
     # shared 256-entry quantization maps round up a few bytes: both depend on the model's shapes, left out.
     "adamw-8bit": TrainingRecipe(
+        master_copy=True,
         label=N_("8-bit AdamW (bitsandbytes), mixed precision"),
         states=ModelStates(
             weights=Fraction(2),  # fp16/bf16 working copy (ZeRO §3.1)
@@ -231,6 +236,7 @@ RECIPES: dict[str, TrainingRecipe] = {
     ),
     # SGD with momentum under mixed precision: 2 + 2 + (4 + 4) = 12.
     "sgd-momentum": TrainingRecipe(
+        master_copy=True,
         label=N_("SGD with momentum, mixed precision"),
         states=ModelStates(
             weights=Fraction(2),  # fp16/bf16 working copy (ZeRO §3.1)
