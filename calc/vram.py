@@ -520,8 +520,10 @@ TIGHT_FOR_BUFFERS = N_(
     "up to %(dense)s on the dense models and %(worst)s on the mixtures of experts."
 )
 SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements did not cover %(unmeasured)s.")
-# A card's cell where the spare is less than the buffers, as your GPU's verdict says (BUFFERS_BEYOND_SPARE).
+# A card's cell where the spare is less than the buffers, as your GPU's verdict says (BUFFERS_BEYOND_SPARE), and where
+# it holds them but is tight with them (TIGHT_FOR_BUFFERS): the cell says why (Italian review, round 20).
 BUFFERS_BEYOND_SPARE_CELL = N_("%(verdict)s, too little for ZeRO's buffers")
+TIGHT_FOR_BUFFERS_CELL = N_("%(verdict)s, %(buffers)s of it for ZeRO's buffers")
 
 
 def zero_buffers(values: Mapping[str, object]) -> tuple[Phrase, Fraction] | None:
@@ -827,6 +829,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         verdict = need.verdict(card, CELL, shown=memory.value)
         if buffers and total <= card < total + buffers:
             verdict = Phrase(BUFFERS_BEYOND_SPARE_CELL, {"verdict": verdict})
+        elif buffers and verdict.message == CELL[1]:
+            verdict = Phrase(TIGHT_FOR_BUFFERS_CELL, {"verdict": verdict, "buffers": gigabytes(buffers, 2)})
         if total <= card < prepared:
             verdict = Phrase(FITS_ONLY_AS_LOADED_CELL, {"verdict": verdict})
         return without_bf16(verdict, values, gpu, NO_BF16_CELL)

@@ -76,6 +76,7 @@ from calc.vram import (
     REDUCE_BUCKET,
     SHORTFALL_LEFT_OUT,
     TIGHT_FOR_BUFFERS,
+    TIGHT_FOR_BUFFERS_CELL,
     TIGHT_UNMEASURED,
     TYPED,
     ZERO_1_BUFFERS,
@@ -1263,6 +1264,12 @@ def test_a_fit_within_zero_s_default_buffers_says_so():
     a100 = cells["NVIDIA A100-SXM4-40GB"]
     assert a100.message == BUFFERS_BEYOND_SPARE_CELL and a100.quantities["verdict"].message == CELL[1]
     assert cells["NVIDIA H200"].message == CELL[0]
+    # A card that holds them but is tight with them says how much of its spare they take (Italian review, round 20).
+    seventy = {**DEFAULTS, "model": "meta-llama/Llama-3.1-70B", "gpus": Decimal(8), "zero_stage": "3"}
+    seventy = CALCULATOR.results({**seventy, **settle(seventy, frozenset({"model"}))})
+    v100 = {name: cell for name, _, cell in seventy["fits"]}["Tesla V100-SXM2-32GB"].quantities["verdict"]
+    assert v100.message == TIGHT_FOR_BUFFERS_CELL and _bare(v100).message == CELL[1]
+    assert v100.quantities["buffers"] == seventy["zero_buffers"].quantities["total"]
     # With room for the buffers but not for them and the estimate's error too, the verdict says that.
     roomier = {**values, "gpu": "custom", "gpu_memory": results["total_memory"].shown() + buffers.shown() + 1}
     roomy = CALCULATOR.results(roomier)["your_gpu"]
