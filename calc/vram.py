@@ -823,9 +823,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         yours = Phrase(FITS_ONLY_AS_LOADED, {"verdict": yours})
 
     def cell(gpu: gpus.GPU, memory: Quantity, card: Fraction) -> Phrase:
-        """A card's verdict, qualified where your GPU's would be: a spare smaller than ZeRO's buffers, a QLoRA base
-        that fits only as loaded (the reviews read "Fits" in the table beside a verdict that said otherwise), no
-        bf16."""
+        """A card's verdict, qualified where your GPU's would be: a spare smaller than ZeRO's buffers or tight with
+        them, a QLoRA base that fits only as loaded (the reviews read "Fits" in the table beside a verdict that said
+        otherwise), no bf16."""
         verdict = need.verdict(card, CELL, shown=memory.value)
         if buffers and total <= card < total + buffers:
             verdict = Phrase(BUFFERS_BEYOND_SPARE_CELL, {"verdict": verdict})
