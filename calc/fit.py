@@ -15,7 +15,7 @@ from calc.formatting import GIGABYTE, PERCENT, rounded, rounded_down, rounded_up
 from calc.formulas.model_states import RECIPES
 from calc.gpus import GPU
 from calc.i18n import N_
-from calc.outputs import LESS_THAN, Phrase, Phrases, Quantity
+from calc.outputs import LESS_THAN, Phrase, Phrases, Quantity, percent
 
 GB = 10**9
 HUNDREDTH = Quantity(Decimal("0.01"), GIGABYTE, 2)  # the last place of the figures a verdict subtracts
@@ -81,9 +81,11 @@ def coverage(margin: Fraction, estimate: Fraction) -> dict[str, Quantity]:
     # Figures as shown may put a margin a hundredth below nothing (the spare less buffers each rounded): it covers none.
     margin = max(margin, Fraction(0))
     covered = rounded_down(100 * margin / (estimate + margin), 2)
-    worst = Quantity(WORST_SHORTFALL * 100, PERCENT, places=2)
-    dense = Quantity(WORST_DENSE_SHORTFALL * 100, PERCENT, places=2)
-    return {"covered": Quantity(covered, PERCENT, places=2), "worst": worst, "dense": dense}
+    return {
+        "covered": Quantity(covered, PERCENT, places=2),
+        "worst": percent(WORST_SHORTFALL),
+        "dense": percent(WORST_DENSE_SHORTFALL),
+    }
 
 
 class Need:

@@ -727,15 +727,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             # Where the fixed part alone is too much, the moment it is too much at and what it needs there.
             needed = gigabytes(binding.fixed_total + overhead + buckets, 2)
             words = {"needed": needed, "moment": Phrase(MOMENT_WORDS[binding.name], {})}
-            # The fused AdamW where the optimizer step is what does not fit, and fits without its foreach temporaries.
-            shape, stage, replicas = shape_of(values), int(values["zero_stage"]), int(values["gpus"])
-            setting = step_setting(
-                values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=replicas
-            )
+            # The fused AdamW where the optimizer step is what does not fit, and fits without its foreach temporaries
+            # (that moment's own, as the step counted them).
+            shape = shape_of(values)
+            setting = step_setting(values, shape, values["optimizer"], recipe_field=True)
             fused = (
                 binding.name == "optimizer"
                 and foreach_temporaries(setting)
-                and binding.fixed_total - model_states(shape, setting)[2] <= free
+                and binding.fixed_total - binding.fixed["optimizer_temporaries"] <= free
             )
             ways = ways_out(values, samples=False, experts=bool(shape.experts), fused=fused)
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
