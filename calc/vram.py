@@ -177,9 +177,9 @@ PARAMETERS = Amount(
     "parameters",
     N_("Parameters, in billions"),
     N_(
-        "The model's parameter count in billions, rounded to hundredths, filled in from its shape. If you type another "
-        "number, the page sizes the model from that number alone, counts every parameter as trained whatever the "
-        "method, and adds the activation memory you enter."
+        "The model's parameter count in billions, filled in from its shape and rounded to at most two decimal places. "
+        "If you type another number, the page sizes the model from that number alone, trains every parameter (the "
+        "method turns to full fine-tuning), and adds the activation memory you enter."
     ),
     default=billions(PRESETS[DEFAULT_MODEL]),
     maximum=Decimal(100_000),
@@ -296,13 +296,18 @@ _settle_model_and_targets = with_targets(count_mode(settle_shape, PARAMETERS), S
 
 
 def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
-    """The shape, the count and the targets in step with the model, and a listed GPU's memory with the GPU."""
-    return {
+    """The shape, the count and the targets in step with the model, a listed GPU's memory with the GPU, and full
+    fine-tuning with a count, which trains every parameter whatever the method (so the field never shows LoRA for it).
+    """
+    settled = {
         **_settle_model_and_targets(values, changed),
         **settle_preset(
             values, changed, choice="gpu", presets=gpus.GPUS_BY_ID, fill=lambda gpu: {"gpu_memory": gpu_memory(gpu)}
         ),
     }
+    if settled.get("model", values.get("model")) == COUNT and values.get("method") != "full":
+        settled["method"] = "full"
+    return settled
 
 
 # A tight fit where the measurements (validation/steps.json, tools/measure_steps.py: single steps on one CPU, stage 0)
@@ -366,11 +371,6 @@ COUNT_SUB_GROUP = N_(
     "%(note)s Under ZeRO-3, they are those of one sub-group, which can exceed the figure shown by up to one "
     "parameter's share, which a parameter count alone cannot size."
 )
-# The count mode trains every parameter, whatever the method field says.
-COUNT_IGNORES_METHOD = Phrase(
-    N_("With only a parameter count, every parameter is trained: the method chosen is not used."), {}
-)
-
 # QLoRA's base as the step counts it, and what peft's preparation, which most recipes call, adds to it: the total
 # then fits your GPU, or not.
 QLORA_AS_LOADED = N_(
@@ -839,7 +839,6 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "your_gpu": without_bf16(yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE),
         "largest_micro_batch": largest,
         "peak_moment": moment,
-        "method_note": COUNT_IGNORES_METHOD if values["model"] == COUNT and values["method"] != "full" else None,
         "zero_buffers": buffers_note,
         "attention_note": note,
         "window_note": window,
@@ -951,6 +950,22 @@ def facts() -> dict[str, Fact]:
         "sub_group_size": Quantity(SUB_GROUP_SIZE),
         "fused_torch": FUSED_TRAINER_TORCH,
         "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
+        # grad_accum_dtype fp32 with bf16: under ZeRO-1 (no offload) the engine wraps the optimizer in BF16_Optimizer
+        # (engine.py, _do_optimizer_sanity_check), whose _setup_for_real_optimizer allocates an fp32 gradient buffer
+        # of the whole flattened model; ZeRO-3 allocates its gradient partitions in gradient_accumulation_dtype;
+        # ZeRO-2 copies its reduced gradients into grads_in_partition, in the model's dtype.
+        "deepspeed_bf16_optimizer": Citation(
+            "deepspeed/runtime/bf16_optimizer.py",
+            "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/bf16_optimizer.py#L140-L177",
+        ),
+        "deepspeed_zero2_gradients": Citation(
+            "deepspeed/runtime/zero/stage_1_and_2.py",
+            "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/zero/stage_1_and_2.py#L1651-L1653",
+        ),
+        "deepspeed_zero3_gradients": Citation(
+            "deepspeed/runtime/zero/stage3.py",
+            "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/zero/stage3.py#L711-L713",
+        ),
         "one": Quantity(1),
         # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default): its
         # notes' "Default dtype update" (huggingface/transformers#42805).
@@ -1048,7 +1063,6 @@ CALCULATOR = Calculator(
             N_("in samples, per GPU and per forward and backward pass"),
         ),
         Text("peak_moment", N_("When the peak comes")),
-        Text("method_note", N_("Method")),
         Text("zero_buffers", N_("Communication buffers")),
         Text("attention_note", N_("Attention kernel")),
         Text("window_note", N_("Sliding window")),

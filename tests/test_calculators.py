@@ -87,6 +87,8 @@ def test_a_preset_fills_the_count_and_typing_one_counts_by_it_alone(ready_pages,
     expect(page.locator("[name=parameters]")).to_have_value(settled)
     page.fill("[name=parameters]", "7")
     expect(page.locator("[name=model]")).to_have_value("count")
+    # A count trains every parameter: the method field says so rather than keep LoRA on display.
+    expect(page.locator("[name=method]")).to_have_value("full")
     # A count alone has no activations to derive: the page asks for them.
     expect(page.locator("[name=activation_memory]")).to_have_attribute("aria-invalid", "true")
     page.fill("[name=activation_memory]", "2")

@@ -368,7 +368,10 @@ def test_the_page_refuses_on_the_method_what_the_step_refuses(optimizer):
 
 
 def test_typing_a_count_leaves_the_shape_and_a_shape_field_comes_back_to_it():
-    assert settle({**DEFAULTS, "parameters": Decimal(7)}, frozenset({"parameters"})) == {"model": COUNT}
+    assert settle({**DEFAULTS, "parameters": Decimal(7)}, frozenset({"parameters"})) == {
+        "model": COUNT,
+        "method": "full",
+    }
     back = settle({**DEFAULTS, "model": COUNT, "layers": Decimal(16)}, frozenset({"layers"}))
     assert back["model"] == "custom"
     # The count follows the typed shape: half the layers of Llama-3.1-8B.
@@ -415,7 +418,7 @@ def test_a_count_typed_while_another_edit_waited_stays_as_typed():
         NullTranslations(),
         changed=frozenset({"optimizer", "parameters"}),
     )
-    assert page.texts == {"model": COUNT}
+    assert page.texts == {"model": COUNT, "method": "full"}
     assert page.outputs["total_memory"] == "100.00\xa0GB"
 
 
@@ -983,12 +986,16 @@ def test_the_loss_row_names_what_its_moment_holds(model):
     assert LOSS_LABELS["loss"] in dict(CALCULATOR.results(DEFAULTS)["breakdown"])
 
 
-def test_the_count_mode_says_it_ignores_the_method():
-    assert CALCULATOR.results({**COUNTED, "method": "lora"})["method_note"].message == (
-        "With only a parameter count, every parameter is trained: the method chosen is not used."
-    )
-    assert CALCULATOR.results({**COUNTED, "method": "full"})["method_note"] is None
-    assert CALCULATOR.results(DEFAULTS)["method_note"] is None
+def test_the_count_mode_shows_full_fine_tuning(localedir):
+    """A count trains every parameter: typing one, or opening an address with one, turns the method field to full
+    fine-tuning rather than leave LoRA on display above a full fine-tuning's figures."""
+    translations = load_translations(localedir, "en")
+    typed = {**default_texts(CALCULATOR, EN), "parameters": "7.5"}
+    view = evaluate(CALCULATOR, typed, EN, translations, changed=frozenset({"parameters"}))
+    assert (view.texts["model"], view.texts["method"]) == ("count", "full")
+    restored = restore(CALCULATOR, "?model=count&parameters=7.5&method=lora", EN)
+    assert evaluate(CALCULATOR, restored, EN, translations, restoring=True).texts["method"] == "full"
+    assert "method" not in evaluate(CALCULATOR, default_texts(CALCULATOR, EN), EN, translations).texts
 
 
 def test_a_config_of_another_model_type_points_to_the_count_mode(localedir):
