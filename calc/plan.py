@@ -62,12 +62,12 @@ BUDGET_FOR = Choice(
     "budget_for",
     N_("Plans this budget covers"),
     N_(
-        "A plan that accumulates also holds the gradients that earlier micro-batches leave behind. The per-GPU "
-        "training memory calculator counts them in its budget when its target batch needs accumulation. It sets "
-        "this field to match when it hands the budget over."
+        "A plan that accumulates also holds the accumulated gradients, the sum over its earlier micro-batches. The "
+        "per-GPU training memory calculator counts them in its budget when its target batch needs accumulation. It "
+        "sets this field to match when it hands the budget over."
     ),
     options=(
-        Option("any", N_("Any plan (it counts the gradients that earlier micro-batches leave behind)")),
+        Option("any", N_("Any plan (it counts the accumulated gradients)")),
         Option("single", N_("Only a plan without accumulation")),
     ),
     default="any",
@@ -113,9 +113,9 @@ class AccumulationNotBudgeted(InputProblem):
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
             "This budget holds only for a plan without accumulation, and putting all %(share)s samples of each "
-            "GPU in one micro-batch would need %(needed)s. A plan that accumulates also holds the gradients "
-            "that earlier micro-batches leave behind. Take its budget from the per-GPU training memory calculator, "
-            "with this target batch."
+            "GPU in one micro-batch would need %(needed)s. A plan that accumulates also holds the accumulated "
+            "gradients, the sum over its earlier micro-batches. Take its budget from the per-GPU training memory "
+            "calculator, with this target batch."
         ) % {
             "share": format_number(Decimal(self.share), locale),
             # The field is a choice, without the budget's unit; at least two decimals, as every figure in GB.

@@ -327,7 +327,7 @@ EXACT_FIT = N_(
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
 UNMEASURED_QLORA = N_("QLoRA's 4-bit base")
-UNMEASURED_ACCUMULATION = N_("the gradients that earlier micro-batches leave behind")
+UNMEASURED_ACCUMULATION = N_("the accumulated gradients")
 UNMEASURED_TYPED = N_("activations typed in rather than computed")
 UNMEASURED_COUNT = N_("a total from the parameter count alone")
 
@@ -743,8 +743,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             # The LoRA page shows the same run's single step: say why this peak holds more.
             moment = Phrase(
                 N_(
-                    "The peak comes %(moment)s. It includes %(earlier)s of gradients that earlier micro-batches leave "
-                    "behind."
+                    "The peak comes %(moment)s. It includes %(earlier)s of gradients accumulated over the earlier "
+                    "micro-batches."
                 ),
                 {**moment.quantities, "earlier": gigabytes(earlier, 2)},
             )

@@ -334,7 +334,7 @@ def test_the_peak_says_how_much_of_it_the_gradients_accumulation_keeps_are():
     results = CALCULATOR.results(DEFAULTS)
     accumulating = results["peak_moment"].text(EN, NullTranslations())
     single = CALCULATOR.results({**DEFAULTS, "target_batch": Decimal(1)})["peak_moment"].text(EN, NullTranslations())
-    earlier = f"It includes {adapter.text(EN, breakable=False)} of gradients that earlier micro-batches leave behind."
+    earlier = f"It includes {adapter.text(EN, breakable=False)} of gradients accumulated over the earlier micro-batches."
     assert results["earlier_gradients"] == adapter and adapter.value > 0
     assert accumulating.endswith(earlier) and "It includes" not in single
     assert single.startswith("The peak comes ")
@@ -889,7 +889,7 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
         "By this estimate, the run fits on your GPU, with 0.57\u00a0GB to spare. That is a tight fit: the margin "
         "holds only if the estimate is at most 2.30% short of the true peak. On the small models measured, it fell "
         "short by up to 1.00% on the dense models and 4.41% on the mixtures of experts, but those measurements did not "
-        "cover the gradients that earlier micro-batches leave behind."
+        "cover the accumulated gradients."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
@@ -927,7 +927,7 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
         ({"target_batch": Decimal(1), "method": "full", "model": "Qwen/Qwen2.5-0.5B", "micro_batch": Decimal(1)},
          ("this training recipe",)),
         ({"target_batch": Decimal(2), "method": "full", "model": "Qwen/Qwen2.5-0.5B", "micro_batch": Decimal(1)},
-         ("this training recipe", "the gradients that earlier micro-batches leave behind")),
+         ("this training recipe", "the accumulated gradients")),
     ],
 )  # fmt: skip
 def test_a_tight_fit_names_what_the_measurements_did_not_cover(changes, unmeasured):
