@@ -119,8 +119,14 @@ RECOMPUTE = N_("turn on full recomputation")
 # Where the step that does not fit is the optimizer's, with PyTorch AdamW's foreach temporaries, which the fused AdamW
 # (the Hugging Face Trainer's default with PyTorch 2.8 or later) does not allocate.
 FUSED_ADAMW = N_("use PyTorch's fused AdamW")
+# Where ZeRO's buffers at DeepSpeed's defaults (calc.vram.zero_buffers) are what leaves no room: smaller settings.
+SMALLER_BUFFERS = N_("lower ZeRO's buffer settings")
 FUSE = N_("choose fused attention")
 SHORTEN = N_("shorten the sequences")
+# In full fine-tuning, where another recipe keeps fewer bytes per parameter (8-bit AdamW without a master copy keeps
+# the fewest): the weights, gradients and optimizer state shrink with it.
+LEANER_RECIPE = N_("choose a training recipe that keeps less per parameter")
+LEANEST = min(recipe.states.total for recipe in RECIPES.values())
 ADAPT = {"full": N_("train LoRA or QLoRA"), "lora": N_("train QLoRA")}
 # In a mixture of experts QLoRA quantizes the attention projections only (calc.formulas.parameters.quantized_weights):
 # the experts, most of the weights, stay in 16 bits, so it saves little over LoRA.
@@ -132,16 +138,23 @@ LARGER_GPU = N_("choose a GPU with more memory")
 
 
 def ways_out(
-    values: Mapping[str, object], samples: bool, fixed_helps: bool = True, experts: bool = False, fused: bool = False
+    values: Mapping[str, object],
+    samples: bool,
+    fixed_helps: bool = True,
+    experts: bool = False,
+    fused: bool = False,
+    buffers: bool = False,
 ) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
     state), unless one sample alone is more than the GPU holds (not ``fixed_helps``); QLoRA not for a mixture of
-    ``experts`` (:data:`ADAPT_EXPERTS`); first, where the ``fused`` AdamW would drop the temporaries of the moment that
-    does not fit. With one GPU ZeRO shares
-    nothing; with several, a higher stage shares more, and each GPU's share of what is shared shrinks with their
-    number."""
+    ``experts`` (:data:`ADAPT_EXPERTS`); in full fine-tuning, a leaner recipe where there is one; first, where the
+    ``fused`` AdamW would drop the temporaries of the moment that does not fit, or where ZeRO's ``buffers`` are what
+    leave no room, smaller ones. With one GPU ZeRO shares nothing; with several, a higher stage shares more, and each
+    GPU's share of what is shared shrinks with their number."""
     ways = [FUSED_ADAMW] if fused else []
+    if buffers:
+        ways.append(SMALLER_BUFFERS)
     if samples:
         if values["recomputation"] != "full":
             ways.append(RECOMPUTE)
@@ -151,6 +164,8 @@ def ways_out(
             ways.append(SHORTEN)
     if not fixed_helps:
         return Phrases((*ways, LARGER_GPU), style="or")
+    if values["method"] == "full" and RECIPES[values["optimizer"]].states.total > LEANEST:
+        ways.append(LEANER_RECIPE)
     adapt = ADAPT_EXPERTS if experts else ADAPT
     if values["method"] in adapt:
         ways.append(adapt[values["method"]])

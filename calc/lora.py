@@ -255,6 +255,11 @@ def facts() -> dict[str, Fact]:
         "fused_experts_issue": Citation(
             "bitsandbytes#1849", "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1849"
         ),
+        # Axolotl's option that quantizes any 3-D expert parameter to NF4 after loading, which its documentation calls
+        # required for QLoRA on a mixture.
+        "expert_quantization": Citation(
+            "Axolotl: MoE expert quantization", "https://docs.axolotl.ai/docs/expert_quantization.html"
+        ),
         "accumulated_gradients": gigabytes(accumulating.parts["gradients"], 2),
         "vram_target": Quantity(TARGET_BATCH.default),
         # The architectures whose activations, and so whose runs, calc.formulas.step models: transformers' names.

@@ -198,6 +198,7 @@ FAR_FROM_TARGET = N_(
 )
 # Beyond a twentieth of the target, the change is more than a learning rate tuned for the target can be assumed to take.
 FAR = Fraction(1, 20)
+FAR_SHOWN = Quantity(FAR * 100, PERCENT, places=0)
 
 
 def adjustment(target: int, gpus: int, reached: int) -> Phrase | None:
@@ -217,7 +218,7 @@ def adjustment(target: int, gpus: int, reached: int) -> Phrase | None:
     else:
         said = Phrase(NEAREST, figures)
     far = abs(reached - target) > FAR * target
-    return Phrase(FAR_FROM_TARGET, {"adjustment": said, "far": Quantity(FAR * 100, PERCENT, places=0)}) if far else said
+    return Phrase(FAR_FROM_TARGET, {"adjustment": said, "far": FAR_SHOWN}) if far else said
 
 
 def summarize(outputs: Mapping[str, str], results: Mapping[str, object], translations: NullTranslations) -> str:
@@ -256,6 +257,7 @@ def facts() -> dict[str, Fact]:
     return {
         **snippet_facts(),
         "frameworks": Names(tuple(FRAMEWORKS.values())),
+        "far_from_target": FAR_SHOWN,
         "example_gpu": gpus.GPUS_BY_ID["a100-40gb"].name,
         # data_parallel_size = world_size // (tensor × pipeline × context-parallel sizes), at Megatron Core 0.19.0.
         "megatron_data_parallel": Citation(

@@ -171,7 +171,7 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
             + "from lightning.pytorch import Trainer\n"
             "from torch.utils.data import DataLoader\n\n"
             + placeholders("lightning")
-            + f"loader = DataLoader(dataset, batch_size={b}, collate_fn=collator)\n"
+            + f"loader = DataLoader(dataset, batch_size={b}, shuffle=True, collate_fn=collator)\n"
             "trainer = Trainer(\n"
             f'    devices={per_node}, num_nodes={n}, precision="bf16-mixed", accumulate_grad_batches={a}\n'
             ")\n"
@@ -183,7 +183,7 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
             "from torch.utils.data import DataLoader\n\n"
             + placeholders("accelerate")
             + f'accelerator = Accelerator(gradient_accumulation_steps={a}, mixed_precision="bf16")\n'
-            f"loader = DataLoader(dataset, batch_size={b}, collate_fn=collator)\n"
+            f"loader = DataLoader(dataset, batch_size={b}, shuffle=True, collate_fn=collator)\n"
             "model.activation_checkpointing_enable()\n"
             "model, optimizer, loader = accelerator.prepare(model, optimizer, loader)\n\n"
             "model.train()\n"

@@ -33,7 +33,10 @@ from calc.problems import InputProblem, NamesTheWayOut, quantity
 METHOD = Choice(
     "method",
     N_("Method"),
-    N_("What the run trains: every parameter, or a LoRA adapter over a frozen base model."),
+    N_(
+        "What the run trains: every parameter, or a LoRA adapter over a frozen base model, in 16\u00a0bits or, with "
+        "QLoRA, in 4\u00a0bits."
+    ),
     options=(
         Option("full", N_("Full fine-tuning: every parameter"), short=N_("full fine-tuning")),
         Option("lora", N_("LoRA: an adapter over a frozen base"), short="LoRA"),

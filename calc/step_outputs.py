@@ -87,12 +87,12 @@ NO_SDPA = Phrase(
 # too (integrations/sdpa_attention.py, use_gqa_in_sdpa: enable_gqa on CUDA without a mask). PyTorch's memory-efficient
 # backend does not take enable_gqa and its flash backend needs fp16 or bf16 on an Ampere card or later (the cards
 # calc.gpus marks with bf16), so in fp32, or on an older card, the call may fall to the math backend, which keeps the
-# attention scores as eager attention does. Not measured: the measurements ran on the CPU.
+# attention probabilities as eager attention does. Not measured: the measurements ran on the CPU.
 GQA_MATH = Phrase(
     N_(
         "This model has fewer key and value heads than query heads, and transformers asks SDPA to share them "
         "(enable_gqa). In fp32, or on a card older than Ampere, PyTorch may serve that call only with its math "
-        "kernel, which keeps the attention scores as eager attention does. The fused estimate leaves them out: "
+        "kernel, which keeps the attention probabilities as eager attention does. The fused estimate leaves them out: "
         "choose eager attention to count them."
     ),
     {},

@@ -52,6 +52,7 @@ from calc.formulas.step import (
     adapts_experts,
     foreach_temporaries,
     gathered_matrix,
+    holds_gathered_matrix,
     largest_per_sample,
     limit_of,
     model_states,
@@ -256,7 +257,7 @@ OVERHEAD = Amount(
     N_(
         "Memory not held by the model's tensors: the CUDA context, the libraries' workspaces, "
         "communication buffers, and the allocator's fragmentation. The default covers the CUDA context and little "
-        "more: measure yours as the questions below say. Zero leaves it out."
+        "more: measure yours as the FAQ below explains. Zero leaves it out."
     ),
     default=Decimal(1),
     maximum=Decimal(100_000),
@@ -388,10 +389,12 @@ QLORA_PREPARED_SHORT = N_(
 
 # bitsandbytes replaces only nn.Linear modules (calc.formulas.parameters.quantized_weights); transformers 5 keeps a
 # mixture's experts as 3-D parameters, which stay in 16 bits, and peft's preparation casts them to fp32 with the rest.
+# Axolotl's quantize_moe_experts quantizes them after loading (the LoRA page cites its documentation): not modeled.
 QLORA_EXPERTS = N_(
     "In a mixture of experts, only the attention projections are loaded in NF4. The experts stay in 16 bits: "
-    "transformers keeps them as plain parameters, not nn.Linear modules, and bitsandbytes replaces only those. "
-    "%(note)s"
+    "transformers 5 keeps them as 3-D parameters, and its bitsandbytes integration quantizes only nn.Linear modules. "
+    "Axolotl's quantize_moe_experts: true quantizes the experts to NF4 as well; the page does not model that option, "
+    "with which the experts take about a quarter of what is counted here. %(note)s"
 )
 
 # What QLoRA's base needs for ZeRO-3 or FSDP to shard it: peft's and bitsandbytes' guides set the storage to the
@@ -468,6 +471,8 @@ def smaller_up_to(default: int, share: Fraction = Fraction(1)) -> int:
     return widest if share * widest * widest < default else widest - 1
 
 
+# The DeepSpeed release whose code the buffers and the framework table were read in.
+DEEPSPEED_VERSION = "0.19.5"
 # ZeRO's buffers with DeepSpeed's defaults: left out of the total, and set beside it by every verdict (Need's tight
 # spare, BUFFERS_BEYOND_SPARE), so that the notes must not also send them to the overhead.
 ZERO_1_BUFFERS = N_(
@@ -478,8 +483,9 @@ ZERO_1_BUFFERS = N_(
 ZERO_2_BUFFERS = N_(
     "The total leaves out ZeRO's communication buffers, which the verdicts count beside it. With DeepSpeed's "
     "defaults, the gradients are reduced in buckets of reduce_bucket_size elements: %(bucket)s. With overlap_comm, "
-    "DeepSpeed keeps a second bucket, %(double)s in all; the verdicts count the first, so only the second belongs in "
-    "the overhead. To make room, lower reduce_bucket_size."
+    "DeepSpeed keeps a second bucket, %(double)s in all: two buckets, as DeepSpeed %(version)s allocates them "
+    "(setup_buckets), not the %(guides)s times the bucket sizes that older guides give. The verdicts count the first, "
+    "so only the second belongs in the overhead. To make room, lower reduce_bucket_size."
 )
 ZERO_3_BUFFERS = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. With DeepSpeed's defaults they come "
@@ -522,13 +528,17 @@ TIGHT_FOR_BUFFERS = N_(
 SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements did not cover %(unmeasured)s.")
 # A card's cell where the spare is less than the buffers, as your GPU's verdict says (BUFFERS_BEYOND_SPARE), and where
 # it holds them but is tight with them (TIGHT_FOR_BUFFERS): the cell says why (Italian review, round 20).
-BUFFERS_BEYOND_SPARE_CELL = N_("%(verdict)s, too little for ZeRO's buffers")
+BUFFERS_BEYOND_SPARE_CELL = N_(
+    "Fits only with smaller ZeRO buffers: %(spare)s to spare, %(buffers)s at DeepSpeed's defaults"
+)
 TIGHT_FOR_BUFFERS_CELL = N_("%(verdict)s, %(buffers)s of it for ZeRO's buffers")
 
 
-def zero_buffers(values: Mapping[str, object]) -> tuple[Phrase, Fraction] | None:
+def zero_buffers(values: Mapping[str, object], head_counted: bool = True) -> tuple[Phrase, Fraction] | None:
     """What DeepSpeed's ZeRO allocates with its default settings and the total leaves to the overhead: the note that
-    sizes it, and its bytes (ZeRO-2's with overlap_comm off, DeepSpeed's default below ZeRO-3)."""
+    sizes it, and its bytes (ZeRO-2's with overlap_comm off, DeepSpeed's default below ZeRO-3). Under ZeRO-3, the
+    output layer's gathered matrix is one of the live weights, which the total already counts where
+    ``head_counted`` (the moments that decide the verdict and the largest micro-batch hold it)."""
     stage = int(values["zero_stage"])
     if stage == 0:
         return None
@@ -538,7 +548,15 @@ def zero_buffers(values: Mapping[str, object]) -> tuple[Phrase, Fraction] | None
         return Phrase(ZERO_1_BUFFERS, {"bucket": bucket}), Fraction(bucket.value) * GB
     if stage == 2:
         double = gigabytes(2 * REDUCE_BUCKET * element, 2)
-        return Phrase(ZERO_2_BUFFERS, {"bucket": bucket, "double": double}), Fraction(bucket.value) * GB
+        # stage_1_and_2.py, setup_buckets: buf_0, and buf_1 with overlap_comm; the 4.5 of transformers' DeepSpeed
+        # guide ("overlap_comm uses 4.5x the allgather_bucket_size and reduce_bucket_size") is not what it allocates.
+        words = {
+            "bucket": bucket,
+            "double": double,
+            "version": Names((DEEPSPEED_VERSION,)),
+            "guides": Quantity(Decimal("4.5")),
+        }
+        return Phrase(ZERO_2_BUFFERS, words), Fraction(bucket.value) * GB
     # The whole model's weights, not this GPU's shard: gathered weights never exceed them.
     if values["model"] == COUNT:
         weights, head = Fraction(values["parameters"]) * GB * element, Fraction(0)
@@ -548,6 +566,7 @@ def zero_buffers(values: Mapping[str, object]) -> tuple[Phrase, Fraction] | None
         weights = model_states(shape, setting)[0].weights
         # The step counts the output layer's whole matrix where ZeRO-3 gathers it (calc.formulas.step._gathered).
         head = gathered_matrix(shape, replace(setting, zero_stage=stage, gpus=int(values["gpus"])))
+        head = head if head_counted else Fraction(0)
     live = gigabytes(min(MAX_LIVE_PARAMETERS * element, weights), 2)
     prefetch = gigabytes(PREFETCH_BUCKET * element, 2)
     # Of the live allowance, what the gathered output layer, already in the total, takes up.
@@ -702,6 +721,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     note = window = None
     if values["model"] != COUNT and values["activation_memory"] is None:
         step, earlier, binding, count, most = _modelled_step(values, free)
+        held = step_setting(values, shape_of(values), values["optimizer"], recipe_field=True)
+        if buffers and not all(holds_gathered_matrix(moment, held) for moment in (step.moment, binding.name)):
+            # A moment without ZeRO-3's gathered output layer decides: its live weights are the buffers' in full
+            # (Spanish review, round 21, D2).
+            buffers_note, buffers = zero_buffers(values, head_counted=False)
+            free = capacity - overhead - buckets - buffers
+            step, earlier, binding, count, most = _modelled_step(values, free)
         note = attention_note(values, shape_of(values))
         window = window_note(values, shape_of(values))
         # Whether the budget counts the earlier micro-batches' gradients (the largest micro-batch accumulates), so
@@ -721,7 +747,15 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         elif left > 0:
             # A sample larger than the whole GPU leaves nothing for a smaller fixed part to make room for.
             fixed_helps = binding.per_sample_total <= free
-            ways = ways_out(values, samples=True, fixed_helps=fixed_helps, experts=bool(shape_of(values).experts))
+            # ZeRO's buffers, where one sample would fit without them.
+            crowds = left + buffers >= binding.per_sample_total
+            ways = ways_out(
+                values,
+                samples=True,
+                fixed_helps=fixed_helps,
+                experts=bool(shape_of(values).experts),
+                buffers=bool(buffers) and crowds,
+            )
             largest = Phrase(NOT_ONE, {"ways": ways})
         else:
             # Where the fixed part alone is too much, the moment it is too much at and what it needs there.
@@ -736,7 +770,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 and foreach_temporaries(setting)
                 and binding.fixed_total - binding.fixed["optimizer_temporaries"] <= free
             )
-            ways = ways_out(values, samples=False, experts=bool(shape.experts), fused=fused)
+            crowds = bool(buffers) and binding.fixed_total <= free + buffers
+            ways = ways_out(values, samples=False, experts=bool(shape.experts), fused=fused, buffers=crowds)
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
         moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)
         if earlier:
@@ -827,7 +862,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         otherwise), no bf16."""
         verdict = need.verdict(card, CELL, shown=memory.value)
         if buffers and total <= card < total + buffers:
-            verdict = Phrase(BUFFERS_BEYOND_SPARE_CELL, {"verdict": verdict})
+            verdict = Phrase(BUFFERS_BEYOND_SPARE_CELL, {**verdict.quantities, "buffers": gigabytes(buffers, 2)})
         elif buffers and verdict.message == CELL[1]:
             verdict = Phrase(TIGHT_FOR_BUFFERS_CELL, {"verdict": verdict, "buffers": gigabytes(buffers, 2)})
         if total <= card < prepared:

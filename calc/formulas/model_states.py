@@ -234,6 +234,21 @@ RECIPES: dict[str, TrainingRecipe] = {
         temporaries=_MASTER_UPDATE,
         computes_in=_in_16_bits(Computation("adamw-8bit", "bf16")),
     ),
+    # bitsandbytes 8-bit AdamW on a model loaded in bf16, as the Hugging Face Trainer runs optim="adamw_bnb_8bit"
+    # without DeepSpeed or FSDP: 2 + 2 + (2 + 1/32), no master copy. bitsandbytes updates the bf16 weights in its
+    # kernel (Optimizer2State.update_step, optimizer_update_8bit_blockwise), allocating nothing per parameter. The
+    # same exceptions as above (small tensors' fp32 states, the last block) are left out.
+    "adamw-8bit-bf16": TrainingRecipe(
+        label=N_("8-bit AdamW (bitsandbytes), bf16 weights and gradients"),
+        states=ModelStates(
+            weights=Fraction(2),  # bf16
+            gradients=Fraction(2),  # bf16, the weights' dtype
+            optimizer=ADAM_8BIT_STATES,
+        ),
+        optimizer=ADAMW_8BIT,
+        temporaries=Fraction(0),
+        computes_in={"bf16": Computation("adamw-8bit-bf16", "bf16")},
+    ),
     # SGD with momentum under mixed precision: 2 + 2 + (4 + 4) = 12.
     "sgd-momentum": TrainingRecipe(
         master_copy=True,

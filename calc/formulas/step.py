@@ -286,7 +286,10 @@ class AdapterUnderAutocast(Refusal):
     def words(self, recipe_field: bool) -> str:
         if self.method == "qlora":
             # The precision fp32 is no way out: QLoRA refuses it too.
-            return N_("QLoRA under autocast is not modeled: choose a recipe in 16\u00a0bits.")
+            return N_(
+                "QLoRA under autocast is not modeled: choose a recipe in 16\u00a0bits. That is also the choice for "
+                "the Trainer's bf16=True over a 4-bit base: peft keeps the adapter in fp32 either way."
+            )
         return N_(
             "An adapter over fp32 weights under autocast is not modeled: choose a recipe in 16 bits, or the "
             "precision fp32."
@@ -671,7 +674,20 @@ def _gathered(shape: ModelShape, setting: Setting, states: ModelStates) -> dict[
         return {"head": base, "embeddings": base}
     # The whole matrix less this GPU's shard of it, already in the weights.
     head = {**base, "weights": base["weights"] + matrix * (setting.gpus - 1) / setting.gpus}
-    return {"head": head, "embeddings": head if setting.method == "full" else base}
+    return {"head": head, "embeddings": head if holds_gathered_matrix("embeddings", setting) else base}
+
+
+def holds_gathered_matrix(moment: str, setting: Setting) -> bool:
+    """Whether the moment named ``moment`` holds the output layer's whole matrix where ZeRO-3 gathers it
+    (:func:`_gathered`): as the loss is computed and as backward starts, and, in full fine-tuning, as it ends.
+
+    >>> full, lora = Setting("adamw-bf16", 8), Setting("adamw-bf16", 8, method="lora")
+    >>> [holds_gathered_matrix(moment, full) for moment in ("loss", "last layer's MLP", "embeddings")]
+    [True, False, True]
+    >>> holds_gathered_matrix("embeddings", lora)
+    False
+    """
+    return moment in ("forward", "loss") or (moment == "embeddings" and setting.method == "full")
 
 
 def gathered_matrix(shape: ModelShape, setting: Setting) -> Fraction:
