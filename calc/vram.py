@@ -392,7 +392,8 @@ QLORA_PREPARED_SHORT = N_(
 # Axolotl's quantize_moe_experts quantizes them after loading (the LoRA page cites its documentation): not modeled.
 QLORA_EXPERTS = N_(
     "In a mixture of experts, only the attention projections are loaded in NF4. The experts stay in 16 bits: "
-    "transformers 5 keeps them as 3-D parameters, and its bitsandbytes integration quantizes only nn.Linear modules. "
+    "transformers keeps them as plain three-dimensional parameters, and its bitsandbytes integration quantizes only "
+    "nn.Linear modules. "
     "Axolotl's quantize_moe_experts: true quantizes the experts to NF4 as well; the page does not model that option, "
     "with which the experts take about a quarter of what is counted here. %(note)s"
 )
@@ -1067,7 +1068,10 @@ def facts() -> dict[str, Fact]:
         "count_option": COUNT_OPTION.label,
         # The ZeRO paper's example (§5, Figure 1, Table 1): its parameters, in billions as the count field takes them,
         # its GPUs, and the model state per GPU at each stage, as the count mode's rows add it up (per_gpu).
-        "zero_paper_parameters": Quantity(ZERO_PAPER_PARAMETERS),
+        # The count written out, which every language reads alike (Spanish writes 7.5 billion as «7500 millones»), and
+        # as the parameter field takes it, in billions.
+        "zero_paper_parameters": Quantity(int(ZERO_PAPER_PARAMETERS * GB)),
+        "zero_paper_billions": Quantity(ZERO_PAPER_PARAMETERS),
         "zero_paper_gpus": Quantity(ZERO_PAPER_GPUS),
         **{
             f"zero_paper_{stage}": gigabytes(
