@@ -58,9 +58,10 @@ _REWRITES = (DecimalMark, ForeignGrouping)
 # A number followed by a word, as in "0,5 GB" or "4 samples".
 _NUMBER_AND_WORD = re.compile(r"(.*[0-9][.,]?)[\s\u00a0\u202f]*([^\W\d_]+)")
 
-# A number as addresses write it: plain digits, a point, no sign or exponent,
-# no zero that changes nothing. Anything else in an address is read as if typed.
-_ADDRESS_NUMBER = re.compile(r"(?:0|[1-9][0-9]*)(?:\.[0-9]*[1-9])?")
+# A number as addresses write it: plain digits, a point, no sign or exponent. Links write no zero that changes
+# nothing; one typed into an address by hand (25.20) is read as well, except after exactly three decimals, which a
+# Spanish or Italian reader may mean as a thousands separator (1.500): that, and anything else, is read as if typed.
+_ADDRESS_NUMBER = re.compile(r"(?:0|[1-9][0-9]*)(?:\.[0-9]*[1-9])?|(?:0|[1-9][0-9]*)\.(?![0-9]{2}0$)[0-9]*0")
 
 
 def address_number(value: Decimal | int) -> str:
@@ -212,8 +213,8 @@ class _Number(Input, ABC):
         """The number an address holds, or ``ValueError`` if it is not written as addresses write numbers.
 
         >>> amount = Amount("a", "", "", default=Decimal(1), maximum=Decimal(9), places=3)
-        >>> amount.from_address("7.5"), amount.from_address("")
-        (Decimal('7.5'), None)
+        >>> amount.from_address("7.5"), amount.from_address(""), amount.from_address("25.20")
+        (Decimal('7.5'), None, Decimal('25.20'))
         >>> amount.from_address("1.500")
         Traceback (most recent call last):
         ...

@@ -145,6 +145,19 @@ def test_an_address_without_the_budget_leaves_it_blank_not_the_default_run_s():
         assert again == {**texts, "memory_budget": budget}
 
 
+@pytest.mark.parametrize("locale", LOCALES)
+def test_an_address_written_by_hand_with_a_zero_that_changes_nothing_is_read_in_every_locale(locale):
+    """Links write 25.2; a hand-written 25.20 means the same in every locale, where only three decimals could be a
+    thousands separator to a Spanish or Italian reader (Spanish review, round 21, D11)."""
+    plan, parsed = load("plan"), Locale.parse(locale)
+    shown = evaluate(
+        plan, restore(plan, "?memory_budget=25.20&activation_per_sample=0.50", parsed), parsed, NullTranslations()
+    )
+    assert (shown.errors["memory_budget"], shown.errors["activation_per_sample"]) == (None, None)
+    assert "memory_budget=25.2&" in shown.address + "&" and "activation_per_sample=0.5&" in shown.address + "&"
+    assert restore(plan, "?memory_budget=1.500", parsed)["memory_budget"] == "1.500"
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_the_worker_s_warm_up_computes_results_the_defaults_do_not(localedir, name, locale="en"):
     # The warm-up is there to run the code a reader's edits run: forms the page accepts, many with other results
