@@ -21,6 +21,7 @@ from calc.formulas.step import (
     Setting,
     largest_per_sample,
     limit_of,
+    model_states,
     moments,
     step_peak,
 )
@@ -327,3 +328,16 @@ def test_zero_3_steps_the_optimizer_one_sub_group_at_a_time():
     assert model_states(shape, zero_3)[2] == 4 * (SUB_GROUP_SIZE + share)
     zero_2 = Setting("adamw-mixed", 4096, zero_stage=2, gpus=16)
     assert model_states(shape, zero_2)[2] == 4 * Fraction(base_parameters(shape), 16)
+
+
+def test_zero_3_keeps_its_gradient_partition_at_every_moment():
+    """DeepSpeed allocates ZeRO-3's gradient partitions once and keeps them (stage3.py, grad_partitions_flat_buffer),
+    so a single step holds this GPU's shard of every gradient from the forward pass on, as accumulation does; ZeRO-2
+    makes its shard as backward reaches each gradient (technical review, round 22, D2)."""
+    shape = PRESETS["meta-llama/Llama-3.1-8B"]
+    zero_3 = Setting("adamw-mixed", 4096, recomputation="full", zero_stage=3, gpus=8)
+    shard = model_states(shape, zero_3)[0].gradients
+    assert shard == RECIPES["adamw-mixed"].states.gradients * base_parameters(shape) / 8
+    assert all(moment.fixed["gradients"] >= shard for moment in moments(shape, zero_3))
+    zero_2 = dataclasses.replace(zero_3, zero_stage=2)
+    assert next(m for m in moments(shape, zero_2) if m.name == "forward").fixed["gradients"] == 0

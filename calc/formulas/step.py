@@ -60,7 +60,8 @@ on its experts' weights (both refused); LoRA dropout (``lora_dropout`` > 0: drop
 adapted input, and ``lora_A`` keeps dropout's float32 output in place of the
 cast copy, so a float32 model gets one copy per adapted module). Modeled but not measured: gradient
 accumulation (``Setting.accumulating``), where the gradients of earlier
-micro-batches are alive from the forward pass on. Every value is exact (an
+micro-batches are alive from the forward pass on, as ZeRO-3's gradient
+partitions are in every step. Every value is exact (an
 int or a Fraction), in bytes.
 """
 
@@ -602,8 +603,10 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
 
     def alive(count: int) -> Fraction:
         """The gradients alive once backward has made those of ``count`` parameters; accumulating, every gradient
-        exists from the start, since backward adds into .grad (torch AccumulateGrad)."""
-        return states.gradients if setting.accumulating else gradients(count)
+        exists from the start, since backward adds into .grad (torch AccumulateGrad); under ZeRO-3 too, whose
+        gradient partitions DeepSpeed allocates once, as it sets up the optimizer, and keeps (runtime/zero/stage3.py
+        at v0.19.5, _setup_for_real_optimizer: grad_partitions_flat_buffer)."""
+        return states.gradients if setting.accumulating or setting.zero_stage == 3 else gradients(count)
 
     last = [(name, own, {**part, "activations": part["activations"] + mask}) for name, own, part in last]
     first = [
