@@ -7,12 +7,13 @@ The VRAM page's (:mod:`calc.vram`); the step's bytes are :mod:`calc.formulas.ste
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from fractions import Fraction
 
+from calc.batch_inputs import GPUS
 from calc.formatting import GIGABYTE, PERCENT, rounded, rounded_down, rounded_up
-from calc.formulas.model_states import RECIPES
+from calc.formulas.model_states import RECIPES, STAGES
 from calc.gpus import GPU
 from calc.i18n import N_
 from calc.outputs import LESS_THAN, Phrase, Phrases, Quantity, percent
@@ -132,7 +133,11 @@ ADAPT = {"full": N_("train LoRA or QLoRA"), "lora": N_("train QLoRA")}
 # the experts, most of the weights, stay in 16 bits, so it saves little over LoRA.
 ADAPT_EXPERTS = {"full": N_("train LoRA")}
 SEVERAL_GPUS = N_("train on several GPUs with ZeRO")
+MOST_GPUS = int(GPUS.maximum)  # as many as the form takes: what sharding leaves once it shares all it can
+# Where only ZeRO-3 can help, as with a frozen base, which only it shards.
+SEVERAL_GPUS_ZERO_3 = N_("train on several GPUs with ZeRO-3")
 HIGHER_STAGE = N_("choose a higher ZeRO stage")
+ZERO_3 = N_("choose ZeRO-3")
 MORE_GPUS = N_("use more GPUs")
 LARGER_GPU = N_("choose a GPU with more memory")
 
@@ -144,6 +149,7 @@ def ways_out(
     experts: bool = False,
     fused: bool = False,
     buffers: bool = False,
+    fits_with: Callable[[int, int], bool] = lambda stage, gpus: True,
 ) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
@@ -151,7 +157,14 @@ def ways_out(
     ``experts`` (:data:`ADAPT_EXPERTS`); in full fine-tuning, a leaner recipe where there is one; first, where the
     ``fused`` AdamW would drop the temporaries of the moment that does not fit, or where ZeRO's ``buffers`` are what
     leave no room, smaller ones. With one GPU ZeRO shares nothing; with several, a higher stage shares more, and each
-    GPU's share of what is shared shrinks with their number."""
+    GPU's share of what is shared shrinks with their number: each offered only where ``fits_with`` (a ZeRO stage, a
+    number of GPUs) says the step would then fit, with as many GPUs as the form takes where more would help.
+
+    >>> values = {"recomputation": "full", "attention": "flash", "sequence_length": 1, "method": "lora",
+    ...     "optimizer": "adamw-mixed", "zero_stage": "1", "gpus": 8}
+    >>> ways_out(values, samples=False, fits_with=lambda stage, gpus: stage == 3 and gpus > 8).messages
+    ('train QLoRA', 'choose ZeRO-3', 'choose a GPU with more memory')
+    """
     ways = [FUSED_ADAMW] if fused else []
     if buffers:
         ways.append(SMALLER_BUFFERS)
@@ -170,12 +183,17 @@ def ways_out(
     if values["method"] in adapt:
         ways.append(adapt[values["method"]])
     stage, gpus = int(values["zero_stage"]), int(values["gpus"])
+    # The stages above this one that would make room, on these GPUs or on as many as the form takes.
+    higher = [s for s in STAGES[stage + 1 :] if fits_with(s, gpus) or fits_with(s, MOST_GPUS)]
     if gpus == 1:
-        ways.append(SEVERAL_GPUS)
+        # On one GPU no stage shares anything: the stages that would make room on many.
+        several = [s for s in STAGES[max(stage, 1) :] if fits_with(s, MOST_GPUS)]
+        if several:
+            ways.append(SEVERAL_GPUS_ZERO_3 if several == [3] else SEVERAL_GPUS)
     else:
-        if stage < 3:
-            ways.append(HIGHER_STAGE)
-        if stage > 0:
+        if higher:
+            ways.append(ZERO_3 if higher == [3] and stage < 2 else HIGHER_STAGE)
+        if stage > 0 and fits_with(stage, MOST_GPUS):
             ways.append(MORE_GPUS)
     ways.append(LARGER_GPU)
     return Phrases(tuple(ways), style="or")

@@ -643,6 +643,19 @@ def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, 
     return step, earlier, binding, count, largest_per_sample(single)
 
 
+def _fits_with(values: Mapping[str, object], stage: int, gpus: int) -> bool:
+    """Whether a micro-batch of one would fit with this ZeRO stage on this many GPUs, their buffers and buckets
+    counted as :func:`compute` counts them: what a way out that changes the sharding must show (technical review,
+    round 22: more GPUs were offered where the frozen base, which ZeRO-1 and 2 do not shard, was what did not fit)."""
+    sharded = {**values, "zero_stage": str(stage), "gpus": Decimal(gpus)}
+    free = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(sharded)
+    free -= (zero_buffers(sharded, head_counted=False) or (None, Fraction(0)))[1]
+    try:
+        return _modelled_step(sharded, free)[3] >= 1
+    except InputProblem:
+        return False  # a setup the page refuses is no way out
+
+
 def _count_sum(values: Mapping[str, object], temporaries: Fraction) -> Phrase | None:
     """What the count mode's total holds beside the model state (:func:`_typed_parts`), where the recipe's optimizer
     step has temporaries."""
@@ -756,6 +769,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 fixed_helps=fixed_helps,
                 experts=bool(shape_of(values).experts),
                 buffers=bool(buffers) and crowds,
+                fits_with=lambda stage, gpus: _fits_with(values, stage, gpus),
             )
             largest = Phrase(NOT_ONE, {"ways": ways})
         else:
@@ -772,7 +786,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 and binding.fixed_total - binding.fixed["optimizer_temporaries"] <= free
             )
             crowds = bool(buffers) and binding.fixed_total <= free + buffers
-            ways = ways_out(values, samples=False, experts=bool(shape.experts), fused=fused, buffers=crowds)
+            ways = ways_out(
+                values,
+                samples=False,
+                experts=bool(shape.experts),
+                fused=fused,
+                buffers=crowds,
+                fits_with=lambda stage, gpus: _fits_with(values, stage, gpus),
+            )
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
         moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)
         if earlier:

@@ -26,10 +26,11 @@ from calc.fit import (
     NO_BF16_SENTENCE,
     RECOMPUTE,
     SENTENCE,
-    SEVERAL_GPUS,
+    SEVERAL_GPUS_ZERO_3,
     SHORTEN,
     SHORTFALL,
     SMALLER_BUFFERS,
+    ZERO_3,
     Need,
     shortfall,
 )
@@ -779,9 +780,9 @@ def rounded_up(size: Fraction) -> Decimal:
     [
         # LoRA with full recomputation and fused attention on one GPU: what is left is shorter sequences, QLoRA's
         # smaller base, several GPUs and a larger one.
-        ("a10g", {}, NOT_ONE, (SHORTEN, ADAPT["lora"], SEVERAL_GPUS, LARGER_GPU)),
+        ("a10g", {}, NOT_ONE, (SHORTEN, ADAPT["lora"], SEVERAL_GPUS_ZERO_3, LARGER_GPU)),
         # Without samples nothing of the samples' helps; with one GPU ZeRO shares nothing.
-        ("t4", {}, NOT_EMPTY, (ADAPT["lora"], SEVERAL_GPUS, LARGER_GPU)),
+        ("t4", {}, NOT_EMPTY, (ADAPT["lora"], SEVERAL_GPUS_ZERO_3, LARGER_GPU)),
         # ZeRO-3 on several GPUs: more of them, never a higher stage.
         (
             "h100-80gb",
@@ -803,7 +804,7 @@ def rounded_up(size: Fraction) -> Decimal:
             "t4",
             {"model": "meta-llama/Llama-3.1-8B", "method": "full", "gpus": Decimal(4)},
             NOT_EMPTY,
-            (LEANER_RECIPE, ADAPT["full"], HIGHER_STAGE, LARGER_GPU),
+            (LEANER_RECIPE, ADAPT["full"], ZERO_3, LARGER_GPU),
         ),
         # A mixture of experts: QLoRA quantizes only its attention, so it is not offered (Spanish review, round 17,
         # item 1), and full fine-tuning is offered LoRA alone.
@@ -811,20 +812,20 @@ def rounded_up(size: Fraction) -> Decimal:
             "rtx-4090",
             {"model": "Qwen/Qwen3-30B-A3B", "method": "lora"},
             NOT_EMPTY,
-            (SEVERAL_GPUS, LARGER_GPU),
+            (SEVERAL_GPUS_ZERO_3, LARGER_GPU),
         ),
         (
             "rtx-4090",
             {"model": "Qwen/Qwen3-30B-A3B", "method": "full"},
             NOT_EMPTY,
-            (LEANER_RECIPE, ADAPT_EXPERTS["full"], SEVERAL_GPUS, LARGER_GPU),
+            (LEANER_RECIPE, ADAPT_EXPERTS["full"], SEVERAL_GPUS_ZERO_3, LARGER_GPU),
         ),
         # The leanest recipe already chosen: no other is offered.
         (
             "rtx-4090",
             {"model": "Qwen/Qwen3-30B-A3B", "method": "full", "optimizer": "adamw-8bit-bf16"},
             NOT_EMPTY,
-            (ADAPT_EXPERTS["full"], SEVERAL_GPUS, LARGER_GPU),
+            (ADAPT_EXPERTS["full"], SEVERAL_GPUS_ZERO_3, LARGER_GPU),
         ),
         # ZeRO's buffers at DeepSpeed's defaults are what leaves no room for a sample: smaller ones first (technical
         # review, round 21, D1).
@@ -833,6 +834,20 @@ def rounded_up(size: Fraction) -> Decimal:
             {"method": "full", "zero_stage": "3", "gpus": Decimal(8)},
             NOT_ONE,
             (SMALLER_BUFFERS, SHORTEN, LEANER_RECIPE, ADAPT["full"], MORE_GPUS, LARGER_GPU),
+        ),
+        # Sharding offered only where it can make room (technical review, round 22, D3): ZeRO-2 on many GPUs leaves a
+        # frozen base whole, and ZeRO-1 the weights and gradients, however many GPUs share the rest.
+        (
+            "a100-80gb",
+            {"model": "meta-llama/Llama-3.1-70B", "method": "lora", "zero_stage": "2", "gpus": Decimal(64)},
+            NOT_EMPTY,
+            (ADAPT["lora"], HIGHER_STAGE, LARGER_GPU),
+        ),
+        (
+            "h100-80gb",
+            {"model": "meta-llama/Llama-3.1-70B", "method": "full", "zero_stage": "1", "gpus": Decimal(1024)},
+            NOT_EMPTY,
+            (LEANER_RECIPE, ADAPT["full"], ZERO_3, LARGER_GPU),
         ),
         # Selective recomputation still leaves full recomputation to offer.
         (

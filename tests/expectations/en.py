@@ -98,6 +98,6 @@ EXPECTED = Expectations(
     expert_width="This architecture's experts are as wide as its intermediate size: enter the same value.",
     not_one_sample=(
         "Not even one sample fits: "
-        "shorten the sequences, train QLoRA, train on several GPUs with ZeRO, or choose a GPU with more memory."
+        "shorten the sequences, train QLoRA, train on several GPUs with ZeRO-3, or choose a GPU with more memory."
     ),
 )

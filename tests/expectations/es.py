@@ -125,6 +125,6 @@ EXPECTED = Expectations(
     ),
     not_one_sample=(
         "No cabe ni una muestra: acorta las secuencias, pasa a QLoRA, "
-        "reparte el entrenamiento entre varias GPU con ZeRO o elige una GPU con más memoria."
+        "reparte el entrenamiento entre varias GPU con ZeRO-3 o elige una GPU con más memoria."
     ),
 )

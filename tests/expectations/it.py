@@ -116,6 +116,6 @@ EXPECTED = Expectations(
     ),
     not_one_sample=(
         "Nemmeno un campione sta in memoria: "
-        "accorcia le sequenze, passa a QLoRA, usa più GPU con ZeRO o scegli una GPU con più memoria."
+        "accorcia le sequenze, passa a QLoRA, usa più GPU con ZeRO-3 o scegli una GPU con più memoria."
     ),
 )
