@@ -136,7 +136,7 @@ LABELS = {
     "mlp": N_("MLP"),
     "norms": N_("Norms"),
     "logits": N_("Logits and loss"),
-    "outside": N_("Token ids and, under full recomputation, the layers' inputs"),
+    "outside": N_("Token ids (and, under full recomputation, each layer's input)"),
 }
 
 

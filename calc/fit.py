@@ -124,6 +124,9 @@ FUSED_ADAMW = N_("use PyTorch's fused AdamW")
 SMALLER_BUFFERS = N_("lower ZeRO's buffer settings")
 FUSE = N_("choose fused attention")
 SHORTEN = N_("shorten the sequences")
+# Where the moment that limits the micro-batch is the loss's: its fp32 tensors over the vocabulary, which a fused
+# linear cross entropy computes a chunk of tokens at a time (the activations page's FAQ cites Liger Kernel's).
+CHUNKED_LOSS = N_("compute the loss in chunks (the Trainer's use_liger_kernel=True)")
 # In full fine-tuning, where another recipe keeps fewer bytes per parameter (8-bit AdamW without a master copy keeps
 # the fewest): the weights, gradients and optimizer state shrink with it.
 LEANER_RECIPE = N_("choose a training recipe that keeps less per parameter")
@@ -150,15 +153,17 @@ def ways_out(
     fused: bool = False,
     buffers: bool = False,
     fits_with: Callable[[int, int], bool] = lambda stage, gpus: True,
+    loss: bool = False,
 ) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
     state), unless one sample alone is more than the GPU holds (not ``fixed_helps``); QLoRA not for a mixture of
     ``experts`` (:data:`ADAPT_EXPERTS`); in full fine-tuning, a leaner recipe where there is one; first, where the
     ``fused`` AdamW would drop the temporaries of the moment that does not fit, or where ZeRO's ``buffers`` are what
-    leave no room, smaller ones. With one GPU ZeRO shares nothing; with several, a higher stage shares more, and each
-    GPU's share of what is shared shrinks with their number: each offered only where ``fits_with`` (a ZeRO stage, a
-    number of GPUs) says the step would then fit, with as many GPUs as the form takes where more would help.
+    leave no room, smaller ones; where the ``loss`` is the moment that limits, computing it in chunks. With one GPU
+    ZeRO shares nothing; with several, a higher stage shares more, and each GPU's share of what is shared shrinks
+    with their number: each offered only where ``fits_with`` (a ZeRO stage, a number of GPUs) says the step would
+    then fit, with as many GPUs as the form takes where more would help.
 
     >>> values = {"recomputation": "full", "attention": "flash", "sequence_length": 1, "method": "lora",
     ...     "optimizer": "adamw-mixed", "zero_stage": "1", "gpus": 8}
@@ -173,6 +178,8 @@ def ways_out(
             ways.append(RECOMPUTE)
         if values["attention"] == "eager":
             ways.append(FUSE)
+        if loss:
+            ways.append(CHUNKED_LOSS)
         if int(values["sequence_length"]) > 1:
             ways.append(SHORTEN)
     if not fixed_helps:

@@ -15,7 +15,13 @@ from functools import lru_cache
 
 from babel import Locale
 from babel.lists import format_list
-from babel.numbers import format_decimal, get_decimal_symbol, get_minus_sign_symbol, get_plus_sign_symbol
+from babel.numbers import (
+    format_compact_decimal,
+    format_decimal,
+    get_decimal_symbol,
+    get_minus_sign_symbol,
+    get_plus_sign_symbol,
+)
 
 from calc.cldr import MINIMUM_GROUPING_DIGITS
 
@@ -25,6 +31,8 @@ MEGABYTE = "digital-megabyte"
 PERCENT = "concentr-percent"
 GIBIBYTE = "digital-gibibyte"
 MEBIBYTE = "digital-mebibyte"
+# Not a unit: a large count said as prose says it (7.5 billion), where its digits would be a string of zeros.
+IN_WORDS = "count-in-words"
 
 # CLDR's plural fallback for unit patterns: a missing category uses "other".
 # Babel instead falls back to the unit's display name, which in Italian
@@ -158,6 +166,8 @@ def format_quantity(
     >>> format_quantity(Decimal(1), "digital-gigabyte", Locale.parse("en"), places=2)
     '1.00 GB'
     """
+    if unit == IN_WORDS:
+        return in_words(value, locale, breakable=breakable)
     number = format_number(value, locale)
     if places:
         # Babel drops a Decimal's trailing zeros whatever its exponent: pad the shown decimals instead.
@@ -193,6 +203,25 @@ def unit_symbol(unit: str, locale: Locale) -> str:
     'GB'
     """
     return _unit_patterns(unit, locale)[_FALLBACK_PLURAL].replace("{0}", "").strip()
+
+
+def in_words(value: Decimal, locale: Locale, *, breakable: bool = True) -> str:
+    """A count of a million or more as prose says it: CLDR's long compact form, in whole units where it has no
+    decimals (so that Italian's singular, «1 miliardo», is the one CLDR gives an integer), but Spanish says thousands
+    of millions in millions (7500 millones), as the native reviews of rounds 21 and 22 asked, not «7,5 mil millones».
+
+    >>> en, es, it = Locale.parse("en"), Locale.parse("es"), Locale.parse("it")
+    >>> in_words(Decimal("7.5E9"), en), in_words(Decimal("1E9"), it), in_words(Decimal("7.5E9"), it)
+    ('7.5 billion', '1 miliardo', '7,5 miliardi')
+    >>> in_words(Decimal("7.5E9"), es), in_words(Decimal("1E9"), es, breakable=False)
+    ('7500 millones', '1000\xa0millones')
+    """
+    if locale.language == "es" and 10**9 <= value < 10**12:
+        text = f"{format_number(value / 10**6, locale)} millones"
+    else:
+        whole = int(value) if value == value.to_integral_value() else value
+        text = format_compact_decimal(whole, format_type="long", locale=locale, fraction_digits=2)
+    return text if breakable else text.replace(" ", "\u00a0")
 
 
 def _unit_patterns(unit: str, locale: Locale) -> dict[str, str]:

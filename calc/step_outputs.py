@@ -81,6 +81,12 @@ NO_SDPA = Phrase(
     ),
     {},
 )
+# FlashAttention 2 runs on Ampere cards and later (the cards calc.gpus marks with bf16), so on an older one such a
+# model has eager attention to run with (Spanish review, round 22).
+NO_SDPA_OLDER = Phrase(
+    N_("%(note)s FlashAttention does not run on a card older than Ampere, such as this one: choose eager attention."),
+    {"note": NO_SDPA},
+)
 
 
 # Where the model shares its key and value heads (grouped-query attention), transformers 5.24 asks SDPA to share them
@@ -104,9 +110,9 @@ def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | 
     grouped-query call unfused (in fp32, or on a listed card without bf16); None otherwise."""
     if values["attention"] != "flash":
         return None
-    if shape.model_type in SOFTCAPPED_ATTENTION:
-        return NO_SDPA
     gpu = GPUS_BY_ID.get(values.get("gpu"))
+    if shape.model_type in SOFTCAPPED_ATTENTION:
+        return NO_SDPA_OLDER if gpu is not None and not gpu.bf16 else NO_SDPA
     older = values["precision"] == "fp32" or (gpu is not None and not gpu.bf16)
     return GQA_MATH if older and shape.kv_heads < shape.attention_heads else None
 
@@ -120,9 +126,15 @@ def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | 
 # refuses SDPA (Gemma-2), NO_SDPA says what the fused estimate stands for. templates/caveats.html words it for the page.
 WINDOW = N_(
     "On its sliding-window layers, this model attends only to the last %(window)s tokens, and a sequence here holds "
-    "%(length)s. Once a sequence is as long as the window, transformers passes SDPA a mask. Where the model has fewer "
-    "key and value heads than query heads, transformers also repeats the keys and values for every query head "
-    "(repeat_kv). The estimate counts neither the mask nor those copies, so the peak may be higher."
+    "%(length)s. Once a sequence is as long as the window, transformers passes SDPA a mask, and, since this model "
+    "has fewer key and value heads than query heads, repeats the keys and values for every query head (repeat_kv). "
+    "The estimate counts neither the mask nor those copies, so the peak may be higher."
+)
+# The same without the copies, for a model with as many key and value heads as query heads (repeat_kv a no-op).
+WINDOW_ALL_HEADS = N_(
+    "On its sliding-window layers, this model attends only to the last %(window)s tokens, and a sequence here holds "
+    "%(length)s. Once a sequence is as long as the window, transformers passes SDPA a mask, which the estimate does "
+    "not count, so the peak may be higher."
 )
 
 
@@ -145,7 +157,8 @@ def window_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | Non
         or shape.sliding_window > length
     ):
         return None
-    return Phrase(WINDOW, {"window": Quantity(shape.sliding_window), "length": Quantity(length)})
+    words = WINDOW if shape.kv_heads < shape.attention_heads else WINDOW_ALL_HEADS
+    return Phrase(words, {"window": Quantity(shape.sliding_window), "length": Quantity(length)})
 
 
 # How the step's QLoRA loads its base (the QLoRA paper's setting), and peft's preparation that most recipes add, which

@@ -36,7 +36,7 @@ from calc.fit import (
     ways_out,
     without_bf16,
 )
-from calc.formatting import GIBIBYTE, GIGABYTE, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
+from calc.formatting import GIBIBYTE, GIGABYTE, IN_WORDS, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
 from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import (
@@ -474,7 +474,8 @@ def smaller_up_to(default: int, share: Fraction = Fraction(1)) -> int:
 
 # The DeepSpeed release whose code the buffers and the framework table were read in.
 DEEPSPEED_VERSION = "0.19.5"
-# ZeRO's buffers with DeepSpeed's defaults: left out of the total, and set beside it by every verdict (Need's tight
+# ZeRO's buffers with DeepSpeed's defaults (overlap_comm: zero/config.py, overlap_comm_valid, on only at ZeRO-3): left
+# out of the total, and set beside it by every verdict (Need's tight
 # spare, BUFFERS_BEYOND_SPARE), so that the notes must not also send them to the overhead.
 ZERO_1_BUFFERS = N_(
     "The total leaves out ZeRO's communication buffers, which the verdicts count beside it. With DeepSpeed's "
@@ -484,9 +485,10 @@ ZERO_1_BUFFERS = N_(
 ZERO_2_BUFFERS = N_(
     "The total leaves out ZeRO's communication buffers, which the verdicts count beside it. With DeepSpeed's "
     "defaults, the gradients are reduced in buckets of reduce_bucket_size elements: %(bucket)s. With overlap_comm, "
-    "DeepSpeed keeps a second bucket, %(double)s in all: two buckets, as DeepSpeed %(version)s allocates them "
-    "(setup_buckets), not the %(guides)s times the bucket sizes that older guides give. The verdicts count the first, "
-    "so only the second belongs in the overhead. To make room, lower reduce_bucket_size."
+    "which is off by default below ZeRO-3, DeepSpeed %(version)s allocates a second bucket of the same size "
+    "(setup_buckets): %(double)s in all, not the %(guides)s times the bucket size that older guides give. The "
+    "verdicts count only the first; if you turn overlap_comm on, add the second to the overhead. To make room, lower "
+    "reduce_bucket_size."
 )
 ZERO_3_BUFFERS = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. With DeepSpeed's defaults they come "
@@ -527,10 +529,20 @@ TIGHT_FOR_BUFFERS = N_(
     "up to %(dense)s on the dense models and %(worst)s on the mixtures of experts."
 )
 SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements did not cover %(unmeasured)s.")
+# A 16-bit recipe without a master copy under ZeRO: DeepSpeed's ZeRO optimizers keep an fp32 partition of the weights
+# whatever the recipe (stage_1_and_2.py single_partition_of_fp32_groups, stage3.py fp32_partitioned_groups_flat;
+# base_optimizer.py _configure_master_weights makes bf16 ones only on request, with offloading), so its mixed twin
+# counts a DeepSpeed run; PyTorch FSDP on a model loaded in bf16 keeps what this recipe counts.
+ZERO_WITHOUT_MASTER = N_(
+    "%(note)s DeepSpeed's ZeRO keeps an fp32 master copy of each GPU's share of the weights by default, which this "
+    "recipe does not count: for DeepSpeed, choose “%(twin)s”. This recipe counts what PyTorch FSDP keeps for a model "
+    "loaded in bf16."
+)
+MIXED_TWINS = {"adamw-8bit-bf16": "adamw-8bit"}
 # A card's cell where the spare is less than the buffers, as your GPU's verdict says (BUFFERS_BEYOND_SPARE), and where
 # it holds them but is tight with them (TIGHT_FOR_BUFFERS): the cell says why (Italian review, round 20).
 BUFFERS_BEYOND_SPARE_CELL = N_(
-    "Fits only with smaller ZeRO buffers: %(spare)s to spare, %(buffers)s at DeepSpeed's defaults"
+    "Fits only with smaller ZeRO buffers: %(spare)s to spare, but they take %(buffers)s at DeepSpeed's defaults"
 )
 TIGHT_FOR_BUFFERS_CELL = N_("%(verdict)s, %(buffers)s of it for ZeRO's buffers")
 
@@ -730,6 +742,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     buckets = ddp_buckets(values)
     buffers_note, buffers = zero_buffers(values) or (None, Fraction(0))
     free = capacity - overhead - buckets - buffers
+
     # The gradients of earlier micro-batches at the peak: the step's.
     earlier = Fraction(0)
     note = window = None
@@ -770,6 +783,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 experts=bool(shape_of(values).experts),
                 buffers=bool(buffers) and crowds,
                 fits_with=lambda stage, gpus: _fits_with(values, stage, gpus),
+                loss=binding.name in ("forward", "loss"),
             )
             largest = Phrase(NOT_ONE, {"ways": ways})
         else:
@@ -844,6 +858,12 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     if buckets:
         parts["ddp_buckets"] = buckets
         buffers_note = Phrase(DDP_BUCKETS, {"buckets": gigabytes(buckets, 2)})
+    recipe = RECIPES[values["optimizer"]]
+    if buffers and (values["method"] == "full" or values["model"] == COUNT) and not recipe.master_copy:
+        if recipe.states.weights == RECIPES["adamw-mixed"].states.weights:
+            # A 16-bit recipe with no master copy, which DeepSpeed's ZeRO does not run (technical review, round 22).
+            twin = Phrase(RECIPES[MIXED_TWINS.get(values["optimizer"], "adamw-mixed")].label, {})
+            buffers_note = Phrase(ZERO_WITHOUT_MASTER, {"note": buffers_note, "twin": twin})
     parts["overhead"] = overhead
     total = sum(parts.values())
     need = Need(total, error + buffers)  # once for every card's verdict
@@ -1004,7 +1024,7 @@ def facts() -> dict[str, Fact]:
         # parameter, and the breakdown's row that holds them.
         "master_update": Quantity(RECIPES["adamw-mixed"].temporaries, places=0),
         "temporaries_label": PART_LABELS["optimizer_temporaries"],
-        "sub_group_size": Quantity(SUB_GROUP_SIZE),
+        "sub_group_size": Quantity(SUB_GROUP_SIZE, IN_WORDS),
         "fused_torch": FUSED_TRAINER_TORCH,
         "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
         # grad_accum_dtype fp32 with bf16: under ZeRO-1 (no offload) the engine wraps the optimizer in BF16_Optimizer
@@ -1089,9 +1109,9 @@ def facts() -> dict[str, Fact]:
         "count_option": COUNT_OPTION.label,
         # The ZeRO paper's example (§5, Figure 1, Table 1): its parameters, in billions as the count field takes them,
         # its GPUs, and the model state per GPU at each stage, as the count mode's rows add it up (per_gpu).
-        # The count written out, which every language reads alike (Spanish writes 7.5 billion as «7500 millones»), and
-        # as the parameter field takes it, in billions.
-        "zero_paper_parameters": Quantity(int(ZERO_PAPER_PARAMETERS * GB)),
+        # The count as each language's prose says it (Spanish in millions: calc.formatting.in_words), and as the
+        # parameter field takes it, in billions.
+        "zero_paper_parameters": Quantity(int(ZERO_PAPER_PARAMETERS * GB), IN_WORDS),
         "zero_paper_billions": Quantity(ZERO_PAPER_PARAMETERS),
         "zero_paper_gpus": Quantity(ZERO_PAPER_GPUS),
         **{

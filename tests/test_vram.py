@@ -17,6 +17,7 @@ from calc.fit import (
     ADAPT,
     ADAPT_EXPERTS,
     CELL,
+    CHUNKED_LOSS,
     FUSE,
     HIGHER_STAGE,
     LARGER_GPU,
@@ -780,7 +781,7 @@ def rounded_up(size: Fraction) -> Decimal:
     [
         # LoRA with full recomputation and fused attention on one GPU: what is left is shorter sequences, QLoRA's
         # smaller base, several GPUs and a larger one.
-        ("a10g", {}, NOT_ONE, (SHORTEN, ADAPT["lora"], SEVERAL_GPUS_ZERO_3, LARGER_GPU)),
+        ("a10g", {}, NOT_ONE, (CHUNKED_LOSS, SHORTEN, ADAPT["lora"], SEVERAL_GPUS_ZERO_3, LARGER_GPU)),
         # Without samples nothing of the samples' helps; with one GPU ZeRO shares nothing.
         ("t4", {}, NOT_EMPTY, (ADAPT["lora"], SEVERAL_GPUS_ZERO_3, LARGER_GPU)),
         # ZeRO-3 on several GPUs: more of them, never a higher stage.
@@ -796,7 +797,7 @@ def rounded_up(size: Fraction) -> Decimal:
             "rtx-4090",
             {"method": "qlora", "recomputation": "none", "attention": "eager", "gpus": Decimal(4)},
             NOT_ONE,
-            (RECOMPUTE, FUSE, SHORTEN, LARGER_GPU),
+            (RECOMPUTE, FUSE, CHUNKED_LOSS, SHORTEN, LARGER_GPU),
         ),
         # Several GPUs without ZeRO, and the fixed part too large: a ZeRO stage, but not more GPUs, which would
         # replicate everything again.
@@ -833,7 +834,7 @@ def rounded_up(size: Fraction) -> Decimal:
             "rtx-4090",
             {"method": "full", "zero_stage": "3", "gpus": Decimal(8)},
             NOT_ONE,
-            (SMALLER_BUFFERS, SHORTEN, LEANER_RECIPE, ADAPT["full"], MORE_GPUS, LARGER_GPU),
+            (SMALLER_BUFFERS, CHUNKED_LOSS, SHORTEN, LEANER_RECIPE, ADAPT["full"], MORE_GPUS, LARGER_GPU),
         ),
         # Sharding offered only where it can make room (technical review, round 22, D3): ZeRO-2 on many GPUs leaves a
         # frozen base whole, and ZeRO-1 the weights and gradients, however many GPUs share the rest.
@@ -854,7 +855,7 @@ def rounded_up(size: Fraction) -> Decimal:
             "rtx-4090",
             {"sequence_length": Decimal(32768), "recomputation": "selective"},
             NOT_ONE,
-            (RECOMPUTE, SHORTEN, LARGER_GPU),
+            (RECOMPUTE, CHUNKED_LOSS, SHORTEN, LARGER_GPU),
         ),
     ],
 )
