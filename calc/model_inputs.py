@@ -254,8 +254,8 @@ _SHAPE_FIELDS: tuple[Field, ...] = (
         "sliding_window",
         N_("Sliding window"),
         N_(
-            "How many tokens back the sliding-window layers attend (sliding_window); blank if no layer uses a sliding "
-            "window, as when Qwen's use_sliding_window is false."
+            "How many tokens, itself included, each token sees in the sliding-window layers (sliding_window); blank if "
+            "no layer uses a sliding window, as when Qwen's use_sliding_window is false."
         ),
         10_000_000,
         optional=True,
