@@ -1452,3 +1452,37 @@ def test_zero_s_buffers_leave_the_micro_batch_and_the_budget_what_the_verdict_le
     assert largest == 3
     at_largest = CALCULATOR.results({**run, "micro_batch": Decimal(largest)})["your_gpu"]
     assert at_largest.message != BUFFERS_BEYOND_SPARE and "missing" not in at_largest.quantities
+
+
+@pytest.mark.parametrize(("optimizer", "twin"), [("adamw-bf16", "adamw-mixed"), ("adamw-8bit-bf16", "adamw-8bit")])
+def test_zero_with_a_recipe_that_keeps_no_master_copy_names_the_one_deepspeed_runs(optimizer, twin):
+    """DeepSpeed's ZeRO optimizers keep an fp32 partition of the weights whatever the recipe: the note under a 16-bit
+    recipe without a master copy names its mixed twin for DeepSpeed (technical review, round 22, D5)."""
+    from calc.vram import ZERO_WITHOUT_MASTER
+
+    values = {**DEFAULTS, "method": "full", "optimizer": optimizer, "zero_stage": "2", "gpus": Decimal(8)}
+    note = CALCULATOR.results(values)["zero_buffers"]
+    assert note.message == ZERO_WITHOUT_MASTER and note.quantities["twin"].message == RECIPES[twin].label
+    # Not for the mixed recipes, nor without ZeRO, nor for an adapter, whose fp32 copy peft keeps anyway.
+    assert CALCULATOR.results({**values, "optimizer": twin})["zero_buffers"].message != ZERO_WITHOUT_MASTER
+    assert CALCULATOR.results({**values, "method": "lora"})["zero_buffers"].message != ZERO_WITHOUT_MASTER
+
+
+def test_gemma_2_on_a_card_before_ampere_is_told_to_use_eager_attention():
+    """Transformers refuses SDPA for Gemma-2 and FlashAttention 2 needs an Ampere card: on a T4 only eager runs."""
+    from calc.step_outputs import NO_SDPA, NO_SDPA_OLDER
+
+    assert CALCULATOR.results(_on("t4", model="google/gemma-2-9b", precision="fp16"))["attention_note"] == NO_SDPA_OLDER
+    assert CALCULATOR.results(_on("h100-80gb", model="google/gemma-2-9b"))["attention_note"] == NO_SDPA
+
+
+def test_the_window_note_names_the_key_and_value_copies_only_where_the_model_makes_them():
+    """repeat_kv copies nothing where a model has as many key and value heads as query heads (Phi-3-mini)."""
+    from calc.step_outputs import WINDOW, WINDOW_ALL_HEADS
+
+    phi = {**DEFAULTS, "model": "microsoft/Phi-3-mini-4k-instruct", "sequence_length": Decimal(4096)}
+    phi = {**phi, **settle(phi, frozenset({"model"}))}
+    assert CALCULATOR.results(phi)["window_note"].message == WINDOW_ALL_HEADS
+    mistral = {**DEFAULTS, "model": "mistralai/Mistral-7B-v0.1", "sequence_length": Decimal(8192)}
+    mistral = {**mistral, **settle(mistral, frozenset({"model"}))}
+    assert CALCULATOR.results(mistral)["window_note"].message == WINDOW
