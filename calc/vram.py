@@ -620,10 +620,12 @@ NOT_EMPTY = N_(
 )
 
 
-def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, Fraction, Moment, int, Moment]:
+def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, Fraction, Moment, int, Moment, bool]:
     """The step's peak at the form's micro-batch and the gradients of earlier micro-batches it holds; the moment that
     limits the micro-batch within ``free`` bytes and the largest micro-batch that fits; the moment with the largest
-    per-sample part. The page with a model and no activation memory typed."""
+    per-sample part; whether that limit holds for any plan, with or without accumulation (the largest micro-batch
+    accumulates, or accumulating holds nothing more, as under ZeRO-3). The page with a model and no activation memory
+    typed."""
     shape = shape_of(values)
     stage, gpus = int(values["zero_stage"]), int(values["gpus"])
     setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=gpus)
@@ -652,7 +654,8 @@ def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, 
         # Not even the fixed part fits: the moment that needs the most without samples, whatever the GPU, so that
         # every card is told the same need.
         binding = max(candidates, key=lambda moment: moment.fixed_total)
-    return step, earlier, binding, count, largest_per_sample(single)
+    any_plan = accumulates(values, count) or step_moments(True) == single
+    return step, earlier, binding, count, largest_per_sample(single), any_plan
 
 
 def _fits_with(values: Mapping[str, object], stage: int, gpus: int) -> bool:
@@ -747,19 +750,19 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     earlier = Fraction(0)
     note = window = None
     if values["model"] != COUNT and values["activation_memory"] is None:
-        step, earlier, binding, count, most = _modelled_step(values, free)
+        step, earlier, binding, count, most, any_plan = _modelled_step(values, free)
         held = step_setting(values, shape_of(values), values["optimizer"], recipe_field=True)
         if buffers and not all(holds_gathered_matrix(moment, held) for moment in (step.moment, binding.name)):
             # A moment without ZeRO-3's gathered output layer decides: its live weights are the buffers' in full
             # (Spanish review, round 21, D2).
             buffers_note, buffers = zero_buffers(values, head_counted=False)
             free = capacity - overhead - buckets - buffers
-            step, earlier, binding, count, most = _modelled_step(values, free)
+            step, earlier, binding, count, most, any_plan = _modelled_step(values, free)
         note = attention_note(values, shape_of(values))
         window = window_note(values, shape_of(values))
         # Whether the budget counts the earlier micro-batches' gradients (the largest micro-batch accumulates), so
         # that it holds for any plan, or only for a step without accumulation, which the planner must be told.
-        budget_for = "any" if accumulates(values, count) else "single"
+        budget_for = "any" if any_plan else "single"
         parts = dict(step.parts)
         labels = labels_at(step.moment, LABELS)
         left = free - binding.fixed_total

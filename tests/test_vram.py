@@ -624,7 +624,7 @@ def test_the_budget_never_exceeds_what_is_left_and_the_plan_is_this_page_s(model
         except InputProblem:
             continue  # a run the step refuses
         free = Fraction(values["gpu_memory"] - values["overhead"]) * GB
-        _, _, binding, exact, _ = _modelled_step(values, free)
+        _, _, binding, exact, _, _ = _modelled_step(values, free)
         plan = links(values, results)["plan"]
         largest = results["largest_micro_batch"]
         if not isinstance(largest, Quantity):
@@ -1486,3 +1486,21 @@ def test_the_window_note_names_the_key_and_value_copies_only_where_the_model_mak
     mistral = {**DEFAULTS, "model": "mistralai/Mistral-7B-v0.1", "sequence_length": Decimal(8192)}
     mistral = {**mistral, **settle(mistral, frozenset({"model"}))}
     assert CALCULATOR.results(mistral)["window_note"].message == WINDOW
+
+
+def test_under_zero_3_the_budget_holds_for_any_plan_and_counts_the_gradient_shard():
+    """ZeRO-3 holds its gradient shard in every step (calc.formulas.step, alive), so the budget it leaves holds with
+    accumulation or without, and a micro-batch of 2 is not offered where only 1 fits beside the shard (technical
+    review, round 22, D2: 8 H100s, Llama-3.1-8B in full fine-tuning without recomputation)."""
+    values = _on(
+        "h100-80gb",
+        method="full",
+        zero_stage="3",
+        gpus=Decimal(8),
+        micro_batch=Decimal(2),
+        recomputation="none",
+        target_batch=Decimal(16),
+    )
+    results = CALCULATOR.results(values)
+    assert results["largest_micro_batch"] == Quantity(1)
+    assert links(values, results)["plan"]["budget_for"] == "any"
