@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from gettext import NullTranslations
 
+from calc import deepspeed
 from calc.batch_inputs import ACCUMULATION_STEPS, ACTIVATION_PER_SAMPLE, GPUS, MEMORY_BUDGET, MICRO_BATCH, TARGET_BATCH
 from calc.calculator import Calculator, Group
 from calc.formatting import GIGABYTE
@@ -171,6 +172,8 @@ def facts() -> dict[str, Fact]:
     return {
         **snippet_facts(),
         "token_count_version": "4.46",
+        # TrainingArguments.average_tokens_across_devices: default=False in 4.53.0, True from 4.54.0 (#39395).
+        "average_tokens_version": "4.54",
         # param_dtype: "the dtype for forward and backward computation".
         "fsdp_mixed_precision": Citation(
             "PyTorch: MixedPrecision", "https://pytorch.org/docs/stable/fsdp.html#torch.distributed.fsdp.MixedPrecision"
@@ -190,6 +193,9 @@ def facts() -> dict[str, Fact]:
             "deepspeed/runtime/engine.py (_do_optimizer_sanity_check)",
             "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/engine.py#L1934-L1977",
         ),
+        "bf16_accumulation_since": deepspeed.BF16_ACCUMULATION_SINCE,
+        "fp32_accumulation_until": deepspeed.FP32_ACCUMULATION_UNTIL,
+        "fp32_accumulation_source": deepspeed.FP32_ACCUMULATION_SOURCE,
     }
 
 

@@ -132,6 +132,11 @@ CHUNKED_LOSS = N_("compute the loss in chunks (the Trainer's use_liger_kernel=Tr
 LEANER_RECIPE = N_("choose a training recipe that keeps less per parameter")
 LEANEST = min(recipe.states.total for recipe in RECIPES.values())
 ADAPT = {"full": N_("train LoRA or QLoRA"), "lora": N_("train QLoRA")}
+# An adapter over a base kept in fp32: the base in 16 bits halves its weights.
+BF16_BASE = N_("load the base model in bf16 (a 16-bit recipe at precision bf16)")
+# QLoRA on a mixture, whose experts transformers leaves in 16 bits (QLORA_EXPERTS in calc.vram): Axolotl's option
+# quantizes them too, which the page does not model.
+QUANTIZE_EXPERTS = N_("quantize the experts too (Axolotl's quantize_moe_experts: true)")
 # In a mixture of experts QLoRA quantizes the attention projections only (calc.formulas.parameters.quantized_weights):
 # the experts, most of the weights, stay in 16 bits, so it saves little over LoRA.
 ADAPT_EXPERTS = {"full": N_("train LoRA")}
@@ -154,13 +159,15 @@ def ways_out(
     buffers: bool = False,
     fits_with: Callable[[int, int], bool] = lambda stage, gpus: True,
     loss: bool = False,
+    larger_gpu: bool = True,
 ) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
     state), unless one sample alone is more than the GPU holds (not ``fixed_helps``); QLoRA not for a mixture of
     ``experts`` (:data:`ADAPT_EXPERTS`); in full fine-tuning, a leaner recipe where there is one; first, where the
     ``fused`` AdamW would drop the temporaries of the moment that does not fit, or where ZeRO's ``buffers`` are what
-    leave no room, smaller ones; where the ``loss`` is the moment that limits, computing it in chunks. With one GPU
+    leave no room, smaller ones; where the ``loss`` is the moment that limits, computing it in chunks; a larger GPU
+    only where one holds the step (``larger_gpu``), unless nothing else is left to offer. With one GPU
     ZeRO shares nothing; with several, a higher stage shares more, and each GPU's share of what is shared shrinks
     with their number: each offered only where ``fits_with`` (a ZeRO stage, a number of GPUs) says the step would
     then fit, with as many GPUs as the form takes where more would help.
@@ -183,12 +190,16 @@ def ways_out(
         if int(values["sequence_length"]) > 1:
             ways.append(SHORTEN)
     if not fixed_helps:
-        return Phrases((*ways, LARGER_GPU), style="or")
+        return Phrases((*ways, LARGER_GPU) if larger_gpu or not ways else tuple(ways), style="or")
     if values["method"] == "full" and RECIPES[values["optimizer"]].states.total > LEANEST:
         ways.append(LEANER_RECIPE)
+    if values["method"] == "lora" and RECIPES[values["optimizer"]].states.weights > 2:
+        ways.append(BF16_BASE)
     adapt = ADAPT_EXPERTS if experts else ADAPT
     if values["method"] in adapt:
         ways.append(adapt[values["method"]])
+    if values["method"] == "qlora" and experts:
+        ways.append(QUANTIZE_EXPERTS)
     stage, gpus = int(values["zero_stage"]), int(values["gpus"])
     # The stages above this one that would make room, on these GPUs or on as many as the form takes.
     higher = [s for s in STAGES[stage + 1 :] if fits_with(s, gpus) or fits_with(s, MOST_GPUS)]
@@ -202,7 +213,8 @@ def ways_out(
             ways.append(ZERO_3 if higher == [3] and stage < 2 else HIGHER_STAGE)
         if stage > 0 and fits_with(stage, MOST_GPUS):
             ways.append(MORE_GPUS)
-    ways.append(LARGER_GPU)
+    if larger_gpu or not ways:
+        ways.append(LARGER_GPU)
     return Phrases(tuple(ways), style="or")
 
 

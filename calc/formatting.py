@@ -208,16 +208,18 @@ def unit_symbol(unit: str, locale: Locale) -> str:
 def in_words(value: Decimal, locale: Locale, *, breakable: bool = True) -> str:
     """A count of a million or more as prose says it: CLDR's long compact form, in whole units where it has no
     decimals (so that Italian's singular, «1 miliardo», is the one CLDR gives an integer), but Spanish says thousands
-    of millions in millions (7500 millones), as the native reviews of rounds 21 and 22 asked, not «7,5 mil millones».
+    of millions in millions (7500 millones), as the native reviews of rounds 21 and 22 asked, not «7,5 mil millones»,
+    and a round thousand of them in letters, as the RAE writes round numbers (mil millones).
 
     >>> en, es, it = Locale.parse("en"), Locale.parse("es"), Locale.parse("it")
     >>> in_words(Decimal("7.5E9"), en), in_words(Decimal("1E9"), it), in_words(Decimal("7.5E9"), it)
     ('7.5 billion', '1 miliardo', '7,5 miliardi')
     >>> in_words(Decimal("7.5E9"), es), in_words(Decimal("1E9"), es, breakable=False)
-    ('7500 millones', '1000\xa0millones')
+    ('7500 millones', 'mil\xa0millones')
     """
     if locale.language == "es" and 10**9 <= value < 10**12:
-        text = f"{format_number(value / 10**6, locale)} millones"
+        millions = value / 10**6
+        text = f"{'mil' if millions == 1000 else format_number(millions, locale)} millones"
     else:
         whole = int(value) if value == value.to_integral_value() else value
         text = format_compact_decimal(whole, format_type="long", locale=locale, fraction_digits=2)

@@ -16,7 +16,7 @@ from gettext import NullTranslations
 
 from babel import Locale
 
-from calc import gpus
+from calc import deepspeed, gpus
 from calc.batch_inputs import ACTIVATION_PER_SAMPLE, GPUS, MEMORY_BUDGET, MICRO_BATCH, TARGET_BATCH
 from calc.calculator import Calculator, Changed, Group
 from calc.configs import Reading, UnknownModelType
@@ -42,6 +42,7 @@ from calc.formulas.model_states import RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
     BF16_ADAPTER_TRAINING_BYTES_PER_PARAMETER,
+    expert_shapes,
     qlora_preparation,
 )
 from calc.formulas.step import (
@@ -317,8 +318,8 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 TIGHT_UNMEASURED = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the margin holds only "
     "if the estimate is at most %(covered)s short of the true peak. On the small models measured, it fell short by "
-    "up to %(dense)s on the dense models and %(worst)s on the mixtures of experts, but those measurements did "
-    "not cover %(unmeasured)s."
+    "up to %(dense)s on the dense models and %(worst)s on the mixtures of experts, but those measurements left out "
+    "%(unmeasured)s."
 )
 # A fit with 0.00 GB to spare as shown, where "at most 0.00% short" would say the same less plainly.
 EXACT_FIT = N_(
@@ -472,8 +473,6 @@ def smaller_up_to(default: int, share: Fraction = Fraction(1)) -> int:
     return widest if share * widest * widest < default else widest - 1
 
 
-# The DeepSpeed release whose code the buffers and the framework table were read in.
-DEEPSPEED_VERSION = "0.19.5"
 # ZeRO's buffers with DeepSpeed's defaults (overlap_comm: zero/config.py, overlap_comm_valid, on only at ZeRO-3): left
 # out of the total, and set beside it by every verdict (Need's tight
 # spare, BUFFERS_BEYOND_SPARE), so that the notes must not also send them to the overhead.
@@ -494,16 +493,17 @@ ZERO_3_BUFFERS = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. With DeepSpeed's defaults they come "
     "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
     "(stage3_prefetch_bucket_size), and up to %(live)s of gathered weights: what stage3_max_live_parameters allows, "
-    "or the whole model where that is less. A module larger than that is still gathered whole. To make room, lower "
-    "these settings; do not add the buffers to the overhead as well."
+    "the whole model where that is less, or the largest module where that is more, since ZeRO-3 gathers a module "
+    "whole. To make room, lower these settings; do not add the buffers to the overhead as well."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
     "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
     "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
     "(stage3_prefetch_bucket_size), and up to %(rest)s more of gathered weights: %(live)s (what "
-    "stage3_max_live_parameters allows, or the whole model where that is less), minus the %(counted)s the output "
-    "layer takes. To make room, lower these settings; do not add the buffers to the overhead as well."
+    "stage3_max_live_parameters allows, the whole model where that is less, or the largest module where that is "
+    "more), minus the %(counted)s the output layer takes. To make room, lower these settings; do not add the "
+    "buffers to the overhead as well."
 )
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
@@ -528,15 +528,14 @@ TIGHT_FOR_BUFFERS = N_(
     "if the estimate is at most %(covered)s short of the true peak. On the small models measured, it fell short by "
     "up to %(dense)s on the dense models and %(worst)s on the mixtures of experts."
 )
-SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements did not cover %(unmeasured)s.")
+SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements left out %(unmeasured)s.")
 # A 16-bit recipe without a master copy under ZeRO: DeepSpeed's ZeRO optimizers keep an fp32 partition of the weights
 # whatever the recipe (stage_1_and_2.py single_partition_of_fp32_groups, stage3.py fp32_partitioned_groups_flat;
 # base_optimizer.py _configure_master_weights makes bf16 ones only on request, with offloading), so its mixed twin
-# counts a DeepSpeed run; PyTorch FSDP on a model loaded in bf16 keeps what this recipe counts.
+# counts a DeepSpeed run.
 ZERO_WITHOUT_MASTER = N_(
     "%(note)s DeepSpeed's ZeRO keeps an fp32 master copy of each GPU's share of the weights by default, which this "
-    "recipe does not count: for DeepSpeed, choose “%(twin)s”. This recipe counts what PyTorch FSDP keeps for a model "
-    "loaded in bf16."
+    "recipe does not count: for DeepSpeed, choose “%(twin)s”."
 )
 MIXED_TWINS = {"adamw-8bit-bf16": "adamw-8bit"}
 # A card's cell where the spare is less than the buffers, as your GPU's verdict says (BUFFERS_BEYOND_SPARE), and where
@@ -566,21 +565,24 @@ def zero_buffers(values: Mapping[str, object], head_counted: bool = True) -> tup
         words = {
             "bucket": bucket,
             "double": double,
-            "version": Names((DEEPSPEED_VERSION,)),
+            "version": Names((deepspeed.VERSION,)),
             "guides": Quantity(Decimal("4.5")),
         }
         return Phrase(ZERO_2_BUFFERS, words), Fraction(bucket.value) * GB
     # The whole model's weights, not this GPU's shard: gathered weights never exceed them.
     if values["model"] == COUNT:
-        weights, head = Fraction(values["parameters"]) * GB * element, Fraction(0)
+        weights, head, module = Fraction(values["parameters"]) * GB * element, Fraction(0), Fraction(0)
     else:
         shape = shape_of(values)
         setting = step_setting(values, shape, values["optimizer"], recipe_field=True)
         weights = model_states(shape, setting)[0].weights
+        # One layer's experts are one module (transformers 5's MixtralExperts, Qwen3MoeExperts), which ZeRO-3's
+        # pre-forward hook gathers whole, whatever stage3_max_live_parameters allows (technical review, round 23).
+        module = sum(e * i * o for e, i, o in expert_shapes(shape).values()) * element
         # The step counts the output layer's whole matrix where ZeRO-3 gathers it (calc.formulas.step._gathered).
         head = gathered_matrix(shape, replace(setting, zero_stage=stage, gpus=int(values["gpus"])))
         head = head if head_counted else Fraction(0)
-    live = gigabytes(min(MAX_LIVE_PARAMETERS * element, weights), 2)
+    live = gigabytes(max(min(MAX_LIVE_PARAMETERS * element, weights), module), 2)
     prefetch = gigabytes(PREFETCH_BUCKET * element, 2)
     # Of the live allowance, what the gathered output layer, already in the total, takes up.
     counted = gigabytes(min(head, Fraction(live.value) * GB), 2)
@@ -656,6 +658,13 @@ def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, 
         binding = max(candidates, key=lambda moment: moment.fixed_total)
     any_plan = accumulates(values, count) or step_moments(True) == single
     return step, earlier, binding, count, largest_per_sample(single), any_plan
+
+
+def _on_a_listed_card(step: Fraction, beside: Fraction) -> bool:
+    """Whether the largest listed card holds ``step`` bytes (a micro-batch of one) and ``beside`` (the overhead, DDP's
+    buckets, ZeRO's buffers): only then is a GPU with more memory a way out (technical review, round 23: one was
+    offered for a step of 1,872 GB)."""
+    return step + beside <= max(card for _, _, card in _CARDS)
 
 
 def _fits_with(values: Mapping[str, object], stage: int, gpus: int) -> bool:
@@ -787,6 +796,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 buffers=bool(buffers) and crowds,
                 fits_with=lambda stage, gpus: _fits_with(values, stage, gpus),
                 loss=binding.name in ("forward", "loss"),
+                larger_gpu=_on_a_listed_card(binding.fixed_total + binding.per_sample_total, capacity - free),
             )
             largest = Phrase(NOT_ONE, {"ways": ways})
         else:
@@ -810,6 +820,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 fused=fused,
                 buffers=crowds,
                 fits_with=lambda stage, gpus: _fits_with(values, stage, gpus),
+                larger_gpu=_on_a_listed_card(binding.fixed_total + most.per_sample_total, capacity - free),
             )
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
         moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)
@@ -880,7 +891,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # What the margin covers, from the figures as shown (as the margin is), so that a reader's division gives it.
         shown_spare = Fraction(yours.quantities["spare"].value)
         shown_estimate = Fraction(gigabytes(estimate, 2).shown())
-        named = {"unmeasured": Phrases(left_out, style="or")}  # after a negation: none of them
+        named = {"unmeasured": Phrases(left_out)}  # all of them, which every language lists with its "and"
         if buffers and spare < buffers:
             yours = Phrase(BUFFERS_BEYOND_SPARE, {"spare": yours.quantities["spare"], "buffers": shown_buffers})
         elif buffers:
@@ -1010,6 +1021,7 @@ def facts() -> dict[str, Fact]:
         "adam_total": Quantity(_ADAM.total, places=0),
         "adam_ratio": Quantity(_ADAM.optimizer / _ADAM.weights, places=0),
         "fp32": Quantity(RECIPES["adam-fp32"].states.weights, places=0),
+        "embedding_optimizer": Quantity(RECIPES["adamw-8bit-bf16"].embedding_optimizer, places=0),
         # A LoRA adapter's state as peft keeps it (fp32) and as Lightning's "bf16-true" casts it.
         "adapter_bytes": Quantity(ADAPTER_TRAINING_BYTES_PER_PARAMETER),
         "bf16_adapter_bytes": Quantity(BF16_ADAPTER_TRAINING_BYTES_PER_PARAMETER),
@@ -1034,6 +1046,9 @@ def facts() -> dict[str, Fact]:
         # (engine.py, _do_optimizer_sanity_check), whose _setup_for_real_optimizer allocates an fp32 gradient buffer
         # of the whole flattened model; ZeRO-3 allocates its gradient partitions in gradient_accumulation_dtype;
         # ZeRO-2 copies its reduced gradients into grads_in_partition, in the model's dtype.
+        "bf16_accumulation_since": deepspeed.BF16_ACCUMULATION_SINCE,
+        "fp32_accumulation_until": deepspeed.FP32_ACCUMULATION_UNTIL,
+        "fp32_accumulation_source": deepspeed.FP32_ACCUMULATION_SOURCE,
         "deepspeed_bf16_optimizer": Citation(
             "deepspeed/runtime/bf16_optimizer.py",
             "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/bf16_optimizer.py#L140-L177",
@@ -1153,7 +1168,10 @@ CALCULATOR = Calculator(
         Figure(
             "activation_budget",
             N_("Left for the micro-batch on your GPU"),
-            N_("the GPU's memory, less the overhead and what does not grow with the micro-batch, rounded down"),
+            N_(
+                "the GPU's memory, less the overhead, DistributedDataParallel's buckets or ZeRO's buffers, and what "
+                "does not grow with the micro-batch, rounded down"
+            ),
             missing=N_("Nothing: even without samples, the step does not fit"),
         ),
         Figure(

@@ -142,6 +142,9 @@ class TrainingRecipe:
     # Whether it keeps an fp32 master copy of the weights in the optimizer state, as DeepSpeed and FSDP train
     # (ZeRO §3.1): no plain DistributedDataParallel run, so no DDP gradient buckets (calc.vram.ddp_buckets).
     master_copy: bool = False
+    # Optimizer state per parameter of the token embeddings, where the recipe keeps theirs apart from the rest (None:
+    # as every other parameter's); counted in full fine-tuning, which trains them.
+    embedding_optimizer: Fraction | None = None
 
 
 # The mixed-precision recipes keep bf16 weights for the layers and an fp32 master copy in the optimizer state
@@ -237,7 +240,10 @@ RECIPES: dict[str, TrainingRecipe] = {
     # bitsandbytes 8-bit AdamW on a model loaded in bf16, as the Hugging Face Trainer runs optim="adamw_bnb_8bit"
     # without DeepSpeed or FSDP: 2 + 2 + (2 + 1/32), no master copy. bitsandbytes updates the bf16 weights in its
     # kernel (Optimizer2State.update_step, optimizer_update_8bit_blockwise), allocating nothing per parameter. The
-    # same exceptions as above (small tensors' fp32 states, the last block) are left out.
+    # same exceptions as above (small tensors' fp32 states, the last block) are left out. The Trainer registers every
+    # nn.Embedding's weight for 32-bit states (transformers 5.23.0, trainer.py, create_optimizer:
+    # GlobalOptimManager.register_module_override(module, "weight", {"optim_bits": 32})): two float32 moments, 8 bytes
+    # per embedding parameter, once for tied embeddings, whose lm_head shares that weight.
     "adamw-8bit-bf16": TrainingRecipe(
         label=N_("8-bit AdamW (bitsandbytes), bf16 weights and gradients"),
         states=ModelStates(
@@ -248,6 +254,7 @@ RECIPES: dict[str, TrainingRecipe] = {
         optimizer=ADAMW_8BIT,
         temporaries=Fraction(0),
         computes_in={"bf16": Computation("adamw-8bit-bf16", "bf16")},
+        embedding_optimizer=2 * Fraction(4),
     ),
     # SGD with momentum under mixed precision: 2 + 2 + (4 + 4) = 12.
     "sgd-momentum": TrainingRecipe(

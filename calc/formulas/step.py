@@ -172,7 +172,8 @@ def computes_as(recipe: str, method: str) -> tuple[object, ...]:
     step = STEP_RECIPES[recipe]
     computes = (step.activations, step.autocast)
     if method == "full":
-        return (step.training.states, step.training.temporaries, step.training.foreach_adamw, *computes)
+        training = step.training
+        return (training.states, training.temporaries, training.foreach_adamw, training.embedding_optimizer, *computes)
     return (step.optimizer, *computes, *(() if method == "qlora" else (step.states.weights,)))
 
 
@@ -503,6 +504,11 @@ def model_states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, Mode
         else:
             frozen = base * recipe.states.weights  # kept as the recipe keeps the weights it trains
     states = per_gpu(per_parameter, trainable, stage, gpus)
+    if setting.method == "full" and recipe.training.embedding_optimizer is not None:
+        # The token embeddings' own optimizer state, in place of the recipe's (TrainingRecipe.embedding_optimizer),
+        # sharded as the optimizer state is (ZeRO §5.1).
+        extra = (recipe.training.embedding_optimizer - per_parameter.optimizer) * shape.vocab_size * shape.hidden_size
+        states = dataclasses.replace(states, optimizer=states.optimizer + extra / (gpus if stage >= 1 else 1))
     # ZeRO-3 shards every weight, frozen or not (Rajbhandari et al. 2019, §5.3).
     states = dataclasses.replace(states, weights=states.weights + frozen / (gpus if stage >= 3 else 1))
     stepped = stepped_elements(trainable, stage, gpus, _largest_trained(shape, setting))

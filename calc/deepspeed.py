@@ -1,0 +1,21 @@
+"""What the pages say of DeepSpeed's releases: the one whose code they were read in, and where its defaults changed.
+
+The accumulation page and the VRAM page both quote these, so they sit here, apart from either calculator (a page's
+worker imports no other calculator).
+"""
+
+from calc.outputs import Citation
+
+# The release whose code the buffers, the framework table and the accumulation page's links were read in.
+VERSION = "0.19.5"
+
+# "Enable non-ZeRO mode" (deepspeedai/DeepSpeed#7515), first released in 0.17.6: without ZeRO, a bf16 model's
+# gradients are summed in bf16 by default (get_data_types), and fp32 accumulation stops with an error. Up to 0.17.5,
+# get_data_types made it fp32 without ZeRO, which the BF16_Optimizer keeps in an fp32 buffer of the whole flattened
+# model (bf16_optimizer.py, fp32_groups_gradients_flat), and bf16 accumulation without ZeRO raised.
+BF16_ACCUMULATION_SINCE = "0.17.6"
+FP32_ACCUMULATION_UNTIL = "0.17.5"
+FP32_ACCUMULATION_SOURCE = Citation(
+    "deepspeed/runtime/engine.py v0.17.5 (get_data_types)",
+    "https://github.com/deepspeedai/DeepSpeed/blob/v0.17.5/deepspeed/runtime/engine.py#L1085-L1100",
+)
