@@ -228,7 +228,7 @@ def evaluate(
         prompt,
         announcement,
         shown_texts,
-        address(calculator, texts, values, errors),
+        address(calculator, texts, values),
         links,
         offered,
         values=values,
@@ -240,18 +240,19 @@ def address(
     calculator: Calculator,
     texts: Mapping[str, Raw],
     values: Mapping[str, Value | None],
-    errors: Mapping[str, str | None],
 ) -> str:
     """The query string that reopens the page as it is: each input that differs from its default, and with them
     the optional inputs whose default belongs to the default run.
 
-    A valid value is written as addresses write it; an invalid one as it was typed.
+    A value the field read is written as addresses write it, even where the calculation then refused it (a budget
+    smaller than one sample), so that a page in another locale reads the same number and finds the same problem; a
+    text the field could not read, as it was typed.
     """
     pairs = {}
     for i in calculator.inputs:
         if not i.in_address:
             continue
-        if errors.get(i.name) is None and i.name in values:
+        if i.name in values:
             if values[i.name] != i.default:
                 pairs[i.name] = i.to_address(values[i.name])
         else:

@@ -492,3 +492,18 @@ def test_a_language_with_its_own_unit_symbol_reads_the_english_one_too(locale=OW
         assert MEMORY_BUDGET.read(f"{half} {symbol}", locale) == Decimal("0.5"), symbol
     with pytest.raises(NumberOnly):
         MEMORY_BUDGET.read(f"{half} MB", locale)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_value_the_calculation_refuses_is_written_to_the_address_as_addresses_write_numbers(locale):
+    """A budget smaller than one sample reads fine and is refused by the plan: its address carries 8.5, not the
+    locale's 8,5, so that the page in any language reads the same number and shows the same problem (Spanish review,
+    round 23, D2)."""
+    plan, parsed = load("plan"), Locale.parse(locale)
+    texts = restore(plan, "?target_batch=64&gpus=1&activation_per_sample=9&memory_budget=8.5", parsed)
+    shown = evaluate(plan, texts, parsed, NullTranslations(), restoring=True)
+    assert shown.errors["memory_budget"] is not None
+    assert "memory_budget=8.5" in shown.address
+    english = Locale.parse("en")
+    again = evaluate(plan, restore(plan, shown.address, english), english, NullTranslations(), restoring=True)
+    assert again.errors["memory_budget"].startswith("One sample alone needs 9.00")
