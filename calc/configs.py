@@ -48,7 +48,7 @@ class ConfigProblem(ValueError):
 @dataclass
 class TooLong(ConfigProblem):
     limit: int
-    words = N_("This is too long to be a config.json: paste one of at most %(limit)s bytes.")
+    words = N_("This is too long to be a config.json: paste one of at most %(limit)s\u00a0bytes.")
 
 
 @dataclass

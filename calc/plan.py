@@ -112,7 +112,7 @@ class AccumulationNotBudgeted(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
-            "This budget holds only for a plan without accumulation, and putting all %(share)s samples of each "
+            "This budget holds only for a plan without accumulation, and putting all %(share)s\u00a0samples of each "
             "GPU in one micro-batch would need %(needed)s. A plan that accumulates also holds the accumulated "
             "gradients, the sum over its earlier micro-batches. Take its budget from the per-GPU training memory "
             "calculator, with this target batch."
@@ -146,7 +146,7 @@ def nearby_target(share: int, gpus: int, micro_batch: int, largest: int) -> Phra
     return Phrase(
         N_(
             "No micro-batch larger than %(micro_batch)s both divides each GPU's share and fits the budget, though up "
-            "to %(largest)s samples fit it. A target of %(near)s would allow a micro-batch of %(largest)s."
+            "to %(largest)s\u00a0samples fit it. A target of %(near)s would allow a micro-batch of %(largest)s."
         ),
         {"micro_batch": Quantity(micro_batch), "largest": Quantity(largest), "near": Quantity(gpus * largest * steps)},
     )

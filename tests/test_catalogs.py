@@ -174,3 +174,28 @@ def test_no_italian_article_depends_on_the_number_after_it():
         strings = message.string if isinstance(message.string, tuple) else (message.string,)
         for text in strings:
             assert not articled.search(text or ""), text
+
+
+# The nouns a number placeholder counts in the prose, as each locale writes them (a placeholder is a number, or a
+# formula's symbol, which the same rule keeps beside its noun).
+COUNTED_NOUNS = {
+    "en": "bytes|tokens|parameters|samples|elements|steps|step",
+    "es": "bytes|tokens|parámetros|muestras|elementos|pasos|paso",
+    "it": "byte|token|parametri|campioni|elementi|passi|passo",
+}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_number_and_the_noun_it_counts_stay_on_one_line(locale):
+    """A placeholder followed by the noun it counts ("%(share)s samples") is joined to it by a no-break space, as a
+    number and its unit are in the results (Italian review, round 23: «64 campioni»)."""
+    split = re.compile(r"%\(\w+\)s[ \n](?:" + COUNTED_NOUNS[locale] + r")\b")
+    catalog = load(LOCALES_DIR / locale / "LC_MESSAGES" / "messages.po")
+    found = [
+        match.group(0)
+        for message in catalog
+        if message.id
+        for text in (message.string if isinstance(message.string, tuple) else (message.string,))
+        for match in split.finditer(text or "")
+    ]
+    assert found == []

@@ -249,7 +249,7 @@ def test_the_results_say_when_the_fused_estimate_runs_past_a_sliding_window(page
     assert bool(note) == noted
     if noted:
         window = {"google/gemma-3-1b-pt": "512", "mistralai/Mistral-7B-v0.1": "4,096"}.get(model, "2,047")
-        assert f"the last {window} tokens, and a sequence here holds {int(length):,}." in note
+        assert f"the last {window}\u00a0tokens, and a sequence here holds {int(length):,}." in note
 
 
 @pytest.mark.parametrize("page", ["activations", "vram", "lora"])
@@ -272,7 +272,7 @@ def test_a_pasted_config_s_sliding_window_reaches_the_results_through_its_field(
         calculator, {**texts, "config": json.dumps(config)}, en, NullTranslations(), changed=frozenset({"config"})
     )
     assert pasted.texts["sliding_window"] == "512"
-    assert "the last 512 tokens" in pasted.outputs["window_note"]
+    assert "the last 512\u00a0tokens" in pasted.outputs["window_note"]
     # Typed as a custom shape, a window is the architecture's: a Llama has none.
     llama = {**texts, **pasted.texts, "architecture": "llama"}
     typed = evaluate(calculator, llama, en, NullTranslations(), changed=frozenset({"architecture"}))

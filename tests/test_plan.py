@@ -309,7 +309,7 @@ def test_a_budget_for_a_step_without_accumulation_lists_no_plan_that_accumulates
     assert refused.value.field == "budget_for" and refused.value.needed == 64 * Decimal("7.52")
     # Two decimals, as every figure in GB on the site (review 8, item 8).
     words = AccumulationNotBudgeted(64, Decimal("476.8")).message(None, Locale.parse("en"), NullTranslations())
-    assert "putting all 64 samples of each GPU in one micro-batch would need 476.80\u00a0GB." in words
+    assert "putting all 64\u00a0samples of each GPU in one micro-batch would need 476.80\u00a0GB." in words
 
 
 def test_the_notes_name_the_lightning_precision_and_a_padding_token_that_keeps_eos_in_the_loss():
