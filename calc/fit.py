@@ -157,7 +157,7 @@ def ways_out(
     experts: bool = False,
     fused: bool = False,
     buffers: bool = False,
-    fits_with: Callable[[int, int], bool] = lambda stage, gpus: True,
+    fits: Callable[..., bool] = lambda **change: True,
     loss: bool = False,
     larger_gpu: bool = True,
 ) -> Phrases:
@@ -169,13 +169,16 @@ def ways_out(
     leave no room, smaller ones; where the ``loss`` is the moment that limits, computing it in chunks; a larger GPU
     only where one holds the step (``larger_gpu``), unless nothing else is left to offer. With one GPU
     ZeRO shares nothing; with several, a higher stage shares more, and each GPU's share of what is shared shrinks
-    with their number: each offered only where ``fits_with`` (a ZeRO stage, a number of GPUs) says the step would
-    then fit, with as many GPUs as the form takes where more would help.
+    with their number. Each way that changes the form is offered only where ``fits`` (the form's values it changes)
+    says the step would then fit: a recipe or a method on these GPUs, a ZeRO stage on them or on as many as the form
+    takes.
 
     >>> values = {"recomputation": "full", "attention": "flash", "sequence_length": 1, "method": "lora",
     ...     "optimizer": "adamw-mixed", "zero_stage": "1", "gpus": 8}
-    >>> ways_out(values, samples=False, fits_with=lambda stage, gpus: stage == 3 and gpus > 8).messages
-    ('train QLoRA', 'choose ZeRO-3', 'choose a GPU with more memory')
+    >>> def fits(zero_stage="1", gpus=8, **rest):
+    ...     return zero_stage == 3 and gpus > 8
+    >>> ways_out(values, samples=False, fits=fits).messages
+    ('choose ZeRO-3', 'choose a GPU with more memory')
     """
     ways = [FUSED_ADAMW] if fused else []
     if buffers:
@@ -191,27 +194,37 @@ def ways_out(
             ways.append(SHORTEN)
     if not fixed_helps:
         return Phrases((*ways, LARGER_GPU) if larger_gpu or not ways else tuple(ways), style="or")
-    if values["method"] == "full" and RECIPES[values["optimizer"]].states.total > LEANEST:
+    stage, gpus = int(values["zero_stage"]), int(values["gpus"])
+
+    # A change of recipe or method is offered where it alone makes room, on these GPUs as they are sharded.
+    helps = fits
+    recipe = RECIPES[values["optimizer"]]
+    leaner = [key for key, other in RECIPES.items() if other.states.total < recipe.states.total]
+    if values["method"] == "full" and any(helps(optimizer=key) for key in leaner):
         ways.append(LEANER_RECIPE)
-    if values["method"] == "lora" and RECIPES[values["optimizer"]].states.weights > 2:
+    sixteen = {"optimizer": "adamw-mixed", "precision": "bf16"}
+    if values["method"] == "lora" and recipe.states.weights > 2 and helps(**sixteen):
         ways.append(BF16_BASE)
     adapt = ADAPT_EXPERTS if experts else ADAPT
-    if values["method"] in adapt:
+    methods = {"full": ("lora", "qlora"), "lora": ("qlora",)}.get(values["method"], ())
+    # An adapter as the page accepts it, in the form's recipe or, where that one is refused (QLoRA computes in 16 bits),
+    # in mixed precision.
+    adapters = [method for method in methods if method != "qlora" or not experts]
+    if values["method"] in adapt and any(helps(method=m) or helps(method=m, **sixteen) for m in adapters):
         ways.append(adapt[values["method"]])
     if values["method"] == "qlora" and experts:
         ways.append(QUANTIZE_EXPERTS)
-    stage, gpus = int(values["zero_stage"]), int(values["gpus"])
     # The stages above this one that would make room, on these GPUs or on as many as the form takes.
-    higher = [s for s in STAGES[stage + 1 :] if fits_with(s, gpus) or fits_with(s, MOST_GPUS)]
+    higher = [s for s in STAGES[stage + 1 :] if fits(zero_stage=s, gpus=gpus) or fits(zero_stage=s, gpus=MOST_GPUS)]
     if gpus == 1:
         # On one GPU no stage shares anything: the stages that would make room on many.
-        several = [s for s in STAGES[max(stage, 1) :] if fits_with(s, MOST_GPUS)]
+        several = [s for s in STAGES[max(stage, 1) :] if fits(zero_stage=s, gpus=MOST_GPUS)]
         if several:
             ways.append(SEVERAL_GPUS_ZERO_3 if several == [3] else SEVERAL_GPUS)
     else:
         if higher:
             ways.append(ZERO_3 if higher == [3] and stage < 2 else HIGHER_STAGE)
-        if stage > 0 and fits_with(stage, MOST_GPUS):
+        if stage > 0 and fits(zero_stage=stage, gpus=MOST_GPUS):
             ways.append(MORE_GPUS)
     if larger_gpu or not ways:
         ways.append(LARGER_GPU)

@@ -172,8 +172,6 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
             "from torch.utils.data import DataLoader\n\n"
             + placeholders("lightning")
             + f"loader = DataLoader(dataset, batch_size={b}, shuffle=True, collate_fn=collator)\n"
-            # Lightning's Trainer has no recomputation setting: the model turns it on (the notes say so too).
-            "# Full recomputation: in the module's __init__, call activation_checkpointing_enable() on its model.\n"
             "trainer = Trainer(\n"
             f'    devices={per_node}, num_nodes={n}, precision="bf16-mixed", accumulate_grad_batches={a}\n'
             ")\n"

@@ -667,14 +667,16 @@ def _on_a_listed_card(step: Fraction, beside: Fraction) -> bool:
     return step + beside <= max(card for _, _, card in _CARDS)
 
 
-def _fits_with(values: Mapping[str, object], stage: int, gpus: int) -> bool:
-    """Whether a micro-batch of one would fit with this ZeRO stage on this many GPUs, their buffers and buckets
-    counted as :func:`compute` counts them: what a way out that changes the sharding must show (technical review,
-    round 22: more GPUs were offered where the frozen base, which ZeRO-1 and 2 do not shard, was what did not fit)."""
-    sharded = {**values, "zero_stage": str(stage), "gpus": Decimal(gpus)}
-    free = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(sharded)
-    free -= (zero_buffers(sharded, head_counted=False) or (None, Fraction(0)))[1]
+def _fits_with(values: Mapping[str, object], **change: object) -> bool:
+    """Whether a micro-batch of one would fit with ``change`` (a ZeRO stage, GPUs, a recipe, a precision, a method),
+    buffers and buckets counted as :func:`compute` counts them: what a way out must show (technical reviews, rounds
+    22 and 23: more GPUs were offered where the frozen base, which ZeRO-1 and 2 do not shard, did not fit; QLoRA where
+    it still needed twice the card)."""
+    changed = {name: str(value) if name == "zero_stage" else value for name, value in change.items()}
+    sharded = {**values, **changed, "gpus": Decimal(change.get("gpus", values["gpus"]))}
     try:
+        free = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(sharded)
+        free -= (zero_buffers(sharded, head_counted=False) or (None, Fraction(0)))[1]
         return _modelled_step(sharded, free)[3] >= 1
     except InputProblem:
         return False  # a setup the page refuses is no way out
@@ -683,7 +685,7 @@ def _fits_with(values: Mapping[str, object], stage: int, gpus: int) -> bool:
 def _count_sum(values: Mapping[str, object], temporaries: Fraction) -> Phrase | None:
     """What the count mode's total holds beside the model state (:func:`_typed_parts`), where the recipe's optimizer
     step has temporaries."""
-    per_parameter = STEP_RECIPES[values["optimizer"]].temporaries
+    per_parameter = RECIPES[values["optimizer"]].step_temporaries(int(values["zero_stage"]))
     if not per_parameter:
         return None
     note = Phrase(COUNT_SUM, {"bytes": Quantity(per_parameter, places=0), "size": gigabytes(temporaries, 2)})
@@ -706,7 +708,9 @@ def _typed_parts(values: Mapping[str, object]) -> tuple[dict[str, Fraction], Fra
             raise CountNeedsActivations(field="activation_memory")
         parameters = Fraction(values["parameters"]) * GB
         states = per_gpu(RECIPES[values["optimizer"]].states, parameters, stage, replicas)
-        temporaries = STEP_RECIPES[values["optimizer"]].temporaries * stepped_elements(parameters, stage, replicas, 0)
+        temporaries = RECIPES[values["optimizer"]].step_temporaries(stage) * stepped_elements(
+            parameters, stage, replicas, 0
+        )
     else:
         shape = shape_of(values)
         setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=replicas)
@@ -728,8 +732,12 @@ DDP_BUCKETS = N_(
     "The total counts the gradient buckets of PyTorch's DistributedDataParallel, %(buckets)s: a second copy of the "
     "gradients, which the Hugging Face Trainer and Accelerate keep. With gradient_as_bucket_view=True the buckets hold "
     "the gradients themselves, and the total is lower by that much. DeepSpeed without ZeRO reduces the gradients in "
-    "buffers of its own instead, of at most reduce_bucket_size elements."
+    "buffers of its own instead, of at most %(allreduce)s\u00a0elements, a fixed size that reduce_bucket_size does not "
+    "change."
 )
+# DeepSpeed's engine without ZeRO: allreduce_gradients(bucket_size=MEMORY_OPT_ALLREDUCE_SIZE) (runtime/engine.py at
+# v0.19.5, a constant of 500000000 elements).
+ALLREDUCE_ELEMENTS = 500_000_000
 
 
 def ddp_buckets(values: Mapping[str, object]) -> Fraction:
@@ -794,7 +802,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 fixed_helps=fixed_helps,
                 experts=bool(shape_of(values).experts),
                 buffers=bool(buffers) and crowds,
-                fits_with=lambda stage, gpus: _fits_with(values, stage, gpus),
+                fits=lambda **change: _fits_with(values, **change),
                 loss=binding.name in ("forward", "loss"),
                 larger_gpu=_on_a_listed_card(binding.fixed_total + binding.per_sample_total, capacity - free),
             )
@@ -819,7 +827,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 experts=bool(shape.experts),
                 fused=fused,
                 buffers=crowds,
-                fits_with=lambda stage, gpus: _fits_with(values, stage, gpus),
+                fits=lambda **change: _fits_with(values, **change),
                 larger_gpu=_on_a_listed_card(binding.fixed_total + most.per_sample_total, capacity - free),
             )
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
@@ -871,7 +879,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     error = shortfall(estimate)
     if buckets:
         parts["ddp_buckets"] = buckets
-        buffers_note = Phrase(DDP_BUCKETS, {"buckets": gigabytes(buckets, 2)})
+        allreduce = Quantity(ALLREDUCE_ELEMENTS, IN_WORDS)
+        buffers_note = Phrase(DDP_BUCKETS, {"buckets": gigabytes(buckets, 2), "allreduce": allreduce})
     recipe = RECIPES[values["optimizer"]]
     if buffers and (values["method"] == "full" or values["model"] == COUNT) and not recipe.master_copy:
         if recipe.states.weights == RECIPES["adamw-mixed"].states.weights:
@@ -1037,7 +1046,8 @@ def facts() -> dict[str, Fact]:
         "bf16_temporaries": Quantity(RECIPES["adamw-bf16"].temporaries, places=0),
         # What the step's temporaries are with an fp32 master copy (calc.formulas.model_states._MASTER_UPDATE), a
         # parameter, and the breakdown's row that holds them.
-        "master_update": Quantity(RECIPES["adamw-mixed"].temporaries, places=0),
+        "master_update": Quantity(RECIPES["adamw-mixed"].step_temporaries(1), places=0),
+        "master_update_without_zero": Quantity(RECIPES["adamw-mixed"].step_temporaries(0), places=0),
         "temporaries_label": PART_LABELS["optimizer_temporaries"],
         "sub_group_size": Quantity(SUB_GROUP_SIZE, IN_WORDS),
         "fused_torch": FUSED_TRAINER_TORCH,
@@ -1079,6 +1089,12 @@ def facts() -> dict[str, Fact]:
         ),
         # fully_shard's reshard_after_forward: True reshards after forward (as FULL_SHARD), False keeps the
         # unsharded parameters until the backward pass (as SHARD_GRAD_OP).
+        # fsdp2_prepare_model: with mixed precision on, every trainable parameter not in fp32 is cast to fp32 before
+        # fully_shard ("FSDP upcast of low precision parameters to fp32").
+        "accelerate_upcast": Citation(
+            "accelerate 1.16.0: fsdp2_prepare_model",
+            "https://github.com/huggingface/accelerate/blob/v1.16.0/src/accelerate/utils/fsdp_utils.py#L799-L806",
+        ),
         "fully_shard_source": Citation(
             "PyTorch: fully_shard",
             "https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html#torch.distributed.fsdp.fully_shard",

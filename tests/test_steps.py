@@ -325,9 +325,10 @@ def test_zero_3_steps_the_optimizer_one_sub_group_at_a_time():
     shape = PRESETS["meta-llama/Llama-3.1-70B"]
     zero_3 = Setting("adamw-mixed", 4096, zero_stage=3, gpus=16)
     share = -(-shape.vocab_size * shape.hidden_size // 16)  # the embeddings', the largest parameter's, rounded up
-    assert model_states(shape, zero_3)[2] == 4 * (SUB_GROUP_SIZE + share)
+    # The fp32 cast and the flat 16-bit copy it is made from: 6 bytes an element (calc.formulas.model_states).
+    assert model_states(shape, zero_3)[2] == 6 * (SUB_GROUP_SIZE + share)
     zero_2 = Setting("adamw-mixed", 4096, zero_stage=2, gpus=16)
-    assert model_states(shape, zero_2)[2] == 4 * Fraction(base_parameters(shape), 16)
+    assert model_states(shape, zero_2)[2] == 6 * Fraction(base_parameters(shape), 16)
 
 
 def test_zero_3_keeps_its_gradient_partition_at_every_moment():

@@ -29,6 +29,7 @@ from calc.fit import (
     QUANTIZE_EXPERTS,
     RECOMPUTE,
     SENTENCE,
+    SEVERAL_GPUS,
     SEVERAL_GPUS_ZERO_3,
     SHORTEN,
     SHORTFALL,
@@ -454,9 +455,11 @@ def test_the_count_mode_needs_the_activations_and_keeps_the_zero_paper_s_figures
         states[stage] = sum(rows[part].value for part in ("Weights", "Gradients", "Optimizer state"))
         totals[stage] = rows["Total"].value - states[stage]
     assert states == {0: 120, 1: Fraction("31.40625"), 2: Fraction("16.640625"), 3: Fraction("1.875")}
-    # Mixed-precision Adam's fp32 update of the gradients, 4 bytes a parameter, sharded with the optimizer state.
-    # Mixed-precision Adam is DeepSpeed's recipe, which keeps no DistributedDataParallel buckets even without ZeRO.
-    assert totals == {0: 30, 1: Fraction(30, 64), 2: Fraction(30, 64), 3: Fraction(30, 64)}
+    # Mixed-precision Adam's fp32 update of the gradients: under ZeRO, the fp32 cast and its flat 16-bit source, 6
+    # bytes a parameter, sharded with the optimizer state; without ZeRO, DeepSpeed's per-parameter fp32 copies and their
+    # flat concatenation, 8 (calc.formulas.model_states). Mixed-precision Adam is DeepSpeed's recipe, which keeps no
+    # DistributedDataParallel buckets even without ZeRO.
+    assert totals == {0: 60, 1: Fraction(45, 64), 2: Fraction(45, 64), 3: Fraction(45, 64)}
     facts = CALCULATOR.facts()
     assert [facts[f"zero_paper_{stage}"].shown() for stage in STAGES] == [
         Decimal("120.00"),
@@ -508,16 +511,16 @@ def test_a_typed_activation_memory_keeps_the_model_s_optimizer_step_and_the_coun
     assert typed["total_memory"] == modelled["total_memory"]
     assert dict(typed["breakdown"]) == dict(modelled["breakdown"])
     # Activations larger than the temporaries: the peak holds them instead, on the same model state.
-    more = CALCULATOR.results({**run, "activation_memory": Decimal(40)})
+    more = CALCULATOR.results({**run, "activation_memory": Decimal(80)})
     rows = dict(more["breakdown"])
-    assert "Optimizer step's temporaries" not in rows and rows["Activations"].value == 40
+    assert "Optimizer step's temporaries" not in rows and rows["Activations"].value == 80
     assert more["peak_moment"] is None
     # A count holds the same: its total is the model state and the larger of the activations and the temporaries
     # (Italian review, round 17, item 2: a count that fit beside 4 bytes a parameter it left out).
     counted = {**run, "model": COUNT, "parameters": Decimal("8.03"), "activation_memory": Decimal("7.52")}
     count = CALCULATOR.results(counted)
-    assert count["total_memory"].value == Decimal("128.48") + Decimal("32.12") + 1
-    assert count["peak_moment"].message == COUNT_SUM and count["peak_moment"].quantities["bytes"].value == 4
+    assert count["total_memory"].value == Decimal("128.48") + Decimal("64.24") + 1
+    assert count["peak_moment"].message == COUNT_SUM and count["peak_moment"].quantities["bytes"].value == 8
     assert CALCULATOR.results({**counted, "optimizer": "sgd-fp32"})["peak_moment"] is None
 
 
@@ -542,7 +545,7 @@ def test_a_mixture_of_experts_has_its_step_and_refuses_what_the_step_does_not_mo
 
 
 def test_the_overhead_adds_to_the_total_and_to_every_verdict():
-    values = {**COUNTED, "gpu": "custom", "gpu_memory": Decimal(40), "overhead": Decimal(0)}
+    values = {**COUNTED, "gpu": "custom", "gpu_memory": Decimal(45), "overhead": Decimal(0)}
     without = CALCULATOR.results(values)
     with_overhead = CALCULATOR.results({**values, "overhead": Decimal("1.5")})
     assert with_overhead["total_memory"].value - without["total_memory"].value == Decimal("1.5")
@@ -550,9 +553,9 @@ def test_the_overhead_adds_to_the_total_and_to_every_verdict():
     tight = shortfall(total - Fraction(3, 2) * GB)  # the step's measured error, of the total less the overhead
     cells = [Need(total, tight).verdict(Fraction(gpu_memory(gpu)) * GB, CELL) for gpu in GPUS]
     assert [_bare(row[2]) for row in with_overhead["fits"]] == cells
-    # 40 GB against 30.11 GB of model state, the optimizer step's 4.02 GB of temporaries (more than the 2 GB of
-    # activations, which are freed before it) and 1.5 GB of overhead: 4.37 GB to spare.
-    assert rounded(with_overhead["your_gpu"].quantities["spare"].value, 2) == Decimal("4.37")
+    # 45 GB against 30.11 GB of model state, the optimizer step's 6.02 GB of temporaries (more than the 2 GB of
+    # activations, which are freed before it) and 1.5 GB of overhead: 7.36 GB to spare.
+    assert rounded(with_overhead["your_gpu"].quantities["spare"].value, 2) == Decimal("7.36")
 
 
 def test_the_planner_gets_what_your_gpu_has_left_for_activations_rounded_down():
@@ -649,10 +652,10 @@ def _opened(name: str, address: str, **changes: str):
 @pytest.mark.parametrize(
     ("address", "single"),
     [
-        # Full fine-tuning with ZeRO-1 on 8 GPUs of 51 GB (ZeRO-1's 1.00 GB bucket beside the total), target 16: two
+        # Full fine-tuning with ZeRO-1 on 8 GPUs of 52.2 GB (ZeRO-1's 1.00 GB bucket beside the total), target 16: two
         # samples fit without accumulation, while one sample over two steps, which holds the first micro-batch's
         # gradients, does not.
-        ("method=full&zero_stage=1&gpus=8&gpu=custom&gpu_memory=51&target_batch=16", True),
+        ("method=full&zero_stage=1&gpus=8&gpu=custom&gpu_memory=52.2&target_batch=16", True),
         # The same on H200s, target 64: 121.64 GB, which holds for no plan that accumulates.
         ("method=full&zero_stage=1&gpus=8&gpu=h200&target_batch=64", True),
         # Its target needs accumulation: the budget counts the earlier micro-batches' gradients, and holds for any plan.
@@ -807,10 +810,11 @@ def rounded_up(size: Fraction) -> Decimal:
             "t4",
             {"model": "meta-llama/Llama-3.1-8B", "method": "full", "gpus": Decimal(4)},
             NOT_EMPTY,
-            (LEANER_RECIPE, ADAPT["full"], ZERO_3),
+            (ADAPT["full"], ZERO_3),
         ),
         # A mixture of experts: QLoRA quantizes only its attention, so it is not offered (Spanish review, round 17,
-        # item 1), and full fine-tuning is offered LoRA alone.
+        # item 1); full fine-tuning is offered neither a leaner recipe nor LoRA, since on one 4090 neither makes room
+        # (technical review, round 24, D4).
         (
             "rtx-4090",
             {"model": "Qwen/Qwen3-30B-A3B", "method": "lora"},
@@ -821,14 +825,21 @@ def rounded_up(size: Fraction) -> Decimal:
             "rtx-4090",
             {"model": "Qwen/Qwen3-30B-A3B", "method": "full"},
             NOT_EMPTY,
-            (LEANER_RECIPE, ADAPT_EXPERTS["full"], SEVERAL_GPUS_ZERO_3),
+            (SEVERAL_GPUS_ZERO_3,),
         ),
-        # The leanest recipe already chosen: no other is offered.
+        # On one H200, LoRA makes room for a mixture: it is offered, QLoRA not.
+        (
+            "h200",
+            {"model": "Qwen/Qwen3-30B-A3B", "method": "full"},
+            NOT_EMPTY,
+            (ADAPT_EXPERTS["full"], SEVERAL_GPUS),
+        ),
+        # The leanest recipe already chosen: no other is offered, and LoRA on one 4090 would not fit either.
         (
             "rtx-4090",
             {"model": "Qwen/Qwen3-30B-A3B", "method": "full", "optimizer": "adamw-8bit-bf16"},
             NOT_EMPTY,
-            (ADAPT_EXPERTS["full"], SEVERAL_GPUS_ZERO_3),
+            (SEVERAL_GPUS_ZERO_3,),
         ),
         # ZeRO's buffers at DeepSpeed's defaults are what leaves no room for a sample: smaller ones first (technical
         # review, round 21, D1).
@@ -850,7 +861,7 @@ def rounded_up(size: Fraction) -> Decimal:
             "h100-80gb",
             {"model": "meta-llama/Llama-3.1-70B", "method": "full", "zero_stage": "1", "gpus": Decimal(1024)},
             NOT_EMPTY,
-            (LEANER_RECIPE, ADAPT["full"], ZERO_3),
+            (ADAPT["full"], ZERO_3),
         ),
         # A GPU with more memory only where a listed card holds the step (technical review, round 23, D5); an adapter
         # over an fp32 base offered the base in bf16 (D4); QLoRA on a mixture, its experts quantized too (D9).
@@ -1523,3 +1534,12 @@ def test_under_zero_3_the_budget_holds_for_any_plan_and_counts_the_gradient_shar
     results = CALCULATOR.results(values)
     assert results["largest_micro_batch"] == Quantity(1)
     assert links(values, results)["plan"]["budget_for"] == "any"
+
+
+def test_a_change_of_recipe_or_method_is_offered_where_it_alone_makes_room():
+    """Llama-3.1-8B in full fine-tuning on one A100-80GB: 8-bit AdamW without a master copy, or LoRA, fits there, so
+    both are offered; on one 4090, Llama-3.1-70B fits with neither, so neither is (technical review, round 24, D4)."""
+    a100 = CALCULATOR.results(_on("a100-80gb", method="full"))["largest_micro_batch"].quantities["ways"].messages
+    assert LEANER_RECIPE in a100 and ADAPT["full"] in a100
+    big = CALCULATOR.results(_on("rtx-4090", model="meta-llama/Llama-3.1-70B", method="full"))
+    assert big["largest_micro_batch"].quantities["ways"].messages == (SEVERAL_GPUS_ZERO_3,)

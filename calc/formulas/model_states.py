@@ -145,14 +145,28 @@ class TrainingRecipe:
     # Optimizer state per parameter of the token embeddings, where the recipe keeps theirs apart from the rest (None:
     # as every other parameter's); counted in full fine-tuning, which trains them.
     embedding_optimizer: Fraction | None = None
+    # The optimizer step's temporaries without ZeRO, where they differ from ``temporaries`` (those under ZeRO).
+    temporaries_without_zero: Fraction | None = None
+
+    def step_temporaries(self, stage: int) -> Fraction:
+        """The optimizer step's temporaries in full fine-tuning at ZeRO ``stage``, bytes per trained parameter.
+
+        >>> RECIPES["adamw-mixed"].step_temporaries(0), RECIPES["adamw-mixed"].step_temporaries(2)
+        (Fraction(8, 1), Fraction(6, 1))
+        """
+        return self.temporaries if stage or self.temporaries_without_zero is None else self.temporaries_without_zero
 
 
 # The mixed-precision recipes keep bf16 weights for the layers and an fp32 master copy in the optimizer state
-# (ZeRO §3.1), as DeepSpeed and FSDP train. Their step upcasts the gradients to float32 for the master update
-# (DeepSpeed's ZeRO optimizer: the fp32 gradient partition, single_partition_of_fp32_groups[i].grad), 4 bytes per
-# parameter, sharded as the optimizer state, and updates with a fused kernel (FusedAdam, bitsandbytes' 8-bit
-# kernel, a fused SGD) that allocates nothing more. Not measured: they need a CUDA device.
-_MASTER_UPDATE = Fraction(4)
+# (ZeRO §3.1), as DeepSpeed and FSDP train. Their step casts the gradients to float32 for the master update, by way of
+# a flat 16-bit copy (DeepSpeed 0.19.5: zero/stage_1_and_2.py, flatten(averaged_gradients).to(fp32) into
+# single_partition_of_fp32_groups[i].grad; zero/stage3.py, _prepare_fp32_grad_for_sub_group): 2 + 4 bytes per
+# parameter, sharded as the optimizer state. Without ZeRO, DeepSpeed's FP16_Optimizer casts each gradient to fp32 and
+# joins the copies into one flat tensor (fp16/fused_optimizer.py: _flatten_dense_tensors([p.grad.to(fp32) ...])):
+# 4 + 4. Either updates with a fused kernel (FusedAdam, bitsandbytes' 8-bit kernel, a fused SGD) that allocates
+# nothing more. Not measured: they need a CUDA device.
+_MASTER_UPDATE = Fraction(2) + Fraction(4)
+_MASTER_UPDATE_WITHOUT_ZERO = Fraction(4) + Fraction(4)
 
 # Stable ids (the page's option values) → recipes, in the order the page lists them.
 RECIPES: dict[str, TrainingRecipe] = {
@@ -170,6 +184,7 @@ RECIPES: dict[str, TrainingRecipe] = {
         ),
         optimizer=ADAMW,
         temporaries=_MASTER_UPDATE,
+        temporaries_without_zero=_MASTER_UPDATE_WITHOUT_ZERO,
         computes_in=_in_16_bits(Computation("adamw-mixed", "bf16")),
     ),
     # Adam/AdamW in fp32 throughout: 4 + 4 + 8 = 16.
@@ -235,6 +250,7 @@ RECIPES: dict[str, TrainingRecipe] = {
         ),
         optimizer=ADAMW_8BIT,
         temporaries=_MASTER_UPDATE,
+        temporaries_without_zero=_MASTER_UPDATE_WITHOUT_ZERO,
         computes_in=_in_16_bits(Computation("adamw-8bit", "bf16")),
     ),
     # bitsandbytes 8-bit AdamW on a model loaded in bf16, as the Hugging Face Trainer runs optim="adamw_bnb_8bit"
@@ -270,6 +286,7 @@ RECIPES: dict[str, TrainingRecipe] = {
         ),
         optimizer=SGD,
         temporaries=_MASTER_UPDATE,
+        temporaries_without_zero=_MASTER_UPDATE_WITHOUT_ZERO,
         computes_in=_in_16_bits(Computation("sgd-momentum", "bf16")),
     ),
     # SGD with momentum in fp32 throughout: 4 + 4 + 4 = 12.

@@ -173,7 +173,8 @@ def computes_as(recipe: str, method: str) -> tuple[object, ...]:
     computes = (step.activations, step.autocast)
     if method == "full":
         training = step.training
-        return (training.states, training.temporaries, training.foreach_adamw, training.embedding_optimizer, *computes)
+        temporaries = (training.temporaries, training.temporaries_without_zero, training.foreach_adamw)
+        return (training.states, *temporaries, training.embedding_optimizer, *computes)
     return (step.optimizer, *computes, *(() if method == "qlora" else (step.states.weights,)))
 
 
@@ -494,7 +495,7 @@ def model_states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, Mode
     recipe, stage, gpus = STEP_RECIPES[setting.recipe], setting.zero_stage, setting.gpus
     trainable = _trainable(shape, setting).total(shape.layers)
     if setting.method == "full":
-        per_parameter, temporaries, frozen = recipe.states, recipe.temporaries, Fraction(0)
+        per_parameter, temporaries, frozen = recipe.states, recipe.training.step_temporaries(stage), Fraction(0)
     else:
         per_parameter, temporaries = recipe.optimizer.adapter, recipe.optimizer.adapter_temporaries
         base = base_parameters(shape)
