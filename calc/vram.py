@@ -180,8 +180,8 @@ PARAMETERS = Amount(
     N_("Parameters, in billions"),
     N_(
         "The model's parameter count in billions, filled in from its shape and rounded to at most two decimal places. "
-        "If you type another number, the page sizes the model from that number alone, trains every parameter (the "
-        "method turns to full fine-tuning), and adds the activation memory you enter."
+        "If you type another number, the page sizes the model from that number alone, counts every parameter as "
+        "trained (the method turns to full fine-tuning), and adds the activation memory you enter."
     ),
     default=billions(PRESETS[DEFAULT_MODEL]),
     maximum=Decimal(100_000),
