@@ -127,10 +127,9 @@ SHORTEN = N_("shorten the sequences")
 # Where the moment that limits the micro-batch is the loss's: its fp32 tensors over the vocabulary, which a fused
 # linear cross entropy computes a chunk of tokens at a time (the activations page's FAQ cites Liger Kernel's).
 CHUNKED_LOSS = N_("compute the loss in chunks (the Trainer's use_liger_kernel=True)")
-# In full fine-tuning, where another recipe keeps fewer bytes per parameter (8-bit AdamW without a master copy keeps
-# the fewest): the weights, gradients and optimizer state shrink with it.
+# In full fine-tuning, where another recipe keeps fewer bytes per parameter and that makes room: the weights, gradients
+# and optimizer state shrink with it.
 LEANER_RECIPE = N_("choose a training recipe that keeps less per parameter")
-LEANEST = min(recipe.states.total for recipe in RECIPES.values())
 ADAPT = {"full": N_("train LoRA or QLoRA"), "lora": N_("train QLoRA")}
 # An adapter over a base kept in fp32: the base in 16 bits halves its weights.
 BF16_BASE = N_("load the base model in bf16 (a 16-bit recipe at precision bf16)")
@@ -195,22 +194,20 @@ def ways_out(
     if not fixed_helps:
         return Phrases((*ways, LARGER_GPU) if larger_gpu or not ways else tuple(ways), style="or")
     stage, gpus = int(values["zero_stage"]), int(values["gpus"])
-
     # A change of recipe or method is offered where it alone makes room, on these GPUs as they are sharded.
-    helps = fits
     recipe = RECIPES[values["optimizer"]]
     leaner = [key for key, other in RECIPES.items() if other.states.total < recipe.states.total]
-    if values["method"] == "full" and any(helps(optimizer=key) for key in leaner):
+    if values["method"] == "full" and any(fits(optimizer=key) for key in leaner):
         ways.append(LEANER_RECIPE)
     sixteen = {"optimizer": "adamw-mixed", "precision": "bf16"}
-    if values["method"] == "lora" and recipe.states.weights > 2 and helps(**sixteen):
+    if values["method"] == "lora" and recipe.states.weights > 2 and fits(**sixteen):
         ways.append(BF16_BASE)
     adapt = ADAPT_EXPERTS if experts else ADAPT
     methods = {"full": ("lora", "qlora"), "lora": ("qlora",)}.get(values["method"], ())
     # An adapter as the page accepts it, in the form's recipe or, where that one is refused (QLoRA computes in 16 bits),
     # in mixed precision.
     adapters = [method for method in methods if method != "qlora" or not experts]
-    if values["method"] in adapt and any(helps(method=m) or helps(method=m, **sixteen) for m in adapters):
+    if values["method"] in adapt and any(fits(method=m) or fits(method=m, **sixteen) for m in adapters):
         ways.append(adapt[values["method"]])
     if values["method"] == "qlora" and experts:
         ways.append(QUANTIZE_EXPERTS)
