@@ -124,6 +124,13 @@ FUSED_ADAMW = N_("use PyTorch's fused AdamW")
 SMALLER_BUFFERS = N_("lower ZeRO's buffer settings")
 FUSE = N_("choose fused attention")
 SHORTEN = N_("shorten the sequences")
+# Where one sample is what does not fit: the sequence split across GPUs, which the page does not model.
+SPLIT_SEQUENCE = N_("split each sequence across GPUs (context parallelism, such as DeepSpeed Ulysses)")
+# Where DistributedDataParallel's gradient buckets (calc.vram.ddp_buckets) are what leaves no room: without them.
+BUCKET_VIEW = N_(
+    "create DistributedDataParallel with gradient_as_bucket_view=True (in Accelerate, through "
+    "DistributedDataParallelKwargs)"
+)
 # Where the moment that limits the micro-batch is the loss's: its fp32 tensors over the vocabulary, which a fused
 # linear cross entropy computes a chunk of tokens at a time (the activations page's FAQ cites Liger Kernel's).
 CHUNKED_LOSS = N_("compute the loss in chunks (the Trainer's use_liger_kernel=True)")
@@ -156,6 +163,7 @@ def ways_out(
     experts: bool = False,
     fused: bool = False,
     buffers: bool = False,
+    buckets: bool = False,
     fits: Callable[..., bool] = lambda **change: True,
     loss: bool = False,
     larger_gpu: bool = True,
@@ -164,8 +172,9 @@ def ways_out(
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
     state), unless one sample alone is more than the GPU holds (not ``fixed_helps``); QLoRA not for a mixture of
     ``experts`` (:data:`ADAPT_EXPERTS`); in full fine-tuning, a leaner recipe where there is one; first, where the
-    ``fused`` AdamW would drop the temporaries of the moment that does not fit, or where ZeRO's ``buffers`` are what
-    leave no room, smaller ones; where the ``loss`` is the moment that limits, computing it in chunks; a larger GPU
+    ``fused`` AdamW would drop the temporaries of the moment that does not fit, or where ZeRO's ``buffers`` or DDP's
+    ``buckets`` are what leave no room, smaller ones or none; where one sample alone is more than the GPU holds, the
+    sequence split across GPUs; where the ``loss`` is the moment that limits, computing it in chunks; a larger GPU
     only where one holds the step (``larger_gpu``), unless nothing else is left to offer. With one GPU
     ZeRO shares nothing; with several, a higher stage shares more, and each GPU's share of what is shared shrinks
     with their number. Each way that changes the form is offered only where ``fits`` (the form's values it changes)
@@ -182,6 +191,8 @@ def ways_out(
     ways = [FUSED_ADAMW] if fused else []
     if buffers:
         ways.append(SMALLER_BUFFERS)
+    if buckets:
+        ways.append(BUCKET_VIEW)
     if samples:
         if values["recomputation"] != "full":
             ways.append(RECOMPUTE)
@@ -191,6 +202,8 @@ def ways_out(
             ways.append(CHUNKED_LOSS)
         if int(values["sequence_length"]) > 1:
             ways.append(SHORTEN)
+        if not fixed_helps:
+            ways.append(SPLIT_SEQUENCE)
     if not fixed_helps:
         return Phrases((*ways, LARGER_GPU) if larger_gpu or not ways else tuple(ways), style="or")
     stage, gpus = int(values["zero_stage"]), int(values["gpus"])

@@ -802,6 +802,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 fixed_helps=fixed_helps,
                 experts=bool(shape_of(values).experts),
                 buffers=bool(buffers) and crowds,
+                buckets=bool(buckets) and left + buckets >= binding.per_sample_total,
                 fits=lambda **change: _fits_with(values, **change),
                 loss=binding.name in ("forward", "loss"),
                 larger_gpu=_on_a_listed_card(binding.fixed_total + binding.per_sample_total, capacity - free),
@@ -827,6 +828,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 experts=bool(shape.experts),
                 fused=fused,
                 buffers=crowds,
+                buckets=bool(buckets) and binding.fixed_total <= free + buckets,
                 fits=lambda **change: _fits_with(values, **change),
                 larger_gpu=_on_a_listed_card(binding.fixed_total + most.per_sample_total, capacity - free),
             )

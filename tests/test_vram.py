@@ -17,9 +17,11 @@ from calc.fit import (
     ADAPT,
     ADAPT_EXPERTS,
     BF16_BASE,
+    BUCKET_VIEW,
     CELL,
     CHUNKED_LOSS,
     FUSE,
+    FUSED_ADAMW,
     HIGHER_STAGE,
     LARGER_GPU,
     LEANER_RECIPE,
@@ -34,6 +36,7 @@ from calc.fit import (
     SHORTEN,
     SHORTFALL,
     SMALLER_BUFFERS,
+    SPLIT_SEQUENCE,
     ZERO_3,
     Need,
     shortfall,
@@ -802,7 +805,7 @@ def rounded_up(size: Fraction) -> Decimal:
             "rtx-4090",
             {"method": "qlora", "recomputation": "none", "attention": "eager", "gpus": Decimal(4)},
             NOT_ONE,
-            (RECOMPUTE, FUSE, CHUNKED_LOSS, SHORTEN),
+            (RECOMPUTE, FUSE, CHUNKED_LOSS, SHORTEN, SPLIT_SEQUENCE),
         ),
         # Several GPUs without ZeRO, and the fixed part too large: a ZeRO stage, but not more GPUs, which would
         # replicate everything again.
@@ -826,6 +829,13 @@ def rounded_up(size: Fraction) -> Decimal:
             {"model": "Qwen/Qwen3-30B-A3B", "method": "full"},
             NOT_EMPTY,
             (SEVERAL_GPUS_ZERO_3,),
+        ),
+        # Without ZeRO on two H100s, DDP's buckets are what the step lacks room for (technical review, round 25).
+        (
+            "h100-80gb",
+            {"method": "full", "optimizer": "adamw-bf16", "gpus": Decimal(2)},
+            NOT_EMPTY,
+            (FUSED_ADAMW, BUCKET_VIEW, LEANER_RECIPE, ADAPT["full"], HIGHER_STAGE, LARGER_GPU),
         ),
         # On one H200, LoRA makes room for a mixture: it is offered, QLoRA not.
         (
@@ -882,7 +892,7 @@ def rounded_up(size: Fraction) -> Decimal:
             "rtx-4090",
             {"sequence_length": Decimal(32768), "recomputation": "selective"},
             NOT_ONE,
-            (RECOMPUTE, CHUNKED_LOSS, SHORTEN),
+            (RECOMPUTE, CHUNKED_LOSS, SHORTEN, SPLIT_SEQUENCE),
         ),
     ],
 )
@@ -1424,7 +1434,6 @@ def test_where_the_optimizer_step_does_not_fit_the_fused_adamw_is_offered_first(
     """Gemma-2-9B in full fine-tuning on an H100: the optimizer step's foreach temporaries make it too large, and the
     fused AdamW, the Trainer's default, allocates none (Italian review, round 19, item 2; technical, item 4). A
     recipe whose step's temporaries are no foreach buffers is not offered it."""
-    from calc.fit import FUSED_ADAMW
 
     run = {**DEFAULTS, "model": "google/gemma-2-9b", "method": "full", "optimizer": "adamw-bf16", "gpu": "h100-80gb"}
     run = {**run, **settle(run, frozenset({"model", "method", "gpu"}))}
