@@ -23,7 +23,7 @@ from babel import Locale
 
 from calc.calculators import NAMES, load
 from calc.evaluation import default_texts, evaluate
-from calc.formatting import GIGABYTE
+from calc.formatting import GIGABYTE, IN_WORDS, format_quantity
 from calc.inputs import Amount, Count
 from calc.problems import InputProblem
 from sitebuild.config import LOCALES
@@ -95,11 +95,14 @@ def main() -> None:
             for overrides in calculator.examples.values():
                 typed = {name: inputs[name].text(value, locale) for name, value in overrides.items()}
                 evaluate(calculator, {**texts, **typed}, locale, NullTranslations())
-    # Every problem's words, some of which only a combination of fields reaches.
+    # Every problem's words, some of which only a combination of fields reaches; and counts said in words, which
+    # only some results say (DistributedDataParallel's note, on several GPUs without ZeRO).
     for code in LOCALES:
         for problem in problems():
             for field in FIELDS:
                 problem.message(field, Locale.parse(code), NullTranslations())
+        for count in (Decimal(1), Decimal("7.5")):
+            format_quantity(count * 10**9, IN_WORDS, Locale.parse(code))
     root = Path(sys.modules["babel"].__file__).parent.parent
     files = sorted(
         Path(module.__file__).relative_to(root).as_posix()
