@@ -224,16 +224,23 @@ def ways_out(
         ways.append(adapt[values["method"]])
     if values["method"] == "qlora" and experts:
         ways.append(QUANTIZE_EXPERTS)
-    # The stages above this one that would make room, on these GPUs or on as many as the form takes.
-    higher = [s for s in STAGES[stage + 1 :] if fits(zero_stage=s, gpus=gpus) or fits(zero_stage=s, gpus=MOST_GPUS)]
+
+    # The lowest stage from ``start`` that would make room on as many GPUs as the form takes. ZeRO-3 shards the most,
+    # so where it makes none no lower stage does, and it is asked first: one step's model where nothing helps.
+    def lowest(start: int) -> int | None:
+        if start > 3 or not fits(zero_stage=3, gpus=MOST_GPUS):
+            return None
+        return next(s for s in STAGES[start:] if s == 3 or fits(zero_stage=s, gpus=MOST_GPUS))
+
     if gpus == 1:
-        # On one GPU no stage shares anything: the stages that would make room on many.
-        several = [s for s in STAGES[max(stage, 1) :] if fits(zero_stage=s, gpus=MOST_GPUS)]
-        if several:
-            ways.append(SEVERAL_GPUS_ZERO_3 if several == [3] else SEVERAL_GPUS)
+        # On one GPU no stage shares anything: a stage on several.
+        several = lowest(max(stage, 1))
+        if several is not None:
+            ways.append(SEVERAL_GPUS_ZERO_3 if several == 3 else SEVERAL_GPUS)
     else:
-        if higher:
-            ways.append(ZERO_3 if higher == [3] and stage < 2 else HIGHER_STAGE)
+        higher = lowest(stage + 1)
+        if higher is not None:
+            ways.append(ZERO_3 if higher == 3 and stage < 2 else HIGHER_STAGE)
         if stage > 0 and fits(zero_stage=stage, gpus=MOST_GPUS):
             ways.append(MORE_GPUS)
     if larger_gpu or not ways:

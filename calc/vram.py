@@ -50,6 +50,7 @@ from calc.formulas.step import (
     SUB_GROUP_SIZE,
     Moment,
     Peak,
+    Setting,
     adapts_experts,
     foreach_temporaries,
     gathered_matrix,
@@ -76,7 +77,7 @@ from calc.model_inputs import (
     shape_inputs,
     shape_of,
 )
-from calc.models import PRESETS
+from calc.models import PRESETS, ModelShape
 from calc.outputs import Bar, Citation, Column, Fact, Figure, Names, Phrase, Phrases, Quantity, Table, Text, gigabytes
 from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem, NamesTheWayOut
@@ -622,12 +623,8 @@ NOT_EMPTY = N_(
 )
 
 
-def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, Fraction, Moment, int, Moment, bool]:
-    """The step's peak at the form's micro-batch and the gradients of earlier micro-batches it holds; the moment that
-    limits the micro-batch within ``free`` bytes and the largest micro-batch that fits; the moment with the largest
-    per-sample part; whether that limit holds for any plan, with or without accumulation (the largest micro-batch
-    accumulates, or accumulating holds nothing more, as under ZeRO-3). The page with a model and no activation memory
-    typed."""
+def _modelled_setting(values: Mapping[str, object]) -> tuple[ModelShape, Setting]:
+    """The model's shape and the step the form sets, or the input problem of a step the page does not model."""
     shape = shape_of(values)
     stage, gpus = int(values["zero_stage"]), int(values["gpus"])
     setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=gpus)
@@ -637,6 +634,16 @@ def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, 
         raise ExpertsNotModelled(activation_field=True, field="target_modules")
     if shape.experts and STEP_RECIPES[setting.recipe].autocast:
         raise MixtureUnderAutocast(field="precision")
+    return shape, setting
+
+
+def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, Fraction, Moment, int, Moment, bool]:
+    """The step's peak at the form's micro-batch and the gradients of earlier micro-batches it holds; the moment that
+    limits the micro-batch within ``free`` bytes and the largest micro-batch that fits; the moment with the largest
+    per-sample part; whether that limit holds for any plan, with or without accumulation (the largest micro-batch
+    accumulates, or accumulating holds nothing more, as under ZeRO-3). The page with a model and no activation memory
+    typed."""
+    shape, setting = _modelled_setting(values)
 
     def step_moments(accumulating: bool) -> tuple[Moment, ...]:
         return moments(shape, replace(setting, accumulating=accumulating))
@@ -677,7 +684,9 @@ def _fits_with(values: Mapping[str, object], **change: object) -> bool:
     try:
         free = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(sharded)
         free -= (zero_buffers(sharded, head_counted=False) or (None, Fraction(0)))[1]
-        return _modelled_step(sharded, free)[3] >= 1
+        shape, setting = _modelled_setting(sharded)
+        # One sample's step, with the earlier micro-batches' gradients where it reaches the target only by accumulating.
+        return limit_of(moments(shape, replace(setting, accumulating=accumulates(sharded, 1))), free)[1] >= 1
     except InputProblem:
         return False  # a setup the page refuses is no way out
 
