@@ -111,10 +111,11 @@ def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | 
     if values["attention"] != "flash":
         return None
     gpu = GPUS_BY_ID.get(values.get("gpu"))
+    before_ampere = gpu is not None and not gpu.bf16
     if shape.model_type in SOFTCAPPED_ATTENTION:
-        return NO_SDPA_OLDER if gpu is not None and not gpu.bf16 else NO_SDPA
-    older = values["precision"] == "fp32" or (gpu is not None and not gpu.bf16)
-    return GQA_MATH if older and shape.kv_heads < shape.attention_heads else None
+        return NO_SDPA_OLDER if before_ampere else NO_SDPA
+    unfused = values["precision"] == "fp32" or before_ampere
+    return GQA_MATH if unfused and shape.kv_heads < shape.attention_heads else None
 
 
 # The fused estimate's queries, keys and values are those of a causal kernel (calc.formulas.activations): under SDPA,

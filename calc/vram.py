@@ -538,7 +538,6 @@ ZERO_WITHOUT_MASTER = N_(
     "%(note)s DeepSpeed's ZeRO keeps an fp32 master copy of each GPU's share of the weights by default, which this "
     "recipe does not count: for DeepSpeed, choose “%(twin)s”."
 )
-MIXED_TWINS = {"adamw-8bit-bf16": "adamw-8bit"}
 # A card's cell where the spare is less than the buffers, as your GPU's verdict says (BUFFERS_BEYOND_SPARE), and where
 # it holds them but is tight with them (TIGHT_FOR_BUFFERS): the cell says why (Italian review, round 20).
 BUFFERS_BEYOND_SPARE_CELL = N_(
@@ -777,15 +776,16 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     note = window = None
     if values["model"] != COUNT and values["activation_memory"] is None:
         step, earlier, binding, count, most, any_plan = _modelled_step(values, free)
-        held = step_setting(values, shape_of(values), values["optimizer"], recipe_field=True)
-        if buffers and not all(holds_gathered_matrix(moment, held) for moment in (step.moment, binding.name)):
+        shape = shape_of(values)
+        setting = step_setting(values, shape, values["optimizer"], recipe_field=True)
+        if buffers and not all(holds_gathered_matrix(moment, setting) for moment in (step.moment, binding.name)):
             # A moment without ZeRO-3's gathered output layer decides: its live weights are the buffers' in full
             # (Spanish review, round 21, D2).
             buffers_note, buffers = zero_buffers(values, head_counted=False)
             free = capacity - overhead - buckets - buffers
             step, earlier, binding, count, most, any_plan = _modelled_step(values, free)
-        note = attention_note(values, shape_of(values))
-        window = window_note(values, shape_of(values))
+        note = attention_note(values, shape)
+        window = window_note(values, shape)
         # Whether the budget counts the earlier micro-batches' gradients (the largest micro-batch accumulates), so
         # that it holds for any plan, or only for a step without accumulation, which the planner must be told.
         budget_for = "any" if any_plan else "single"
@@ -809,7 +809,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 values,
                 samples=True,
                 fixed_helps=fixed_helps,
-                experts=bool(shape_of(values).experts),
+                experts=bool(shape.experts),
                 buffers=bool(buffers) and crowds,
                 buckets=bool(buckets) and left + buckets >= binding.per_sample_total,
                 fits=lambda **change: _fits_with(values, **change),
@@ -823,8 +823,6 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             words = {"needed": needed, "moment": Phrase(MOMENT_WORDS[binding.name], {})}
             # The fused AdamW where the optimizer step is what does not fit, and fits without its foreach temporaries
             # (that moment's own, as the step counted them).
-            shape = shape_of(values)
-            setting = step_setting(values, shape, values["optimizer"], recipe_field=True)
             fused = (
                 binding.name == "optimizer"
                 and foreach_temporaries(setting)
@@ -896,7 +894,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     if buffers and (values["method"] == "full" or values["model"] == COUNT) and not recipe.master_copy:
         if recipe.states.weights == RECIPES["adamw-mixed"].states.weights:
             # A 16-bit recipe with no master copy, which DeepSpeed's ZeRO does not run (technical review, round 22).
-            twin = Phrase(RECIPES[MIXED_TWINS.get(values["optimizer"], "adamw-mixed")].label, {})
+            # The first recipe with a master copy and the same optimizer (8-bit AdamW's for 8-bit AdamW).
+            twin = next(
+                other for other in RECIPES.values() if other.master_copy and other.optimizer == recipe.optimizer
+            )
+            twin = Phrase(twin.label, {})
             buffers_note = Phrase(ZERO_WITHOUT_MASTER, {"note": buffers_note, "twin": twin})
     parts["overhead"] = overhead
     total = sum(parts.values())
