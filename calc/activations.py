@@ -136,8 +136,11 @@ LABELS = {
     "mlp": N_("MLP"),
     "norms": N_("Norms"),
     "logits": N_("Logits and loss"),
-    "outside": N_("Token ids (and, under full recomputation, each layer's input)"),
+    "outside": N_("Token ids"),
 }
+# Under full recomputation the row is almost all the layers' inputs, the token ids a few kilobytes of it (technical
+# review, round 26).
+RECOMPUTED_OUTSIDE = N_("Each layer's input, kept for recomputation (and the token ids)")
 
 
 # The shape in step with the model, and the target modules with the model's own names.
@@ -154,6 +157,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     # an empty row would read as a fault.
     parts = {part: size for part, size in saved_breakdown(shape, setting).items() if size}
     total = sum(parts.values(), Fraction(0))
+    labels = {**LABELS, "outside": RECOMPUTED_OUTSIDE} if setting.recomputation == "full" else LABELS
     # The moment with the largest per-sample part, and that part: what each more sample adds to the step's peak.
     moment = largest_per_sample(moments(shape, setting))
     # Rounded up to the hundredths the pages show and the links carry, as the VRAM page rounds its own: a plan made
@@ -164,10 +168,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "activation_per_sample": at_least_shown(gigabytes(total, 2)),
         "step_per_sample": step,
         "step_moment": moment_phrase(N_("The activation memory per sample is largest %(moment)s."), moment.name),
-        "breakdown_bar": [(LABELS[part], gigabytes(size, 2)) for part, size in parts.items()],
+        "breakdown_bar": [(labels[part], gigabytes(size, 2)) for part, size in parts.items()],
         "breakdown": [
             (
-                LABELS[part],
+                labels[part],
                 at_least_shown(gigabytes(size, 2), in_column=True),
                 at_least_shown(Quantity(100 * size / total, PERCENT, places=1), in_column=True),
             )

@@ -47,8 +47,8 @@ ACTIVATION_PER_SAMPLE = Amount(
     N_("Activation memory per sample"),
     N_(
         "What each sample adds to the training step's peak, including the gradients of the loss and, with "
-        "recomputation, the layer being recomputed. The activation memory estimator shows it as its activation "
-        "memory per sample at the step's peak."
+        "recomputation, the layer being recomputed. The activation memory estimator gives it as “Activation memory "
+        "per sample, at the step's peak”."
     ),
     # The VRAM page's per-sample figure for its default run. A copy, which
     # tests/test_plan.py::test_the_defaults_are_the_default_run_the_training_memory_page_hands_over holds to it: a

@@ -16,7 +16,7 @@ from calc.formatting import GIGABYTE, PERCENT, rounded, rounded_down, rounded_up
 from calc.formulas.model_states import RECIPES, STAGES
 from calc.gpus import GPU
 from calc.i18n import N_
-from calc.outputs import LESS_THAN, Phrase, Phrases, Quantity, percent
+from calc.outputs import LESS_THAN, Names, Phrase, Phrases, Quantity, percent
 
 GB = 10**9
 HUNDREDTH = Quantity(Decimal("0.01"), GIGABYTE, 2)  # the last place of the figures a verdict subtracts
@@ -36,20 +36,35 @@ SENTENCE = (
 )
 
 # A listed card without bf16 (calc.gpus.GPU.bf16) when the precision is bf16: in the table, and about the reader's own.
-# Where the recipe computes in fp16 too, that takes the same memory (calc.formulas.model_states, _in_16_bits).
-NO_BF16_CELL = (N_("%(verdict)s (no bf16 on this card: choose fp16)"), N_("%(verdict)s (no bf16 on this card)"))
+# Where the recipe computes in fp16 too, that takes the same memory (calc.formulas.model_states, _in_16_bits); QLoRA's
+# 4-bit layers compute in the dtype BitsAndBytesConfig names, bf16 in the configuration the pages quote
+# (calc.step_outputs.QLORA_CONFIG), which must change too (technical review, round 26). Each: in fp16, in nothing
+# else, in fp16 under QLoRA.
+FP16_COMPUTE = Names(("bnb_4bit_compute_dtype=torch.float16",))
+NO_BF16_CELL = (
+    N_("%(verdict)s (no bf16 on this card: choose fp16)"),
+    N_("%(verdict)s (no bf16 on this card)"),
+    N_("%(verdict)s (no bf16 on this card: choose fp16)"),
+)
 NO_BF16_SENTENCE = (
     N_("%(verdict)s This card has no bf16: choose fp16, which takes the same memory."),
     N_("%(verdict)s But this card has no bf16, and this recipe computes in it: choose another recipe or another card."),
+    N_(
+        "%(verdict)s This card has no bf16: choose fp16, which takes the same memory, and set %(setting)s in "
+        "BitsAndBytesConfig."
+    ),
 )
 
 
-def without_bf16(verdict: Phrase, values: Mapping[str, object], gpu: GPU | None, words: tuple[str, str]) -> Phrase:
+def without_bf16(verdict: Phrase, values: Mapping[str, object], gpu: GPU | None, words: tuple[str, str, str]) -> Phrase:
     """``verdict``, and where ``gpu`` is a listed card without bf16 and the precision is bf16, that it has none."""
     if gpu is None or gpu.bf16 or values["precision"] != "bf16":
         return verdict
-    in_fp16 = "fp16" in RECIPES[values["optimizer"]].computes_in
-    return Phrase(words[0] if in_fp16 else words[1], {"verdict": verdict})
+    if "fp16" not in RECIPES[values["optimizer"]].computes_in:
+        return Phrase(words[1], {"verdict": verdict})
+    if values["method"] == "qlora":
+        return Phrase(words[2], {"verdict": verdict, "setting": FP16_COMPUTE})
+    return Phrase(words[0], {"verdict": verdict})
 
 
 # The most the step's estimate fell short of PyTorch's measured peak, as a share of that peak, in

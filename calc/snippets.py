@@ -27,7 +27,8 @@ prose. The names are each framework's own:
 Each also turns on bf16 and full recomputation where its configuration holds them, as the site's default run
 has them: an activation memory per sample estimated with them holds only if the run sets them (the pages say what
 to change for another estimate). Their names: ``bf16`` and
-``activation_checkpointing`` (transformers' TrainingArguments since 5.23, ``ACTIVATION_CHECKPOINTING_SINCE``);
+``activation_checkpointing`` (transformers' TrainingArguments since 5.23, ``ACTIVATION_CHECKPOINTING_SINCE``, the
+old name in a comment beside it);
 DeepSpeed's ``bf16.enabled``; Accelerate's ``mixed_precision="bf16"`` and the model's
 ``activation_checkpointing_enable()``; Axolotl's ``bf16`` and ``gradient_checkpointing``; Megatron-LM's ``--bf16``
 and ``--recompute-granularity full --recompute-method uniform --recompute-num-layers 1`` (every layer's input kept,
@@ -57,6 +58,7 @@ import json
 
 from calc.i18n import N_
 from calc.outputs import Citation, Code, Fact, Quantity
+from calc.transformers_releases import AUTO_DTYPE_SINCE, AUTO_DTYPE_SOURCE
 
 # The frameworks the pages write settings for, in their order, and the names the prose gives them.
 FRAMEWORKS = {
@@ -81,6 +83,9 @@ ACTIVATION_CHECKPOINTING_SINCE = Citation(
 ACTIVATION_CHECKPOINTING_METHOD_SINCE = Citation(
     "5.23", "https://github.com/huggingface/transformers/blob/v5.23.0/src/transformers/modeling_utils.py#L3191-L3199"
 )
+# The snippets name the old switch beside the new one, in a comment that travels with the paste: most installed
+# transformers are older than the rename (technical review, round 26).
+RENAMED_IN = ACTIVATION_CHECKPOINTING_SINCE.text
 
 
 def facts() -> dict[str, Fact]:
@@ -91,8 +96,22 @@ def facts() -> dict[str, Fact]:
         "checkpointing_method_since": ACTIVATION_CHECKPOINTING_METHOD_SINCE,
         # When the old names go: the deprecation warnings of 5.23 say they "will be removed in v6".
         "checkpointing_removal": "v6",
+        "transformers_auto_dtype": AUTO_DTYPE_SINCE,
+        "auto_dtype_source": AUTO_DTYPE_SOURCE,
         # A tokenizer that reserves a padding token: Llama 3.1's tokenizer_config.json, id 128004.
         "reserved_pad_model": "Llama-3.1",
+        # Both divide every micro-batch's loss by the accumulation steps: Accelerator.backward (unless DeepSpeed's
+        # engine, which divides it in its own backward), and Lightning's automatic optimization
+        # (ClosureResult.from_training_step_output, normalize=accumulate_grad_batches). Read in the 1.16.0 and
+        # 2.6.6 wheels.
+        "accelerate_divides": Citation(
+            "accelerate 1.16.0: Accelerator.backward",
+            "https://github.com/huggingface/accelerate/blob/v1.16.0/src/accelerate/accelerator.py#L2755-L2757",
+        ),
+        "lightning_divides": Citation(
+            "Lightning 2.6.6: automatic.py",
+            "https://github.com/Lightning-AI/pytorch-lightning/blob/2.6.6/src/lightning/pytorch/loops/optimization/automatic.py#L80-L83",
+        ),
     }
 
 
@@ -153,7 +172,7 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
             f"    per_device_train_batch_size={b},\n"
             f"    gradient_accumulation_steps={a},\n"
             "    bf16=True,\n"
-            "    activation_checkpointing=True,\n"
+            f"    activation_checkpointing=True,  # transformers<{RENAMED_IN}: gradient_checkpointing=True\n"
             ")\n"
         ),
         "deepspeed": json.dumps(
@@ -184,7 +203,7 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
             + placeholders("accelerate")
             + f'accelerator = Accelerator(gradient_accumulation_steps={a}, mixed_precision="bf16")\n'
             f"loader = DataLoader(dataset, batch_size={b}, shuffle=True, collate_fn=collator)\n"
-            "model.activation_checkpointing_enable()\n"
+            f"model.activation_checkpointing_enable()  # transformers<{RENAMED_IN}: gradient_checkpointing_enable()\n"
             "model, optimizer, loader = accelerator.prepare(model, optimizer, loader)\n\n"
             "model.train()\n"
             "for batch in loader:\n"

@@ -19,7 +19,7 @@ from babel import Locale
 from calc import deepspeed, gpus
 from calc.batch_inputs import ACTIVATION_PER_SAMPLE, GPUS, MEMORY_BUDGET, MICRO_BATCH, TARGET_BATCH
 from calc.calculator import Calculator, Changed, Group
-from calc.configs import Reading, UnknownModelType
+from calc.configs import Reading, UnknownModelType, Unsupported
 from calc.fit import (
     CELL,
     GB,
@@ -106,6 +106,7 @@ from calc.step_outputs import (
     part_rows,
     window_note,
 )
+from calc.transformers_releases import AUTO_DTYPE_SINCE, AUTO_DTYPE_SOURCE
 
 
 @cache  # a card's figure never changes, and every edit shows every card's
@@ -146,32 +147,33 @@ MODEL = model_choice(description=_DESCRIPTION, kind=ModelChoice, also=(COUNT_OPT
 
 
 @dataclass
-class OtherModelType(InputProblem):
-    """A config.json of a model type the pages do not read, ``model_type`` (``known``: those they read): their words,
-    and this page's way out, the count."""
+class CountInstead(InputProblem):
+    """A config.json whose model the pages do not count, ``problem`` (a model type they do not read, a setting they do
+    not model): their words, and this page's way out, the count (technical review, round 26: a refused
+    ``attention_bias`` offered none)."""
 
-    known: tuple[str, ...]
-    model_type: str
+    problem: UnknownModelType | Unsupported
 
     @classmethod
     def examples(cls) -> tuple[InputProblem, ...]:
-        return (cls(("x", "y"), "z"),)
+        return (cls(UnknownModelType("z", ("x", "y"))), cls(Unsupported("x", "y")))
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        unread = ConfigUnreadable(UnknownModelType(self.model_type, self.known))
-        way_out = translations.gettext("For another model, choose “%(count_option)s”.") % {
+        unread = ConfigUnreadable(self.problem)
+        way_out = translations.gettext("To size it anyway, choose “%(count_option)s”.") % {
             "count_option": translations.gettext(COUNT_OPTION.label)
         }
         return f"{unread.message(input, locale, translations)} {way_out}"
 
 
 def _reading(text: str) -> Reading:
-    """The pasted config.json, as every page reads it; a model type none reads is refused with this page's way out."""
+    """The pasted config.json, as every page reads it; a model the pages do not count is refused with this page's way
+    out."""
     try:
         return CONFIG.parse(text)
     except ConfigUnreadable as unread:
-        if isinstance(unread.problem, UnknownModelType):
-            raise OtherModelType(unread.problem.known, unread.problem.model_type) from None
+        if isinstance(unread.problem, UnknownModelType | Unsupported):
+            raise CountInstead(unread.problem) from None
         raise
 
 
@@ -1085,12 +1087,8 @@ def facts() -> dict[str, Fact]:
             "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/zero/stage3.py#L711-L713",
         ),
         "one": Quantity(1),
-        # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default): its
-        # notes' "Default dtype update" (huggingface/transformers#42805).
-        "transformers_auto_dtype": "5.0",
-        "auto_dtype_source": Citation(
-            "transformers v5.0.0", "https://github.com/huggingface/transformers/releases/tag/v5.0.0"
-        ),
+        "transformers_auto_dtype": AUTO_DTYPE_SINCE,
+        "auto_dtype_source": AUTO_DTYPE_SOURCE,
         # 16-bit weight updates that nearest rounding cancels, and the two remedies the paper studies.
         "low_precision_source": Citation("Zamirai et al., 2020", "https://arxiv.org/abs/2010.06192"),
         "auto_prefetch_share": Quantity(AUTO_PREFETCH_SHARE, places=1),
@@ -1198,8 +1196,8 @@ CALCULATOR = Calculator(
             "activation_budget",
             N_("Left for the micro-batch on your GPU"),
             N_(
-                "the GPU's memory, less the overhead, DistributedDataParallel's buckets or ZeRO's buffers, and what "
-                "does not grow with the micro-batch, rounded down"
+                "what is left of the GPU's memory after the overhead, any DistributedDataParallel buckets or ZeRO "
+                "buffers, and everything that does not grow with the micro-batch; rounded down"
             ),
             missing=N_("Nothing: even without samples, the step does not fit"),
         ),

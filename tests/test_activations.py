@@ -574,3 +574,13 @@ def test_a_figure_past_what_the_other_pages_take_is_left_blank_and_the_page_says
         "batch size planner take at most 10,000\xa0GB, so their links leave the figure blank."
     )
     assert page_view().outputs["carried_note"] == ""
+
+
+def test_the_row_outside_the_layers_names_what_holds_its_bytes():
+    """Under full recomputation the row is each layer's input (1.07 GB for Llama-3.1-8B at 4096 tokens), the token
+    ids a few kilobytes of it: it leads with the inputs (technical review, round 26, item 5). Under selective
+    recomputation only the token ids are left outside the layers."""
+    rows = {row[0]: row[1] for row in page_view().outputs["breakdown"]["rows"]}
+    assert rows["Each layer's input, kept for recomputation (and the token ids)"] == "1.07"
+    selective = [row[0] for row in page_view(recomputation="selective").outputs["breakdown"]["rows"]]
+    assert not any("recomputation" in label for label in selective)

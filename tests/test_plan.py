@@ -329,3 +329,16 @@ def test_the_notes_name_the_lightning_precision_and_a_padding_token_that_keeps_e
     # EOS as the padding token is named only to be advised against.
     assert notes.count("tokenizer.pad_token = tokenizer.eos_token") == 1
     assert "Do not set <code>tokenizer.pad_token = tokenizer.eos_token</code>" in notes
+
+
+def test_the_snippets_give_the_old_recomputation_switch_where_they_set_the_new_one():
+    """activation_checkpointing came with transformers 5.23; on an older release the new name fails as pasted (a
+    TypeError, an AttributeError), so the line that sets it says the old one in a comment (technical review, round
+    26, item 1)."""
+    code = snippets(2, 4, 8)
+    for framework, new, old in (
+        ("transformers", "activation_checkpointing=True,", "gradient_checkpointing=True"),
+        ("accelerate", "model.activation_checkpointing_enable()", "gradient_checkpointing_enable()"),
+    ):
+        (line,) = [line for line in code[framework].splitlines() if new in line]
+        assert line.endswith(f"# transformers<5.23: {old}"), framework

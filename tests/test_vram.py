@@ -592,7 +592,7 @@ def test_a_budget_beside_the_same_spare_says_it_is_rounded_down():
     assert results["your_gpu"].quantities["spare"].shown() == Decimal("25.52") == rounded(room, 2)
     assert results["carried_budget"].value == Decimal("25.51") < room
     budget = next(output for output in CALCULATOR.outputs if output.name == "activation_budget")
-    assert budget.note.endswith(", rounded down")
+    assert budget.note.endswith("; rounded down")
 
 
 @pytest.mark.parametrize("model", ["meta-llama/Llama-3.2-1B", "meta-llama/Llama-3.1-8B", "Qwen/Qwen2.5-7B"])
@@ -1078,7 +1078,16 @@ def test_a_config_of_another_model_type_points_to_the_count_mode(localedir):
     view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed=frozenset({"config"}))
     assert view.errors["config"].startswith("The calculator reads the model types llama, ")
     assert view.errors["config"].endswith(
-        ", not gpt_neox. For another model, choose “Parameter count only (you enter the activation memory)”."
+        ", not gpt_neox. To size it anyway, choose “Parameter count only (you enter the activation memory)”."
+    )
+    # A model of a known type with a setting the step does not model has the same way out (round 26, item 6).
+    llama = {"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32}
+    llama |= {"num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256, "attention_bias": True}
+    texts["config"] = json.dumps(llama)
+    view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed=frozenset({"config"}))
+    assert view.errors["config"] == (
+        "The calculator cannot count a model with attention_bias set to true. To size it anyway, choose “Parameter "
+        "count only (you enter the activation memory)”."
     )
     texts["config"] = "{"
     view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed=frozenset({"config"}))
@@ -1210,6 +1219,13 @@ def test_a_card_without_bf16_says_so_when_the_run_computes_in_bf16():
     assert bf16_only["your_gpu"].message == NO_BF16_SENTENCE[1]
     assert bf16_only["fits"][0][2].message == NO_BF16_CELL[1]
     assert CALCULATOR.results({**DEFAULTS, "gpu": "a100-40gb"})["your_gpu"].message in (*SENTENCE, TIGHT_UNMEASURED)
+    # QLoRA's 4-bit layers compute in BitsAndBytesConfig's dtype, which the pages quote as bf16: that changes too
+    # (technical review, round 26, item 4).
+    qlora = CALCULATOR.results({**t4, "method": "qlora"})["your_gpu"]
+    assert qlora.message == NO_BF16_SENTENCE[2]
+    assert qlora.text(EN, NullTranslations()).endswith(
+        "set bnb_4bit_compute_dtype=torch.float16 in BitsAndBytesConfig."
+    )
 
 
 def test_zero_s_buffers_are_sized_with_deepspeed_s_defaults():

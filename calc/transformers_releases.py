@@ -1,0 +1,13 @@
+"""What the pages say of Hugging Face Transformers' releases where a default changed that a run's memory depends on.
+
+The VRAM page's framework table and the snippets' notes (accumulation and planner pages) both quote these, so they
+sit here, apart from any calculator.
+"""
+
+from calc.outputs import Citation
+
+# The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default), where
+# 4.x loaded fp32: its notes' "Default dtype update" (huggingface/transformers#42805); read in the 4.57.0 and 5.0.0
+# wheels' modeling_utils.py too.
+AUTO_DTYPE_SINCE = "5.0"
+AUTO_DTYPE_SOURCE = Citation("transformers v5.0.0", "https://github.com/huggingface/transformers/releases/tag/v5.0.0")
