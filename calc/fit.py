@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from calc.batch_inputs import GPUS
 from calc.formatting import GIGABYTE, PERCENT, rounded, rounded_down, rounded_up
-from calc.formulas.model_states import RECIPES, STAGES
+from calc.formulas.model_states import RECIPES
 from calc.gpus import GPU
 from calc.i18n import N_
 from calc.outputs import LESS_THAN, Names, Phrase, Phrases, Quantity, percent
@@ -203,6 +203,16 @@ def ways_out(
     >>> ways_out(values, samples=False, fits=fits).messages
     ('choose ZeRO-3', 'choose a GPU with more memory')
     """
+    checked: dict[tuple[tuple[str, str], ...], bool] = {}
+
+    def fits_once(**change: object) -> bool:
+        # Each check models a whole step: a change asked twice, or one that changes only what the form already
+        # holds (the base in bf16 where it is), is modelled once.
+        key = tuple(sorted((name, str(value)) for name, value in change.items() if str(values.get(name)) != str(value)))
+        if key not in checked:
+            checked[key] = fits(**change)
+        return checked[key]
+
     ways = [FUSED_ADAMW] if fused else []
     if buffers:
         ways.append(SMALLER_BUFFERS)
@@ -225,27 +235,34 @@ def ways_out(
     # A change of recipe or method is offered where it alone makes room, on these GPUs as they are sharded.
     recipe = RECIPES[values["optimizer"]]
     leaner = [key for key, other in RECIPES.items() if other.states.total < recipe.states.total]
-    if values["method"] == "full" and any(fits(optimizer=key) for key in leaner):
+    if values["method"] == "full" and any(fits_once(optimizer=key) for key in leaner):
         ways.append(LEANER_RECIPE)
     sixteen = {"optimizer": "adamw-mixed", "precision": "bf16"}
-    if values["method"] == "lora" and recipe.states.weights > 2 and fits(**sixteen):
+    if values["method"] == "lora" and recipe.states.weights > 2 and fits_once(**sixteen):
         ways.append(BF16_BASE)
     adapt = ADAPT_EXPERTS if experts else ADAPT
     methods = {"full": ("lora", "qlora"), "lora": ("qlora",)}.get(values["method"], ())
     # An adapter as the page accepts it, in the form's recipe or, where that one is refused (QLoRA computes in 16 bits),
     # in mixed precision.
     adapters = [method for method in methods if method != "qlora" or not experts]
-    if values["method"] in adapt and any(fits(method=m) or fits(method=m, **sixteen) for m in adapters):
+    if values["method"] in adapt and any(fits_once(method=m) or fits_once(method=m, **sixteen) for m in adapters):
         ways.append(adapt[values["method"]])
     if values["method"] == "qlora" and experts:
         ways.append(QUANTIZE_EXPERTS)
 
     # The lowest stage from ``start`` that would make room on as many GPUs as the form takes. ZeRO-3 shards the most,
-    # so where it makes none no lower stage does, and it is asked first: one step's model where nothing helps.
+    # so where it makes none no lower stage does, and it is asked first: one step's model where nothing helps. Then
+    # downwards: ZeRO-2 shards what ZeRO-1 does, and the gradients too, with the same bucket, so where ZeRO-2 makes
+    # no room ZeRO-1 makes none.
     def lowest(start: int) -> int | None:
-        if start > 3 or not fits(zero_stage=3, gpus=MOST_GPUS):
+        if start > 3 or not fits_once(zero_stage=3, gpus=MOST_GPUS):
             return None
-        return next(s for s in STAGES[start:] if s == 3 or fits(zero_stage=s, gpus=MOST_GPUS))
+        found = 3
+        for lower in (2, 1):
+            if lower < start or not fits_once(zero_stage=lower, gpus=MOST_GPUS):
+                break
+            found = lower
+        return found
 
     if gpus == 1:
         # On one GPU no stage shares anything: a stage on several.
@@ -256,7 +273,7 @@ def ways_out(
         higher = lowest(stage + 1)
         if higher is not None:
             ways.append(ZERO_3 if higher == 3 and stage < 2 else HIGHER_STAGE)
-        if stage > 0 and fits(zero_stage=stage, gpus=MOST_GPUS):
+        if stage > 0 and fits_once(zero_stage=stage, gpus=MOST_GPUS):
             ways.append(MORE_GPUS)
     if larger_gpu or not ways:
         ways.append(LARGER_GPU)
