@@ -22,7 +22,7 @@ from pathlib import Path
 from calc.i18n import load_translations
 from sitebuild import BuildError
 from sitebuild.bytecode import compile_wheels
-from sitebuild.catalogs import compile_catalogs
+from sitebuild.catalogs import compile_catalogs, runtime_catalog
 from sitebuild.config import ASSETS, CATALOG, LOCALES, PAGES, PYODIDE_PACKAGE, ROOT, RUNTIME, TEMPLATES, WEB
 from sitebuild.links import dead_links
 from sitebuild.offline import SERVICE_WORKER, write_service_worker
@@ -97,9 +97,8 @@ def write_pages(out: Path, localedir: Path, base_url: str) -> None:
         proses[locale] = prose = Prose(environment(TEMPLATES, translations), locale, translations)
         folder = out / locale
         folder.mkdir(exist_ok=True)
-        # The worker reads the same compiled catalog the pages were made with.
-        compiled = (localedir / locale / "LC_MESSAGES" / "messages.mo").read_bytes()
-        (folder / CATALOG).write_bytes(gzip.compress(compiled, compresslevel=9, mtime=0))
+        # The worker's catalog: what calc translates, of the same reviewed entries the pages were made with.
+        (folder / CATALOG).write_bytes(gzip.compress(runtime_catalog(locale), compresslevel=9, mtime=0))
         for name, path in PAGES.items():
             page = folder / path / "index.html"
             page.parent.mkdir(parents=True, exist_ok=True)

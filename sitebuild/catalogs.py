@@ -7,10 +7,13 @@ tests extract again to check the template in git is current.
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.frontend import CommandLineInterface
+from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
 from calc.i18n import DOMAIN
@@ -18,6 +21,7 @@ from sitebuild.config import LOCALES, LOCALES_DIR, ROOT
 
 TEMPLATE = LOCALES_DIR / "messages.pot"
 SOURCE_LOCALE = "en"  # the language the message ids are written in
+PLURAL_MARK = "Nn_:1,2"  # calc.marker's mark of a message with a plural form, as pybabel's --keyword takes it
 
 
 def _pybabel(*args: str) -> None:
@@ -33,7 +37,7 @@ def extract(output: Path = TEMPLATE) -> None:
         # translators' context: a string moved reorders the catalogs, which the tests do not compare.
         "--omit-header", "--no-wrap", "--sort-by-file", "--no-location",
         "--add-comments", "TRANSLATORS:",
-        "--keyword", "Nn_:1,2",  # calc.marker's mark of a message with a plural form
+        "--keyword", PLURAL_MARK,
         "--output-file", str(output),
         os.path.relpath(ROOT),
     )  # fmt: skip
@@ -89,6 +93,30 @@ def compile_catalogs(out: Path) -> Path:
             "--input-file", str(LOCALES_DIR / catalog), "--output-file", str(compiled),
         )  # fmt: skip
     return out
+
+
+def runtime_ids() -> frozenset[str]:
+    """The message ids calc/ marks: all the browser's worker translates, since the templates' words are in the built
+    pages already."""
+    name, _, arguments = PLURAL_MARK.partition(":")
+    keywords = {**DEFAULT_KEYWORDS, name: tuple(int(index) for index in arguments.split(","))}
+    found = extract_from_dir(ROOT / "calc", method_map=[("**.py", "python")], keywords=keywords)
+    return frozenset(message if isinstance(message, str) else message[0] for _, _, message, _, _ in found)
+
+
+def runtime_catalog(locale: str) -> bytes:
+    """``locale``'s compiled catalog, reviewed entries only (as :func:`compile_catalogs` compiles it), holding what
+    calc/ marks (:func:`runtime_ids`): a third of the whole catalog's bytes, which every visit downloads."""
+    with (LOCALES_DIR / locale / "LC_MESSAGES" / f"{DOMAIN}.po").open("rb") as file:
+        catalog = read_po(file, locale=locale)
+    kept = runtime_ids()
+    for message in list(catalog):
+        key = message.id if isinstance(message.id, str) else message.id[0]
+        if key and key not in kept:
+            del catalog[message.id]
+    compiled = io.BytesIO()
+    write_mo(compiled, catalog)
+    return compiled.getvalue()
 
 
 if __name__ == "__main__":

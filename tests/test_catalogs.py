@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import io
 import re
 import shutil
+from gettext import GNUTranslations
 
 import pytest
+from babel import Locale
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
-from sitebuild.catalogs import SOURCE_LOCALE, TEMPLATE, extract, update
+from calc.calculators import NAMES
+from calc.calculators import load as load_calculator
+from calc.evaluation import evaluate, restore
+from sitebuild.catalogs import SOURCE_LOCALE, TEMPLATE, extract, runtime_catalog, update
 from sitebuild.config import LOCALES, LOCALES_DIR, TEMPLATES
+from tests.helpers import requests_for
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 # Names that hold digits but are no quantity: number formats, settings, cards, models.
@@ -199,3 +206,43 @@ def test_a_number_and_the_noun_it_counts_stay_on_one_line(locale):
         for match in split.finditer(text or "")
     ]
     assert found == []
+
+
+class Recording(GNUTranslations):
+    """A compiled catalog that remembers every message id it is asked for."""
+
+    def __init__(self, compiled: bytes) -> None:
+        super().__init__(io.BytesIO(compiled))
+        self.asked: set[str] = set()
+
+    def gettext(self, message: str) -> str:
+        self.asked.add(message)
+        return super().gettext(message)
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        self.asked.add(singular)
+        return super().ngettext(singular, plural, n)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_worker_s_catalog_holds_every_message_the_pages_translate_in_the_browser(locale):
+    """The browser gets only what calc/ marks (the templates' words are in the built pages): every view the Pyodide
+    comparison asks for, each input given odd texts and its options, finds its words there, none in English."""
+    translations = Recording(runtime_catalog(locale))
+    parsed = Locale.parse(locale)
+    for name in NAMES:
+        calculator = load_calculator(name)
+        for request in requests_for(name, locale)[:-1]:  # the last one takes the path of a bug, on purpose
+            if "address" in request:
+                values = restore(calculator, request["address"], parsed)
+                evaluate(calculator, values, parsed, translations, restoring=True)
+            else:
+                evaluate(calculator, request["values"], parsed, translations, changed=frozenset(request["changed"]))
+    whole = {
+        message.id if isinstance(message.id, str) else message.id[0]
+        for message in load(LOCALES_DIR / locale / "LC_MESSAGES" / "messages.po")
+    }
+    held = set(translations._catalog) | {key[0] for key in translations._catalog if isinstance(key, tuple)}
+    # Names the pages pass through gettext without a catalog entry (a GPU's) are no one's words to translate.
+    assert translations.asked & whole <= held
+    assert len(translations.asked & whole) > 100

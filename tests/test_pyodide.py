@@ -18,38 +18,14 @@ import json
 import subprocess
 
 import pytest
-from babel import Locale
 
 from calc.browser import evaluator
-from calc.calculators import NAMES, load
-from calc.evaluation import default_texts
+from calc.calculators import NAMES
 from sitebuild import BuildError
 from sitebuild.config import ASSETS, LOCALES, PYODIDE_PACKAGE, ROOT, RUNTIME
 from sitebuild.runtime import CORE_FILES, FILES_FOR_JAVASCRIPT, LOADER, LOCKFILE, check_pinned
 from sitebuild.snapshot import tell_worker, told_worker
-from tests.expectations import expected
-
-# Texts that exercise each problem's wording and number formatting.
-ODD = ("", "x", "0", "-1", "1,5", "0.5", "1.500", "1.250,5", "0,5 GB", "7 MB", "1" * 40, "99999999")
-
-
-def requests_for(name: str, locale: str) -> list[dict]:
-    """Defaults, each input given each odd text (and its last options), the locale's table, an odd address."""
-    calculator = load(name)
-    defaults = default_texts(calculator, Locale.parse(locale))
-    asked = [{"values": defaults, "changed": []}]
-    for field in calculator.inputs:
-        options = [option.value for option in getattr(field, "options", ())]
-        for odd in (*ODD, *options[-2:]):
-            asked.append({"values": {**defaults, field.name: odd}, "changed": [field.name]})
-    if name == "accumulation":
-        table = expected(locale)
-        asked += [{"values": {**defaults, **texts}, "changed": list(texts)} for texts, _, _ in table.results]
-        asked += [{"values": {**defaults, name: text}, "changed": [name]} for name, text, _ in table.errors]
-    asked.append({"address": "?gpus=3&parameters=7.5&model=custom&rank=0&target_modules=q_proj,x"})
-    # No page sends this: it takes the path of a bug in calc (a message, and the traceback printed).
-    asked.append({"values": 5})
-    return asked
+from tests.helpers import requests_for
 
 
 @pytest.mark.parametrize("start", ["boot", "snapshot"])
