@@ -119,8 +119,8 @@ def tradeoff_note(micro_batch: Decimal, steps: Decimal, per_sample: Decimal, bud
     elif whole.value > budget:
         message = N_(
             "Without accumulation, the same batch would need a micro-batch size of %(batch)s and %(without)s of "
-            "activation memory per GPU at once, more than the budget of %(budget)s. Accumulation keeps it at "
-            "%(with)s."
+            "activation memory per GPU at once, more than the budget of %(budget)s. Accumulation keeps the activation "
+            "memory at %(with)s."
         )
     else:
         message = N_(
@@ -172,8 +172,12 @@ def facts() -> dict[str, Fact]:
     return {
         **snippet_facts(),
         "token_count_version": "4.46",
-        # TrainingArguments.average_tokens_across_devices: default=False in 4.53.0, True from 4.54.0 (#39395).
-        "average_tokens_version": "4.54",
+        # TrainingArguments.average_tokens_across_devices: default=False in 4.53.0, True from 4.54.0 (#39395), read
+        # in both wheels; linked where the pages give the version.
+        "average_tokens_version": Citation(
+            "4.54",
+            "https://github.com/huggingface/transformers/blob/v4.54.0/src/transformers/training_args.py#L1558-L1565",
+        ),
         # param_dtype: "the dtype for forward and backward computation".
         "fsdp_mixed_precision": Citation(
             "PyTorch: MixedPrecision", "https://pytorch.org/docs/stable/fsdp.html#torch.distributed.fsdp.MixedPrecision"

@@ -495,18 +495,18 @@ ZERO_2_BUFFERS = N_(
 ZERO_3_BUFFERS = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. With DeepSpeed's defaults they come "
     "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size), and up to %(live)s of gathered weights: what stage3_max_live_parameters allows, "
-    "the whole model where that is less, or the largest module where that is more, since ZeRO-3 gathers a module "
-    "whole. To make room, lower these settings; do not add the buffers to the overhead as well."
+    "(stage3_prefetch_bucket_size), and up to %(live)s of gathered weights (stage3_max_live_parameters; less where "
+    "the whole model is smaller, more where one module is larger, since ZeRO-3 gathers a module whole). To make "
+    "room, lower these settings; do not add the buffers to the overhead as well."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
     "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
     "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size), and up to %(rest)s more of gathered weights: %(live)s (what "
-    "stage3_max_live_parameters allows, the whole model where that is less, or the largest module where that is "
-    "more), minus the %(counted)s the output layer takes. To make room, lower these settings; do not add the "
-    "buffers to the overhead as well."
+    "(stage3_prefetch_bucket_size), and up to %(rest)s more of gathered weights. ZeRO-3 keeps up to %(live)s of "
+    "gathered weights alive (stage3_max_live_parameters; less where the whole model is smaller, more where one "
+    "module is larger), and the output layer already takes %(counted)s of that. To make room, lower these settings; "
+    "do not add the buffers to the overhead as well."
 )
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
@@ -1105,6 +1105,12 @@ def facts() -> dict[str, Fact]:
         "accelerate_upcast": Citation(
             "accelerate 1.16.0: fsdp2_prepare_model",
             "https://github.com/huggingface/accelerate/blob/v1.16.0/src/accelerate/utils/fsdp_utils.py#L799-L806",
+        ),
+        # FSDP1: Accelerator.prepare_model wraps the model, then casts each trainable FlatParameter not in fp32 to fp32
+        # ("Upcasted low precision parameters ... because mixed precision turned on in FSDP").
+        "accelerate_upcast_fsdp1": Citation(
+            "accelerate 1.16.0: Accelerator.prepare_model",
+            "https://github.com/huggingface/accelerate/blob/v1.16.0/src/accelerate/accelerator.py#L1970-L2010",
         ),
         "fully_shard_source": Citation(
             "PyTorch: fully_shard",

@@ -169,7 +169,8 @@ def test_the_picture_draws_the_table(catalogs, settings):
         (
             SETTINGS[0],
             "Without accumulation, the same batch would need a micro-batch size of 32 and 16.00\u00a0GB of activation "
-            "memory per GPU at once, more than the budget of 12.00\u00a0GB. Accumulation keeps it at 2.00\u00a0GB.",
+            "memory per GPU at once, more than the budget of 12.00\u00a0GB. Accumulation keeps the activation memory "
+            "at 2.00\u00a0GB.",
         ),
         (
             SETTINGS[3],
