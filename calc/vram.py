@@ -854,6 +854,15 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             )
         elif step.moment == "optimizer":
             moment = at_optimizer_step(values, step.parts["optimizer_temporaries"])
+        elif values["zero_stage"] == "3" and accumulates(values, int(values["micro_batch"])):
+            # Accumulating, as on one GPU, but with nothing to add: say why (technical review, round 27, D4).
+            moment = moment_phrase(
+                N_(
+                    "The peak comes %(moment)s. The gradients it counts are this GPU's whole ZeRO-3 shard, which "
+                    "DeepSpeed keeps throughout the step, so accumulating over micro-batches adds nothing to them."
+                ),
+                step.moment,
+            )
         shown_per_sample = (
             Quantity(per_sample, GIGABYTE, places=places_of(per_sample))
             if left > 0

@@ -1568,3 +1568,15 @@ def test_a_change_of_recipe_or_method_is_offered_where_it_alone_makes_room():
     assert LEANER_RECIPE in a100 and ADAPT["full"] in a100
     big = CALCULATOR.results(_on("rtx-4090", model="meta-llama/Llama-3.1-70B", method="full"))
     assert big["largest_micro_batch"].quantities["ways"].messages == (SEVERAL_GPUS_ZERO_3,)
+
+
+def test_the_peak_says_why_accumulating_adds_no_gradients_under_zero_3():
+    """On one GPU the peak names the gradients accumulated over earlier micro-batches; under ZeRO-3 there are none to
+    name, since DeepSpeed keeps the whole gradient shard throughout the step, and the peak says so rather than fall
+    silent (technical review, round 27, D4)."""
+    full = {**DEFAULTS, "method": "full", "gpus": Decimal(8), "gpu": "h100-80gb", "target_batch": Decimal(64)}
+    two, three = (CALCULATOR.results({**full, "zero_stage": stage})["peak_moment"] for stage in ("2", "3"))
+    assert "earlier" in two.quantities and "earlier" not in three.quantities
+    assert "whole ZeRO-3 shard" in three.text(EN, NullTranslations())
+    single = CALCULATOR.results({**full, "zero_stage": "3", "target_batch": Decimal(8)})["peak_moment"]
+    assert "ZeRO-3" not in single.text(EN, NullTranslations())
