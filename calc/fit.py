@@ -38,8 +38,8 @@ SENTENCE = (
 # A listed card without bf16 (calc.gpus.GPU.bf16) when the precision is bf16: in the table, and about the reader's own.
 # Where the recipe computes in fp16 too, that takes the same memory (calc.formulas.model_states, _in_16_bits); QLoRA's
 # 4-bit layers compute in the dtype BitsAndBytesConfig names, bf16 in the configuration the pages quote
-# (calc.step_outputs.QLORA_CONFIG), which must change too (technical review, round 26). Each: in fp16, in nothing
-# else, in fp16 under QLoRA.
+# (calc.step_outputs.QLORA_CONFIG), which must change too (technical review, round 26). Each tuple's words: where the
+# recipe can compute in fp16, where it cannot, and where it can under QLoRA (the table's cell is the first's).
 FP16_COMPUTE = Names(("bnb_4bit_compute_dtype=torch.float16",))
 NO_BF16_CELL = (
     N_("%(verdict)s (no bf16 on this card: choose fp16)"),
