@@ -60,6 +60,7 @@ from calc.step_inputs import (
     with_targets,
 )
 from calc.step_outputs import attention_note, moment_phrase, window_note
+from calc.transformers_releases import EXPERTS_AS_LINEAR_UNTIL, EXPERTS_AS_PARAMETERS_SINCE
 
 # Only the presets whose architecture the estimate covers.
 MODEL = model_choice(keep=lambda shape: shape.model_type in FAMILIES)
@@ -221,6 +222,8 @@ def facts() -> dict[str, Fact]:
     recipe, precision = chosen_as("autocast-bf16")
     return {
         "checkpointing_since": ACTIVATION_CHECKPOINTING_SINCE,
+        "experts_since": EXPERTS_AS_PARAMETERS_SINCE,
+        "experts_until": EXPERTS_AS_LINEAR_UNTIL,
         # How the VRAM page's fields choose autocast over a model loaded in fp32, which this page does not model: the
         # recipe's label (a message id) and the precision.
         "autocast_recipe": RECIPES[recipe].label,

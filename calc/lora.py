@@ -51,6 +51,7 @@ from calc.step_inputs import (
     with_targets,
 )
 from calc.step_outputs import PREPARE_SOURCE, QLORA_CONFIG, attention_note, moment_phrase, part_rows, window_note
+from calc.transformers_releases import EXPERTS_AS_LINEAR_UNTIL, EXPERTS_AS_PARAMETERS_SINCE
 
 SHAPE, settle_shape = shape_inputs(*SHAPE_FIELDS)
 # This page trains an adapter: LoRA over the base in the run's precision, or QLoRA over a 4-bit base.
@@ -228,6 +229,10 @@ def facts() -> dict[str, Fact]:
     accumulating = step_peak(shape, replace(setting, accumulating=True), int(defaults["micro_batch"]))
     return {
         "lora_source": Citation("Hu et al., 2021, §4.1", "https://arxiv.org/abs/2106.09685"),
+        "experts_since": EXPERTS_AS_PARAMETERS_SINCE,
+        "experts_until": EXPERTS_AS_LINEAR_UNTIL,
+        # Mixtral's expert layers up to transformers 4.57 (MixtralBlockSparseTop2MLP), names no language changes.
+        "mixtral_expert_linears": Names(("w1", "w2", "w3")),
         "qlora_source": Citation("Dettmers et al., 2023, §3", "https://arxiv.org/abs/2305.14314"),
         "qlora_config": QLORA_CONFIG,
         # transformers' names, which no language changes.

@@ -289,7 +289,7 @@ CALCULATOR = Calculator(
             "tokens_per_step",
             N_("Tokens per optimizer step"),
             N_("effective batch size times sequence length"),
-            missing=N_("no sequence length"),
+            missing=N_("Enter a sequence length to see them"),
         ),
         Text("adjustment", N_("Adjusted target")),
         Text("nearby_target", N_("A nearby target")),

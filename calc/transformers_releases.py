@@ -11,3 +11,12 @@ from calc.outputs import Citation
 # wheels' modeling_utils.py too.
 AUTO_DTYPE_SINCE = "5.0"
 AUTO_DTYPE_SOURCE = Citation("transformers v5.0.0", "https://github.com/huggingface/transformers/releases/tag/v5.0.0")
+
+# The release from which a mixture's experts are one module of three-dimensional parameters (MixtralExperts,
+# Qwen3MoeExperts: gate_up_proj, down_proj), where 4.57 built each expert of nn.Linear layers (Mixtral's w1, w2, w3),
+# which bitsandbytes quantizes and peft adapts through target_modules: read in the 4.57.0 and 5.0.0 wheels.
+EXPERTS_AS_PARAMETERS_SINCE = Citation(
+    "5.0",
+    "https://github.com/huggingface/transformers/blob/v5.0.0/src/transformers/models/mixtral/modeling_mixtral.py#L63-L71",
+)
+EXPERTS_AS_LINEAR_UNTIL = "4.57"

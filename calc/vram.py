@@ -106,7 +106,12 @@ from calc.step_outputs import (
     part_rows,
     window_note,
 )
-from calc.transformers_releases import AUTO_DTYPE_SINCE, AUTO_DTYPE_SOURCE
+from calc.transformers_releases import (
+    AUTO_DTYPE_SINCE,
+    AUTO_DTYPE_SOURCE,
+    EXPERTS_AS_LINEAR_UNTIL,
+    EXPERTS_AS_PARAMETERS_SINCE,
+)
 
 
 @cache  # a card's figure never changes, and every edit shows every card's
@@ -396,8 +401,9 @@ QLORA_PREPARED_SHORT = N_(
 # Axolotl's quantize_moe_experts quantizes them after loading (the LoRA page cites its documentation): not modeled.
 QLORA_EXPERTS = N_(
     "In a mixture of experts, only the attention projections are loaded in NF4. The experts stay in 16 bits: "
-    "transformers keeps them as plain three-dimensional parameters, and its bitsandbytes integration quantizes only "
-    "nn.Linear modules. "
+    "since transformers %(since)s, it keeps them as plain three-dimensional parameters, and its bitsandbytes "
+    "integration quantizes only nn.Linear modules (up to %(until)s, each expert was made of nn.Linear layers, "
+    "quantized with the rest). "
     "Axolotl's quantize_moe_experts: true quantizes the experts to NF4 as well; the page does not model that option, "
     "with which the experts take about a quarter of what is counted here. %(note)s"
 )
@@ -438,7 +444,9 @@ def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fractio
     if sharded > 1:
         # ZeRO-3 and FSDP shard floating-point tensors only: the Limitations say why.
         note = Phrase(QLORA_SHARDED, {"note": note, "storage": Names((QUANT_STORAGE,))})
-    return (Phrase(QLORA_EXPERTS, {"note": note}) if shape_of(values).experts else note), prepared_total
+    since, until = Names((EXPERTS_AS_PARAMETERS_SINCE.text,)), Names((EXPERTS_AS_LINEAR_UNTIL,))
+    experts = {"note": note, "since": since, "until": until}
+    return (Phrase(QLORA_EXPERTS, experts) if shape_of(values).experts else note), prepared_total
 
 
 # The PyTorch release from which the Hugging Face Trainer's default optim is "adamw_torch_fused" (transformers'
