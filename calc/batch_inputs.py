@@ -32,8 +32,8 @@ MICRO_BATCH = Count(
 )
 GPUS_DESCRIPTION = N_(
     "The GPUs that each process their own micro-batch (under ZeRO-3 or FSDP each holds a shard of the model rather "
-    "than a whole copy). This is your number of GPUs divided by the tensor-, pipeline-, and context-parallel degrees, "
-    "if you use them."
+    "than a whole copy). This is your number of GPUs divided by the product of the tensor-, pipeline-, and "
+    "context-parallel degrees, if you use them."
 )
 GPUS = Count(
     "gpus",

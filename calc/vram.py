@@ -630,6 +630,12 @@ NOT_EMPTY = N_(
     "Even without samples, the step does not fit: counting the overhead, it needs %(needed)s %(moment)s. To make "
     "room, %(ways)s."
 )
+# Where one sample alone is more than the largest listed card holds, what else it takes (technical review, round 28: a
+# larger GPU was the one way offered for a sample of 187 GB).
+NOT_EMPTY_NOR_ONE = N_(
+    "Even without samples, the step does not fit: counting the overhead, it needs %(needed)s %(moment)s. To make "
+    "room, %(ways)s. Even then, one sample alone needs %(sample)s, more than any listed GPU holds: %(sample_ways)s."
+)
 
 
 def _modelled_setting(values: Mapping[str, object]) -> tuple[ModelShape, Setting]:
@@ -850,6 +856,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 larger_gpu=_on_a_listed_card(binding.fixed_total + most.per_sample_total, capacity - free),
             )
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
+            if not _on_a_listed_card(most.per_sample_total, capacity - free):
+                # Only what shrinks a sample helps it: ways_out's for a sample larger than the GPU.
+                loss = most.name in ("forward", "loss")
+                sample_ways = ways_out(values, samples=True, fixed_helps=False, loss=loss, larger_gpu=False)
+                sample = gigabytes(most.per_sample_total, 2)
+                largest = Phrase(
+                    NOT_EMPTY_NOR_ONE, {**words, "ways": ways, "sample": sample, "sample_ways": sample_ways}
+                )
         moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)
         if earlier:
             # The LoRA page shows the same run's single step: say why this peak holds more.

@@ -81,6 +81,7 @@ from calc.vram import (
     MAX_LIVE_PARAMETERS,
     NEEDS_MODEL,
     NOT_EMPTY,
+    NOT_EMPTY_NOR_ONE,
     NOT_MODELLED,
     NOT_ONE,
     PREFETCH_BUCKET,
@@ -1580,3 +1581,16 @@ def test_the_peak_says_why_accumulating_adds_no_gradients_under_zero_3():
     assert "whole ZeRO-3 shard" in three.text(EN, NullTranslations())
     single = CALCULATOR.results({**full, "zero_stage": "3", "target_batch": Decimal(8)})["peak_moment"]
     assert "ZeRO-3" not in single.text(EN, NullTranslations())
+
+
+def test_a_sample_larger_than_any_listed_card_is_told_what_shrinks_it():
+    """Where not even the fixed part fits and one sample alone is more than the largest listed card holds, a larger GPU
+    is not enough: the verdict says so and names what shrinks a sample (technical review, round 28, D4: Qwen2.5-0.5B
+    at 100,000 tokens needs 187 GB a sample)."""
+    values = {**DEFAULTS, "model": "Qwen/Qwen2.5-0.5B", "method": "full", "gpu": "custom", "gpu_memory": Decimal(12)}
+    values |= {**settle(values, frozenset({"model"})), "sequence_length": Decimal(100_000)}
+    largest = CALCULATOR.results(values)["largest_micro_batch"]
+    assert largest.message == NOT_EMPTY_NOR_ONE
+    assert largest.quantities["sample"].value > max(gpu_memory(gpu) for gpu in GPUS)
+    assert SHORTEN in largest.quantities["sample_ways"].messages
+    assert LARGER_GPU not in largest.quantities["sample_ways"].messages

@@ -682,8 +682,10 @@ def _gathered(shape: ModelShape, setting: Setting, states: ModelStates) -> dict[
     matrix = gathered_matrix(shape, setting)
     if not matrix:
         return {"head": base, "embeddings": base}
-    # The whole matrix less this GPU's shard of it, already in the weights.
-    head = {**base, "weights": base["weights"] + matrix * (setting.gpus - 1) / setting.gpus}
+    # The whole matrix beside this GPU's shard of it, which stays allocated: the gather writes into a buffer of its own
+    # (partition_parameters.py, _allgather_params_coalesced: param_buffer; param.ds_tensor kept). Italian review,
+    # round 28: the shard had been taken as part of the gathered copy.
+    head = {**base, "weights": base["weights"] + matrix}
     return {"head": head, "embeddings": head if holds_gathered_matrix("embeddings", setting) else base}
 
 
