@@ -171,8 +171,10 @@ CONFIG = Pasted(
     "config",
     N_("Paste a config.json"),
     N_(
-        "The model's config.json, as its repository holds it. It fills in the shape below. For a multimodal model, "
-        "the text_config is read as the language model, and the vision encoder and the image tokens are not counted."
+        "The model's config.json, as its repository holds it. It fills in the shape below; the precision stays the "
+        "one chosen here, whatever dtype the file names, since how you load and train the model decides it. For a "
+        "multimodal model, the text_config is read as the language model, and the vision encoder and the image "
+        "tokens are not counted."
     ),
     parse=_reading,
 )
