@@ -174,6 +174,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             raise AccumulationNotBudgeted(share, share * per_sample, field="budget_for")
     micro_batch, steps = options[0]
     sequence = values["sequence_length"]
+    fitting = min(share, budget // per_sample)  # the most samples a micro-batch of this share can hold
     return {
         "micro_batch": Quantity(micro_batch),
         "accumulation_steps": Quantity(steps),
@@ -183,7 +184,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "tokens_per_step": None if sequence is None else Quantity(reached * sequence),
         "adjustment": adjustment(target, gpus, reached),
         "plans": [(Quantity(b), Quantity(a), exact_gigabytes(b * per_sample, per_sample)) for b, a in options],
-        "nearby_target": None if single else nearby_target(target, gpus, micro_batch, min(share, budget // per_sample)),
+        "nearby_target": None if single else nearby_target(target, gpus, micro_batch, fitting),
+        # For the worked example's prose: what fits, whether or not it divides the share.
+        "fitting": Quantity(int(fitting)),
         **snippets(micro_batch, steps, gpus),
     }
 

@@ -487,12 +487,9 @@ def smaller_up_to(default: int, share: Fraction = Fraction(1)) -> int:
 # ZeRO's buffers with DeepSpeed's defaults (overlap_comm: zero/config.py, overlap_comm_valid, on only at ZeRO-3): left
 # out of the total, and set beside it by every verdict (Need's tight
 # spare, BUFFERS_BEYOND_SPARE), so that the notes must not also send them to the overhead.
-ZERO_1_BUFFERS = N_(
-    "The total leaves out ZeRO's communication buffers, which the verdicts count beside it. With DeepSpeed's "
-    "defaults, the gradients are reduced in buckets of reduce_bucket_size elements: %(bucket)s. To make room, lower "
-    "reduce_bucket_size; do not add the bucket to the overhead as well."
-)
-ZERO_2_BUFFERS = N_(
+# ZeRO-1 and 2 alike: both run stage_1_and_2.py, whose setup_buckets allocates the second bucket under overlap_comm at
+# either stage (Italian review, round 29: ZeRO-1's note had left it out).
+ZERO_1_2_BUFFERS = N_(
     "The total leaves out ZeRO's communication buffers, which the verdicts count beside it. With DeepSpeed's "
     "defaults, the gradients are reduced in buckets of reduce_bucket_size elements: %(bucket)s. With overlap_comm, "
     "which is off by default below ZeRO-3, DeepSpeed %(version)s allocates a second bucket of the same size "
@@ -566,9 +563,7 @@ def zero_buffers(values: Mapping[str, object], head_counted: bool = True) -> tup
         return None
     element = RECIPES[values["optimizer"]].states.weights  # the trained weights' bytes, as DeepSpeed keeps them
     bucket = gigabytes(REDUCE_BUCKET * element, 2)
-    if stage == 1:
-        return Phrase(ZERO_1_BUFFERS, {"bucket": bucket}), Fraction(bucket.value) * GB
-    if stage == 2:
+    if stage in (1, 2):
         double = gigabytes(2 * REDUCE_BUCKET * element, 2)
         # stage_1_and_2.py, setup_buckets: buf_0, and buf_1 with overlap_comm; the 4.5 of transformers' DeepSpeed
         # guide ("overlap_comm uses 4.5x the allgather_bucket_size and reduce_bucket_size") is not what it allocates.
@@ -578,7 +573,7 @@ def zero_buffers(values: Mapping[str, object], head_counted: bool = True) -> tup
             "version": Names((deepspeed.VERSION,)),
             "guides": Quantity(Decimal("4.5")),
         }
-        return Phrase(ZERO_2_BUFFERS, words), Fraction(bucket.value) * GB
+        return Phrase(ZERO_1_2_BUFFERS, words), Fraction(bucket.value) * GB
     # The whole model's weights, not this GPU's shard: gathered weights never exceed them.
     if values["model"] == COUNT:
         weights, head, module = Fraction(values["parameters"]) * GB * element, Fraction(0), Fraction(0)
