@@ -264,9 +264,10 @@ OVERHEAD = Amount(
     "overhead",
     N_("Overhead per GPU"),
     N_(
-        "Memory not held by the model's tensors: the CUDA context, the libraries' workspaces, "
-        "communication buffers, and the allocator's fragmentation. The default covers the CUDA context and little "
-        "more: measure yours as the FAQ below explains. Zero leaves it out."
+        "Memory not held by the model's tensors: the CUDA context, the libraries' workspaces, NCCL's own buffers, "
+        "and the allocator's fragmentation; not ZeRO's or DistributedDataParallel's buckets, which the page counts "
+        "itself. The default covers the CUDA context and little more: measure yours as the FAQ below explains. Zero "
+        "leaves it out."
     ),
     default=Decimal(1),
     maximum=Decimal(100_000),
@@ -508,10 +509,10 @@ ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
     "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
     "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size), and up to %(rest)s more of gathered weights. ZeRO-3 keeps up to %(live)s of "
-    "gathered weights alive (stage3_max_live_parameters; less where the whole model is smaller, more where one "
-    "module is larger), and the output layer already takes %(counted)s of that. To make room, lower these settings; "
-    "do not add the buffers to the overhead as well."
+    "(stage3_prefetch_bucket_size), and up to %(rest)s of other gathered weights. ZeRO-3 keeps up to %(live)s of "
+    "gathered weights alive at once (stage3_max_live_parameters; less where the whole model is smaller, more where "
+    "one module is larger); the output layer, counted in the total, takes %(counted)s of that, which leaves "
+    "%(rest)s. To make room, lower these settings; do not add the buffers to the overhead as well."
 )
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
