@@ -115,7 +115,7 @@ EXPECTED = Expectations(
         "stesso valore."
     ),
     not_one_sample=(
-        "Nemmeno un campione sta in memoria: calcola la loss a blocchi (use_liger_kernel=True nel Trainer), "
+        "Nemmeno un campione entra in memoria: calcola la loss a blocchi (use_liger_kernel=True nel Trainer), "
         "accorcia le sequenze, passa a QLoRA, usa più GPU con ZeRO-3 o scegli una GPU con più memoria."
     ),
 )
