@@ -10,12 +10,20 @@ from calc.outputs import Citation
 VERSION = "0.19.5"
 
 # "Enable non-ZeRO mode" (deepspeedai/DeepSpeed#7515), first released in 0.17.6: without ZeRO, a bf16 model's
-# gradients are summed in bf16 by default (get_data_types), and fp32 accumulation stops with an error. Up to 0.17.5,
-# get_data_types made it fp32 without ZeRO, which the BF16_Optimizer keeps in an fp32 buffer of the whole flattened
-# model (bf16_optimizer.py, fp32_groups_gradients_flat), and bf16 accumulation without ZeRO raised.
-BF16_ACCUMULATION_SINCE = "0.17.6"
+# gradients are summed in bf16 by default (get_data_types, read in the 0.17.6 sdist), and fp32 accumulation stops
+# with an error. Up to 0.17.5, get_data_types made it fp32 without ZeRO (the model's dtype under ZeRO, as since),
+# which the BF16_Optimizer keeps in an fp32 buffer of the whole flattened model (bf16_optimizer.py,
+# fp32_groups_gradients_flat), while it partitions the fp32 master weights and the optimizer state across the
+# data-parallel GPUs as ZeRO-1 does (fp32_groups_flat_partition); bf16 accumulation without ZeRO raised.
+BF16_ACCUMULATION_SINCE = Citation(
+    "0.17.6", "https://github.com/deepspeedai/DeepSpeed/blob/v0.17.6/deepspeed/runtime/engine.py#L1089-L1100"
+)
 FP32_ACCUMULATION_UNTIL = "0.17.5"
 FP32_ACCUMULATION_SOURCE = Citation(
     "deepspeed/runtime/engine.py v0.17.5 (get_data_types)",
     "https://github.com/deepspeedai/DeepSpeed/blob/v0.17.5/deepspeed/runtime/engine.py#L1085-L1100",
+)
+BF16_OPTIMIZER_PARTITIONS = Citation(
+    "deepspeed/runtime/bf16_optimizer.py v0.17.5",
+    "https://github.com/deepspeedai/DeepSpeed/blob/v0.17.5/deepspeed/runtime/bf16_optimizer.py#L150-L160",
 )

@@ -75,7 +75,10 @@ BUDGET_FOR = Choice(
 # The other pages' field, with their limit, but optional: only the tokens per step need it.
 SEQUENCE_LENGTH = replace(
     batch_inputs.SEQUENCE_LENGTH,
-    description=N_("Tokens per sample, for the tokens per optimizer step; leave it blank if you do not need them."),
+    description=N_(
+        "Tokens per sample, used only to show the tokens per optimizer step; leave it blank if you do not need that "
+        "figure."
+    ),
     optional=True,
 )
 
@@ -105,23 +108,26 @@ class AccumulationNotBudgeted(InputProblem):
 
     share: int
     needed: Decimal
+    budget: Decimal
 
     @classmethod
     def examples(cls) -> tuple[InputProblem, ...]:
-        return (cls(64, Decimal("481.28")),)
+        return (cls(64, Decimal("481.28"), Decimal("20.89")),)
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        # The field is a choice, without the budget's unit; at least two decimals, as every figure in GB.
+        def gigabytes(size: Decimal) -> str:
+            return format_quantity(size, GIGABYTE, locale, breakable=False, places=max(2, -size.as_tuple().exponent))
+
         return translations.gettext(
-            "This budget holds only for a plan without accumulation, and putting all %(share)s\u00a0samples of each "
-            "GPU in one micro-batch would need %(needed)s. A plan that accumulates also holds the accumulated "
-            "gradients, the sum over its earlier micro-batches. Take its budget from the per-GPU training memory "
-            "calculator, with this target batch."
+            "This budget holds only for a plan without accumulation, but putting all %(share)s\u00a0samples of each "
+            "GPU in one micro-batch would need %(needed)s, more than the budget of %(budget)s. A plan that "
+            "accumulates also holds the accumulated gradients, the sum over its earlier micro-batches. Take its budget "
+            "from the per-GPU training memory calculator, with this target batch."
         ) % {
             "share": format_number(Decimal(self.share), locale),
-            # The field is a choice, without the budget's unit; at least two decimals, as every figure in GB.
-            "needed": format_quantity(
-                self.needed, GIGABYTE, locale, breakable=False, places=max(2, -self.needed.as_tuple().exponent)
-            ),
+            "needed": gigabytes(self.needed),
+            "budget": gigabytes(self.budget),
         }
 
 
@@ -171,7 +177,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # The budget does not cover the earlier micro-batches' gradients: only the plan without accumulation is one.
         options = [(b, a) for b, a in options if a == 1]
         if not options:
-            raise AccumulationNotBudgeted(share, share * per_sample, field="budget_for")
+            raise AccumulationNotBudgeted(share, share * per_sample, budget, field="budget_for")
     micro_batch, steps = options[0]
     sequence = values["sequence_length"]
     fitting = min(share, budget // per_sample)  # the most samples a micro-batch of this share can hold

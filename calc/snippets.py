@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import json
 
+from calc.formulas.model_states import RECIPES
 from calc.i18n import N_
 from calc.outputs import Citation, Code, Fact, Quantity
 from calc.transformers_releases import AUTO_DTYPE_SINCE, AUTO_DTYPE_SOURCE
@@ -96,6 +97,8 @@ def facts() -> dict[str, Fact]:
         "checkpointing_method_since": ACTIVATION_CHECKPOINTING_METHOD_SINCE,
         # When the old names go: the deprecation warnings of 5.23 say they "will be removed in v6".
         "checkpointing_removal": "v6",
+        # The recipe the Trainer alone runs on a model loaded in bf16, as the VRAM page's field names it (a message id).
+        "bf16_recipe": RECIPES["adamw-bf16"].label,
         "transformers_auto_dtype": AUTO_DTYPE_SINCE,
         "auto_dtype_source": AUTO_DTYPE_SOURCE,
         # A tokenizer that reserves a padding token: Llama 3.1's tokenizer_config.json, id 128004.

@@ -510,17 +510,17 @@ ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
     "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
     "(stage3_prefetch_bucket_size), and up to %(rest)s of other gathered weights. ZeRO-3 keeps up to %(live)s of "
-    "gathered weights alive at once (stage3_max_live_parameters; less where the whole model is smaller, more where "
-    "one module is larger); the output layer, counted in the total, takes %(counted)s of that, which leaves "
+    "gathered weights alive at once (stage3_max_live_parameters), less where the whole model is smaller and more "
+    "where one module is larger. The output layer, counted in the total, takes %(counted)s of that, which leaves "
     "%(rest)s. To make room, lower these settings; do not add the buffers to the overhead as well."
 )
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
     "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
     "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size). No other gathered weights are added: the output layer alone already reaches the "
-    "%(live)s that stage3_max_live_parameters allows. To make room, lower these settings; do not add the buffers to "
-    "the overhead as well."
+    "(stage3_prefetch_bucket_size). No other gathered weights are added: the output layer alone already reaches or "
+    "exceeds the %(live)s that stage3_max_live_parameters allows. To make room, lower these settings; do not add the "
+    "buffers to the overhead as well."
 )
 
 # A fit tight within ZeRO's buffers with DeepSpeed's defaults, which the total leaves out: buffers larger than the
@@ -1100,6 +1100,7 @@ def facts() -> dict[str, Fact]:
         # ZeRO-2 copies its reduced gradients into grads_in_partition, in the model's dtype.
         "bf16_accumulation_since": deepspeed.BF16_ACCUMULATION_SINCE,
         "fp32_accumulation_until": deepspeed.FP32_ACCUMULATION_UNTIL,
+        "bf16_optimizer_partitions": deepspeed.BF16_OPTIMIZER_PARTITIONS,
         "fp32_accumulation_source": deepspeed.FP32_ACCUMULATION_SOURCE,
         "deepspeed_bf16_optimizer": Citation(
             "deepspeed/runtime/bf16_optimizer.py",

@@ -308,8 +308,10 @@ def test_a_budget_for_a_step_without_accumulation_lists_no_plan_that_accumulates
         plan(512, 8, "121.64", "7.52", budget_for="single")
     assert refused.value.field == "budget_for" and refused.value.needed == 64 * Decimal("7.52")
     # Two decimals, as every figure in GB on the site (review 8, item 8).
-    words = AccumulationNotBudgeted(64, Decimal("476.8")).message(None, Locale.parse("en"), NullTranslations())
-    assert "putting all 64\u00a0samples of each GPU in one micro-batch would need 476.80\u00a0GB." in words
+    words = AccumulationNotBudgeted(64, Decimal("476.8"), Decimal("20")).message(
+        None, Locale.parse("en"), NullTranslations()
+    )
+    assert "in one micro-batch would need 476.80\u00a0GB, more than the budget of 20.00\u00a0GB." in words
 
 
 def test_the_notes_name_the_lightning_precision_and_a_padding_token_that_keeps_eos_in_the_loss():
