@@ -330,10 +330,10 @@ def test_the_notes_name_the_lightning_precision_and_a_padding_token_that_keeps_e
     assert "add_special_tokens" in notes and "resize_token_embeddings" in notes
     # EOS as the padding token is named only to be advised against.
     assert notes.count("tokenizer.pad_token = tokenizer.eos_token") == 1
-    assert "do not set\n        <code>tokenizer.pad_token = tokenizer.eos_token</code>" in notes
+    assert "do not set <code>tokenizer.pad_token = tokenizer.eos_token</code>" in notes
     # A tokenizer may pad with its EOS already, and a resize may shrink a matrix with spare rows (technical review,
     # round 27): the notes say to compare the two ids, and to resize only a matrix the tokenizer outgrew.
-    assert "<code>tokenizer.pad_token_id</code> differs from\n        <code>tokenizer.eos_token_id</code>" in notes
+    assert "<code>tokenizer.pad_token_id</code> differs from <code>tokenizer.eos_token_id</code>" in notes
     assert "<code>model.get_input_embeddings().num_embeddings</code>" in notes
 
 
