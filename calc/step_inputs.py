@@ -35,7 +35,7 @@ METHOD = Choice(
     N_("Method"),
     N_(
         "What the run trains: every parameter, or a LoRA adapter over a frozen base model, in 16\u00a0bits or, with "
-        "QLoRA, in 4\u00a0bits."
+        "QLoRA, with its projections in 4\u00a0bits."
     ),
     options=(
         Option("full", N_("Full fine-tuning: every parameter"), short=N_("full fine-tuning")),

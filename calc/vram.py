@@ -505,6 +505,26 @@ ZERO_3_BUFFERS = N_(
     "the whole model is smaller, more where one module is larger, since ZeRO-3 gathers a module whole). To make "
     "room, lower these settings; do not add the buffers to the overhead as well."
 )
+# Where one module (a layer's experts) is larger than what stage3_max_live_parameters allows, ZeRO-3 gathers it whole:
+# the live weights are the module's, and the notes name both figures (Spanish and Italian reviews, round 31).
+ZERO_3_BUFFERS_MODULE = N_(
+    "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. With DeepSpeed's defaults they come "
+    "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
+    "(stage3_prefetch_bucket_size), and up to %(live)s of gathered weights: stage3_max_live_parameters allows "
+    "%(allowed)s, but ZeRO-3 gathers a module whole, and the largest here, one layer's experts, takes %(live)s. To "
+    "make room, lower the two bucket sizes, since a smaller stage3_max_live_parameters would not split the "
+    "experts; do not add the buffers to the overhead as well."
+)
+ZERO_3_BUFFERS_BESIDE_HEAD_MODULE = N_(
+    "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
+    "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
+    "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
+    "(stage3_prefetch_bucket_size), and up to %(rest)s of other gathered weights. stage3_max_live_parameters allows "
+    "%(allowed)s, but ZeRO-3 gathers a module whole, and the largest here, one layer's experts, takes %(live)s. The "
+    "output layer, counted in the total, takes %(counted)s of that, which leaves %(rest)s. To make room, lower the "
+    "two bucket sizes, since a smaller stage3_max_live_parameters would not split the experts; do not add the "
+    "buffers to the overhead as well."
+)
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
     "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
@@ -588,21 +608,25 @@ def zero_buffers(values: Mapping[str, object], head_counted: bool = True) -> tup
         # The step counts the output layer's whole matrix where ZeRO-3 gathers it (calc.formulas.step._gathered).
         head = gathered_matrix(shape, replace(setting, zero_stage=stage, gpus=int(values["gpus"])))
         head = head if head_counted else Fraction(0)
-    live = gigabytes(max(min(MAX_LIVE_PARAMETERS * element, weights), module), 2)
+    allowed = min(MAX_LIVE_PARAMETERS * element, weights)
+    live = gigabytes(max(allowed, module), 2)
     prefetch = gigabytes(PREFETCH_BUCKET * element, 2)
     # Of the live allowance, what the gathered output layer, already in the total, takes up.
     counted = gigabytes(min(head, Fraction(live.value) * GB), 2)
     # The sum of the figures as shown, so that the reader's addition gives it.
     total = Quantity(bucket.shown() + prefetch.shown() + live.shown() - counted.shown(), GIGABYTE, places=2)
     quantities = {"bucket": bucket, "live": live, "prefetch": prefetch, "total": total}
+    by_module = module > allowed
+    if by_module:
+        quantities["allowed"] = gigabytes(allowed, 2)
     if head:
         rest = Quantity(live.shown() - counted.shown(), GIGABYTE, places=2)
         figures = {"head": gigabytes(head, 2), "counted": counted, "rest": rest}
         # An output layer as large as the live allowance leaves no other gathered weight to name.
-        words = ZERO_3_BUFFERS_BESIDE_HEAD if rest.shown() else ZERO_3_BUFFERS_WITHIN_HEAD
-        note = Phrase(words, {**quantities, **figures})
+        beside = ZERO_3_BUFFERS_BESIDE_HEAD_MODULE if by_module else ZERO_3_BUFFERS_BESIDE_HEAD
+        note = Phrase(beside if rest.shown() else ZERO_3_BUFFERS_WITHIN_HEAD, {**quantities, **figures})
     else:
-        note = Phrase(ZERO_3_BUFFERS, quantities)
+        note = Phrase(ZERO_3_BUFFERS_MODULE if by_module else ZERO_3_BUFFERS, quantities)
     return note, Fraction(total.value) * GB
 
 

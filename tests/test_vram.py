@@ -94,6 +94,7 @@ from calc.vram import (
     ZERO_1_2_BUFFERS,
     ZERO_3_BUFFERS,
     ZERO_3_BUFFERS_BESIDE_HEAD,
+    ZERO_3_BUFFERS_MODULE,
     ZERO_3_BUFFERS_WITHIN_HEAD,
     billions,
     gpu_memory,
@@ -1266,7 +1267,7 @@ def test_zero_s_buffers_are_sized_with_deepspeed_s_defaults():
         next(m for m, words in MOMENT_WORDS.items() if words == mixtral["peak_moment"].quantities["moment"].message),
         Setting("adamw-mixed", 4096, method="lora"),
     )
-    assert mixtral["zero_buffers"].message == ZERO_3_BUFFERS
+    assert mixtral["zero_buffers"].message == ZERO_3_BUFFERS_MODULE
     # Its gathered weights are one layer's experts, a module ZeRO-3 gathers whole: 8 × 3 × 4,096 × 14,336 in bf16,
     # 2.82 GB, more than the 2.00 GB stage3_max_live_parameters allows (technical review, round 23, D3).
     assert mixtral["zero_buffers"].quantities["live"].shown() == Decimal("2.82")
@@ -1593,3 +1594,14 @@ def test_a_sample_larger_than_any_listed_card_is_told_what_shrinks_it():
     assert largest.quantities["sample"].value > max(gpu_memory(gpu) for gpu in GPUS)
     assert SHORTEN in largest.quantities["sample_ways"].messages
     assert LARGER_GPU not in largest.quantities["sample_ways"].messages
+
+
+def test_zero_3_names_the_live_allowance_where_a_layer_s_experts_outgrow_it():
+    """Mixtral's experts are one module of 2.82 GB in bf16 per layer, which ZeRO-3 gathers whole beyond the 2.00 GB
+    stage3_max_live_parameters allows: the note names both figures rather than credit the setting with the module's
+    size (Spanish and Italian reviews, round 31)."""
+    values = {**DEFAULTS, "model": "mistralai/Mixtral-8x7B-v0.1", "zero_stage": "3", "gpus": Decimal(8)}
+    values |= settle(values, frozenset({"model"}))
+    note = CALCULATOR.results(values)["zero_buffers"]
+    assert note.message == ZERO_3_BUFFERS_MODULE
+    assert (note.quantities["allowed"].shown(), note.quantities["live"].shown()) == (Decimal("2.00"), Decimal("2.82"))
