@@ -124,7 +124,7 @@ EXPECTED = Expectations(
         "Los expertos de esta arquitectura tienen la anchura de su dimensión intermedia: introduce el mismo valor."
     ),
     not_one_sample=(
-        "No cabe ni una muestra: calcula la pérdida por trozos (use_liger_kernel=True en el Trainer), "
+        "No cabe ni una muestra: calcula la pérdida por partes (use_liger_kernel=True en el Trainer), "
         "acorta las secuencias, pasa a QLoRA, "
         "reparte el entrenamiento entre varias GPU con ZeRO-3 o elige una GPU con más memoria."
     ),
