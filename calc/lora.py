@@ -247,6 +247,9 @@ def facts() -> dict[str, Fact]:
         # The fp32 log-probabilities the loss saves: each of its two gradients is as large (calc.formulas.step,
         # loss_backward), and the prose says so.
         "run_log_probabilities": gigabytes(runs["lora"].parts["loss"] / 2, 2),
+        # What the loss holds in all (the log-probabilities and its two gradients) against the layers' saved tensors.
+        "run_loss_all": gigabytes(runs["lora"].parts["loss"] * 3 / 2, 2),
+        "run_layers": gigabytes(runs["lora"].parts["activations"] - runs["lora"].parts["loss"] / 2, 2),
         "qlora_weights": gigabytes(runs["qlora"].parts["weights"], 2),
         # What peft's preparation adds to the run's QLoRA base, which the total leaves out.
         "qlora_preparation": gigabytes(qlora_preparation(shape), 2),

@@ -105,6 +105,18 @@ GQA_MATH = Phrase(
 )
 
 
+# FlashAttention needs an Ampere card or later, the fused choice's other kernel on such a card: where the card is older,
+# the note says so, so that attn_implementation="flash_attention_2" is not pasted for it (technical review, round 32).
+FLASH_OLDER = Phrase(
+    N_(
+        "FlashAttention does not run on a card older than Ampere, such as this one; there the fused estimate stands "
+        "for SDPA."
+    ),
+    {},
+)
+FLASH_OLDER_GQA = N_("FlashAttention does not run on a card older than Ampere, such as this one. %(note)s")
+
+
 def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | None:
     """What the fused estimate stands for where transformers refuses SDPA for the model, or where PyTorch may run its
     grouped-query call unfused (in fp32, or on a listed card without bf16); None otherwise."""
@@ -115,7 +127,10 @@ def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | 
     if shape.model_type in SOFTCAPPED_ATTENTION:
         return NO_SDPA_OLDER if before_ampere else NO_SDPA
     unfused = values["precision"] == "fp32" or before_ampere
-    return GQA_MATH if unfused and shape.kv_heads < shape.attention_heads else None
+    grouped = GQA_MATH if unfused and shape.kv_heads < shape.attention_heads else None
+    if before_ampere:
+        return Phrase(FLASH_OLDER_GQA, {"note": grouped}) if grouped else FLASH_OLDER
+    return grouped
 
 
 # The fused estimate's queries, keys and values are those of a causal kernel (calc.formulas.activations): under SDPA,

@@ -1482,11 +1482,14 @@ def test_grouped_query_attention_on_an_older_card_or_in_fp32_says_sdpa_may_not_f
     only with its flash backend (fp16 or bf16, Ampere or later), so on a T4 the fused estimate may leave out the
     scores its math backend keeps (technical review, round 19, item 2). A model with as many key and value heads as
     query heads, or a card with bf16, gets no such note."""
-    from calc.step_outputs import GQA_MATH
+    from calc.step_outputs import FLASH_OLDER, FLASH_OLDER_GQA, GQA_MATH
 
     run = {**DEFAULTS, "model": "meta-llama/Llama-3.2-1B", "precision": "fp16", "gpu": "t4"}
     run = {**run, **settle(run, frozenset({"model", "gpu"}))}
-    assert CALCULATOR.results(run)["attention_note"] == GQA_MATH
+    # On a card older than Ampere the note also says FlashAttention does not run there (technical review, round 32).
+    assert CALCULATOR.results(run)["attention_note"] == Phrase(FLASH_OLDER_GQA, {"note": GQA_MATH})
+    phi = {**run, "model": "microsoft/Phi-3-mini-4k-instruct"}
+    assert CALCULATOR.results({**phi, **settle(phi, frozenset({"model"}))})["attention_note"] == FLASH_OLDER
     assert CALCULATOR.results({**run, "gpu": "h100-80gb"})["attention_note"] is None
     assert CALCULATOR.results({**run, "attention": "eager"})["attention_note"] is None
     assert (

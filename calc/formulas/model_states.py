@@ -164,9 +164,13 @@ class TrainingRecipe:
 # parameter, sharded as the optimizer state. Without ZeRO, DeepSpeed's FP16_Optimizer casts each gradient to fp32 and
 # joins the copies into one flat tensor (fp16/fused_optimizer.py: _flatten_dense_tensors([p.grad.to(fp32) ...])):
 # 4 + 4. Either updates with a fused kernel (FusedAdam, bitsandbytes' 8-bit kernel, a fused SGD) that allocates
-# nothing more. Not measured: they need a CUDA device.
+# nothing more. Not measured: they need a CUDA device. FP16_Optimizer is what DeepSpeed builds for its own FusedAdam,
+# the Adam or AdamW a configuration names; any other optimizer (bitsandbytes' 8-bit AdamW, SGD, a PyTorch optimizer
+# passed in) gets FP16_UnfusedOptimizer, which only casts each gradient to fp32 (engine.py,
+# _configure_fp16_optimizer; fp16/unfused_optimizer.py, step): 4 (Spanish review, round 32).
 _MASTER_UPDATE = Fraction(2) + Fraction(4)
 _MASTER_UPDATE_WITHOUT_ZERO = Fraction(4) + Fraction(4)
+_CAST_WITHOUT_ZERO = Fraction(4)
 
 # Stable ids (the page's option values) → recipes, in the order the page lists them.
 RECIPES: dict[str, TrainingRecipe] = {
@@ -250,7 +254,7 @@ RECIPES: dict[str, TrainingRecipe] = {
         ),
         optimizer=ADAMW_8BIT,
         temporaries=_MASTER_UPDATE,
-        temporaries_without_zero=_MASTER_UPDATE_WITHOUT_ZERO,
+        temporaries_without_zero=_CAST_WITHOUT_ZERO,
         computes_in=_in_16_bits(Computation("adamw-8bit", "bf16")),
     ),
     # bitsandbytes 8-bit AdamW on a model loaded in bf16, as the Hugging Face Trainer runs optim="adamw_bnb_8bit"
@@ -286,7 +290,7 @@ RECIPES: dict[str, TrainingRecipe] = {
         ),
         optimizer=SGD,
         temporaries=_MASTER_UPDATE,
-        temporaries_without_zero=_MASTER_UPDATE_WITHOUT_ZERO,
+        temporaries_without_zero=_CAST_WITHOUT_ZERO,
         computes_in=_in_16_bits(Computation("sgd-momentum", "bf16")),
     ),
     # SGD with momentum in fp32 throughout: 4 + 4 + 4 = 12.
