@@ -224,6 +224,9 @@ def facts() -> dict[str, Fact]:
         "checkpointing_since": ACTIVATION_CHECKPOINTING_SINCE,
         "experts_since": EXPERTS_AS_PARAMETERS_SINCE,
         "experts_until": EXPERTS_AS_LINEAR_UNTIL,
+        # transformers 5.24, integrations/moe.py (_can_use_grouped_mm): torch._grouped_mm up to torch 2.8 runs on Hopper
+        # only (compute capability 9.x); from 2.9 on Ampere or later.
+        "grouped_mm_hopper_only_until": "2.8",
         # How the VRAM page's fields choose autocast over a model loaded in fp32, which this page does not model: the
         # recipe's label (a message id) and the precision.
         "autocast_recipe": RECIPES[recipe].label,

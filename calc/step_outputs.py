@@ -98,7 +98,7 @@ GQA_MATH = Phrase(
     N_(
         "This model has fewer key and value heads than query heads, and, when transformers passes SDPA no mask, it "
         "asks SDPA to share them (enable_gqa). In fp32, or on a card older than Ampere, PyTorch may serve that call "
-        "only with its math kernel, which keeps the attention probabilities as eager attention does. The fused "
+        "only with its math backend, which keeps the attention probabilities as eager attention does. The fused "
         "estimate leaves them out: choose eager attention to count them."
     ),
     {},

@@ -1125,6 +1125,8 @@ def facts() -> dict[str, Fact]:
         "bf16_accumulation_since": deepspeed.BF16_ACCUMULATION_SINCE,
         "fp32_accumulation_until": deepspeed.FP32_ACCUMULATION_UNTIL,
         "bf16_optimizer_partitions": deepspeed.BF16_OPTIMIZER_PARTITIONS,
+        # The release whose engine refuses fp32 accumulation without ZeRO (0.17.6 still ran it).
+        "deepspeed_version": deepspeed.VERSION,
         "fp32_accumulation_source": deepspeed.FP32_ACCUMULATION_SOURCE,
         "deepspeed_bf16_optimizer": Citation(
             "deepspeed/runtime/bf16_optimizer.py",
