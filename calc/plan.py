@@ -152,7 +152,7 @@ def nearby_target(target: int, gpus: int, micro_batch: int, largest: int) -> Phr
     step = gpus * largest
     steps = max(1, (2 * target + step) // (2 * step))
     # Never a target the field would refuse: the nearest below its maximum.
-    steps = min(steps, int(batch_inputs.TARGET_BATCH.maximum) // (gpus * largest))
+    steps = min(steps, int(batch_inputs.TARGET_BATCH.maximum) // step)
     if steps == 0:
         return None
     return Phrase(

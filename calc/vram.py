@@ -672,13 +672,14 @@ def _modelled_setting(values: Mapping[str, object]) -> tuple[ModelShape, Setting
     return shape, setting
 
 
-def _modelled_step(values: Mapping[str, object], free: Fraction) -> tuple[Peak, Fraction, Moment, int, Moment, bool]:
+def _modelled_step(
+    values: Mapping[str, object], free: Fraction, shape: ModelShape, setting: Setting
+) -> tuple[Peak, Fraction, Moment, int, Moment, bool]:
     """The step's peak at the form's micro-batch and the gradients of earlier micro-batches it holds; the moment that
     limits the micro-batch within ``free`` bytes and the largest micro-batch that fits; the moment with the largest
     per-sample part; whether that limit holds for any plan, with or without accumulation (the largest micro-batch
     accumulates, or accumulating holds nothing more, as under ZeRO-3). The page with a model and no activation memory
-    typed."""
-    shape, setting = _modelled_setting(values)
+    typed, its ``shape`` and ``setting`` as :func:`_modelled_setting` reads them."""
 
     def step_moments(accumulating: bool) -> tuple[Moment, ...]:
         return moments(shape, replace(setting, accumulating=accumulating))
@@ -811,15 +812,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     earlier = Fraction(0)
     note = window = None
     if values["model"] != COUNT and values["activation_memory"] is None:
-        step, earlier, binding, count, most, any_plan = _modelled_step(values, free)
-        shape = shape_of(values)
-        setting = step_setting(values, shape, values["optimizer"], recipe_field=True)
+        shape, setting = _modelled_setting(values)
+        step, earlier, binding, count, most, any_plan = _modelled_step(values, free, shape, setting)
         if buffers and not all(holds_gathered_matrix(moment, setting) for moment in (step.moment, binding.name)):
             # A moment without ZeRO-3's gathered output layer decides: its live weights are the buffers' in full
             # (Spanish review, round 21, D2).
             buffers_note, buffers = zero_buffers(values, head_counted=False)
             free = capacity - overhead - buckets - buffers
-            step, earlier, binding, count, most, any_plan = _modelled_step(values, free)
+            step, earlier, binding, count, most, any_plan = _modelled_step(values, free, shape, setting)
         note = attention_note(values, shape)
         window = window_note(values, shape)
         # Whether the budget counts the earlier micro-batches' gradients (the largest micro-batch accumulates), so

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+from functools import cache
 from pathlib import Path
 
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
@@ -95,6 +96,7 @@ def compile_catalogs(out: Path) -> Path:
     return out
 
 
+@cache  # calc/ does not change within a build: one extraction for every locale's catalog
 def runtime_ids() -> frozenset[str]:
     """The message ids calc/ marks: all the browser's worker translates, since the templates' words are in the built
     pages already."""

@@ -621,7 +621,7 @@ def test_the_budget_never_exceeds_what_is_left_and_the_plan_is_this_page_s(model
     the limiting moment's fixed part, and the planner, which fits b while b times the figure shown is within it,
     plans this page's largest micro-batch; the page's own fits the exact step (review 6, item 4)."""
     from calc.plan import plans
-    from calc.vram import _modelled_step
+    from calc.vram import _modelled_setting, _modelled_step
 
     for sequence_length in (1, 2, 7, 32, 128, 300, 1024, 4096, 16384):
         values = {**DEFAULTS, "model": model, "method": method, "gpu": gpu, "sequence_length": Decimal(sequence_length)}
@@ -633,7 +633,7 @@ def test_the_budget_never_exceeds_what_is_left_and_the_plan_is_this_page_s(model
         except InputProblem:
             continue  # a run the step refuses
         free = Fraction(values["gpu_memory"] - values["overhead"]) * GB
-        _, _, binding, exact, _, _ = _modelled_step(values, free)
+        _, _, binding, exact, _, _ = _modelled_step(values, free, *_modelled_setting(values))
         plan = links(values, results)["plan"]
         largest = results["largest_micro_batch"]
         if not isinstance(largest, Quantity):
