@@ -28,9 +28,9 @@ CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to sp
 SENTENCE = (
     N_("By this estimate, the run fits on your GPU, with %(spare)s to spare."),
     N_(
-        "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the margin holds "
-        "only if the estimate is at most %(covered)s short of the true peak. On the small models measured, it fell "
-        "short by up to %(dense)s on the dense models and %(worst)s on the mixtures of experts."
+        "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the run still "
+        "fits only if the estimate falls short of the true peak by no more than %(covered)s. On the small models "
+        "measured, it fell short by up to %(dense)s on the dense models and %(worst)s on the mixtures of experts."
     ),
     N_("Your GPU is short by %(missing)s."),
 )

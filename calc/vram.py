@@ -38,7 +38,7 @@ from calc.fit import (
 )
 from calc.formatting import GIBIBYTE, GIGABYTE, IN_WORDS, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
-from calc.formulas.model_states import RECIPES, STAGES, per_gpu
+from calc.formulas.model_states import ADAMW, RECIPES, STAGES, per_gpu
 from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
     BF16_ADAPTER_TRAINING_BYTES_PER_PARAMETER,
@@ -226,10 +226,10 @@ ACTIVATION_MEMORY = Amount(
     "activation_memory",
     N_("Peak activation memory per GPU"),
     N_(
-        "Leave it blank to compute the activations from the model. A value you type replaces only the activations. "
-        "With a model chosen, the page still counts the model state and the optimizer step's temporaries. Use the "
-        "peak activation memory per GPU from the gradient accumulation memory calculator: the micro-batch size "
-        "times the activation memory per sample."
+        "Leave it blank to compute the activations from the model. A value you type replaces only the activations: "
+        "the page still counts the model state and the optimizer step's temporaries itself. Use the peak activation "
+        "memory per GPU from the gradient accumulation memory calculator: the micro-batch size times the activation "
+        "memory per sample."
     ),
     default=None,
     optional=True,
@@ -325,10 +325,10 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
 # they left out.
 TIGHT_UNMEASURED = N_(
-    "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the margin holds only "
-    "if the estimate is at most %(covered)s short of the true peak. On the small models measured, it fell short by "
-    "up to %(dense)s on the dense models and %(worst)s on the mixtures of experts, but those measurements left out "
-    "%(unmeasured)s."
+    "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the run still fits "
+    "only if the estimate falls short of the true peak by no more than %(covered)s. On the small models measured, it "
+    "fell short by up to %(dense)s on the dense models and %(worst)s on the mixtures of experts, but those "
+    "measurements left out %(unmeasured)s."
 )
 # A fit with 0.00 GB to spare as shown, where "at most 0.00% short" would say the same less plainly.
 EXACT_FIT = N_(
@@ -394,7 +394,9 @@ QLORA_PREPARED_SHORT = N_(
     "The total counts the QLoRA base as loaded: in NF4 with double quantization, as in the QLoRA paper, computing "
     "in %(compute)s. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
     "base to fp32 and turns on gradient checkpointing. The weights then take %(extra)s more per GPU, for a total of "
-    "at least %(prepared)s: more than your GPU holds."
+    "at least %(prepared)s: more than your GPU holds. To stay within it, leave that call out; if you chose "
+    "recomputation here, turn it on yourself instead, as activation_checkpointing=True does in the Trainer's "
+    "arguments."
 )
 
 # bitsandbytes replaces only nn.Linear modules (calc.formulas.parameters.quantized_weights); transformers 5 keeps a
@@ -464,8 +466,8 @@ AT_FOREACH_STEP = N_(
 # in the trained weights' dtype (ZeRO-1 flattens the gradients into buckets of that size to reduce them, ZeRO-2 keeps
 # one such buffer, two with overlap_comm, stage_1_and_2.py, backward's ipg_buffer; ZeRO-3 one, stage3.py,
 # __ipg_bucket_flat_buffer); under ZeRO-3, stage3_max_live_parameters, 1e9, the gathered weights kept before any is
-# released (a module larger than that is still gathered whole), and stage3_prefetch_bucket_size, 5e7, those fetched
-# ahead. The step's model counts none of them: the overhead must.
+# released (a module larger than that is still gathered whole), and stage3_prefetch_bucket_size, 5e7, the most of
+# them fetched ahead at once. The step's model counts none of them: the overhead must.
 REDUCE_BUCKET = 500_000_000
 MAX_LIVE_PARAMETERS = 1_000_000_000
 PREFETCH_BUCKET = 50_000_000
@@ -498,48 +500,53 @@ ZERO_1_2_BUFFERS = N_(
     "verdicts count only the first; if you turn overlap_comm on, add the second to the overhead. To make room, lower "
     "reduce_bucket_size."
 )
+# Weights fetched ahead count within stage3_max_live_parameters: DeepSpeed 0.19.5 prefetches only while the gathered
+# weights stay below it (zero/partitioned_param_coordinator.py, fetch_sub_module: max_params_to_prefetch is the smaller
+# of what the cap leaves and stage3_prefetch_bucket_size; Italian review, round 33), so the notes add no prefetch.
+ZERO_3_AHEAD = N_(
+    "Weights fetched ahead (stage3_prefetch_bucket_size, %(prefetch)s) fall within that allowance: DeepSpeed fetches "
+    "ahead only while the gathered weights stay below it."
+)
 ZERO_3_BUFFERS = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. With DeepSpeed's defaults they come "
-    "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size), and up to %(live)s of gathered weights (stage3_max_live_parameters; less where "
-    "the whole model is smaller, more where one module is larger, since ZeRO-3 gathers a module whole). To make "
-    "room, lower these settings; do not add the buffers to the overhead as well."
+    "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(live)s of gathered weights "
+    "(stage3_max_live_parameters; less where the whole model is smaller, more where one module is larger, since "
+    "ZeRO-3 gathers a module whole). %(ahead)s To make room, lower these settings; do not add the buffers to the "
+    "overhead as well."
 )
 # Where one module (a layer's experts) is larger than what stage3_max_live_parameters allows, ZeRO-3 gathers it whole:
 # the live weights are the module's, and the notes name both figures (Spanish and Italian reviews, round 31).
 ZERO_3_BUFFERS_MODULE = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. With DeepSpeed's defaults they come "
-    "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size), and up to %(live)s of gathered weights: stage3_max_live_parameters allows "
-    "%(allowed)s, but ZeRO-3 gathers a module whole, and the largest here, one layer's experts, takes %(live)s. To "
-    "make room, lower the two bucket sizes, since a smaller stage3_max_live_parameters would not split the "
-    "experts; do not add the buffers to the overhead as well."
+    "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(live)s of gathered weights: "
+    "stage3_max_live_parameters allows %(allowed)s, but ZeRO-3 gathers a module whole, and the largest here, one "
+    "layer's experts, takes %(live)s. To make room, lower reduce_bucket_size, since a smaller "
+    "stage3_max_live_parameters would not split the experts; do not add the buffers to the overhead as well."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD_MODULE = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
     "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
-    "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size), and up to %(rest)s of other gathered weights. stage3_max_live_parameters allows "
-    "%(allowed)s, but ZeRO-3 gathers a module whole, and the largest here, one layer's experts, takes %(live)s. The "
-    "output layer, counted in the total, takes %(counted)s of that, which leaves %(rest)s. To make room, lower the "
-    "two bucket sizes, since a smaller stage3_max_live_parameters would not split the experts; do not add the "
-    "buffers to the overhead as well."
+    "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(rest)s of other gathered weights. "
+    "stage3_max_live_parameters allows %(allowed)s, but ZeRO-3 gathers a module whole, and the largest here, one "
+    "layer's experts, takes %(live)s. The output layer, counted in the total, takes %(counted)s of that, which "
+    "leaves %(rest)s. To make room, lower reduce_bucket_size, since a smaller stage3_max_live_parameters would not "
+    "split the experts; do not add the buffers to the overhead as well."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
     "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
-    "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size), %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size), and up to %(rest)s of other gathered weights. ZeRO-3 keeps up to %(live)s of "
-    "gathered weights alive at once (stage3_max_live_parameters), less where the whole model is smaller and more "
-    "where one module is larger. The output layer, counted in the total, takes %(counted)s of that, which leaves "
-    "%(rest)s. To make room, lower these settings; do not add the buffers to the overhead as well."
+    "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(rest)s of other gathered weights. "
+    "ZeRO-3 keeps up to %(live)s of gathered weights alive at once (stage3_max_live_parameters), less where the "
+    "whole model is smaller and more where one module is larger. The output layer, counted in the total, takes "
+    "%(counted)s of that, which leaves %(rest)s. %(ahead)s To make room, lower these settings; do not add the buffers "
+    "to the overhead as well."
 )
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
     "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
-    "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and %(prefetch)s of weights fetched ahead "
-    "(stage3_prefetch_bucket_size). No other gathered weights are added: the output layer alone already reaches or "
-    "exceeds the %(live)s that stage3_max_live_parameters allows. To make room, lower these settings; do not add the "
+    "%(total)s, a gradient bucket (reduce_bucket_size). No other gathered weights are added, not even weights "
+    "fetched ahead: the output layer alone already reaches or exceeds the %(live)s that stage3_max_live_parameters "
+    "allows, and DeepSpeed fetches ahead only below it. To make room, lower reduce_bucket_size; do not add the "
     "buffers to the overhead as well."
 )
 
@@ -553,9 +560,9 @@ BUFFERS_BEYOND_SPARE = N_(
 )
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
-    "default settings, ZeRO's buffers take %(buffers)s of it, and the total leaves them out. The rest holds only "
-    "if the estimate is at most %(covered)s short of the true peak. On the small models measured, it fell short by "
-    "up to %(dense)s on the dense models and %(worst)s on the mixtures of experts."
+    "default settings, ZeRO's buffers take %(buffers)s of it, and the total leaves them out. The run still fits "
+    "only if the estimate falls short of the true peak by no more than %(covered)s. On the small models measured, it "
+    "fell short by up to %(dense)s on the dense models and %(worst)s on the mixtures of experts."
 )
 SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements left out %(unmeasured)s.")
 # A 16-bit recipe without a master copy under ZeRO: DeepSpeed's ZeRO optimizers keep an fp32 partition of the weights
@@ -610,31 +617,62 @@ def zero_buffers(values: Mapping[str, object], head_counted: bool = True) -> tup
         head = head if head_counted else Fraction(0)
     allowed = min(MAX_LIVE_PARAMETERS * element, weights)
     live = gigabytes(max(allowed, module), 2)
-    prefetch = gigabytes(PREFETCH_BUCKET * element, 2)
     # Of the live allowance, what the gathered output layer, already in the total, takes up.
     counted = gigabytes(min(head, Fraction(live.value) * GB), 2)
     # The sum of the figures as shown, so that the reader's addition gives it.
-    total = Quantity(bucket.shown() + prefetch.shown() + live.shown() - counted.shown(), GIGABYTE, places=2)
-    quantities = {"bucket": bucket, "live": live, "prefetch": prefetch, "total": total}
+    total = Quantity(bucket.shown() + live.shown() - counted.shown(), GIGABYTE, places=2)
+    quantities = {"bucket": bucket, "live": live, "total": total}
     by_module = module > allowed
     if by_module:
         quantities["allowed"] = gigabytes(allowed, 2)
-    if head:
-        rest = Quantity(live.shown() - counted.shown(), GIGABYTE, places=2)
-        figures = {"head": gigabytes(head, 2), "counted": counted, "rest": rest}
-        # An output layer as large as the live allowance leaves no other gathered weight to name.
-        beside = ZERO_3_BUFFERS_BESIDE_HEAD_MODULE if by_module else ZERO_3_BUFFERS_BESIDE_HEAD
-        note = Phrase(beside if rest.shown() else ZERO_3_BUFFERS_WITHIN_HEAD, {**quantities, **figures})
     else:
-        note = Phrase(ZERO_3_BUFFERS_MODULE if by_module else ZERO_3_BUFFERS, quantities)
+        quantities["ahead"] = Phrase(ZERO_3_AHEAD, {"prefetch": gigabytes(PREFETCH_BUCKET * element, 2)})
+    if not head:
+        return Phrase(ZERO_3_BUFFERS_MODULE if by_module else ZERO_3_BUFFERS, quantities), Fraction(total.value) * GB
+    rest = Quantity(live.shown() - counted.shown(), GIGABYTE, places=2)
+    quantities |= {"head": gigabytes(head, 2), "counted": counted, "rest": rest}
+    if not rest.shown():
+        # An output layer as large as the live allowance leaves no other gathered weight to name, nor any room to
+        # fetch ahead.
+        note = Phrase(ZERO_3_BUFFERS_WITHIN_HEAD, {k: quantities[k] for k in ("head", "total", "live")})
+    else:
+        note = Phrase(ZERO_3_BUFFERS_BESIDE_HEAD_MODULE if by_module else ZERO_3_BUFFERS_BESIDE_HEAD, quantities)
     return note, Fraction(total.value) * GB
 
 
+# Without ZeRO, full fine-tuning with a master copy is counted as DeepSpeed runs it (calc.formulas.model_states,
+# _MASTER_UPDATE_WITHOUT_ZERO and _CAST_WITHOUT_ZERO): where those temporaries make the peak, the results say so, not
+# only the folded notes (technical review, round 33, D1).
+AT_FUSED_STEP_WITHOUT_ZERO = N_(
+    "The peak comes %(moment)s. Its temporaries, %(size)s, are counted as DeepSpeed runs this recipe without ZeRO: "
+    "for the Adam or AdamW its configuration names, its FusedAdam casts each gradient to fp32 and joins the copies "
+    "into one flat tensor, %(bytes)s\u00a0bytes per parameter. Under ZeRO they take %(zero)s\u00a0bytes per "
+    "parameter, sharded like the optimizer state."
+)
+AT_UNFUSED_STEP_WITHOUT_ZERO = N_(
+    "The peak comes %(moment)s. Its temporaries, %(size)s, are counted as DeepSpeed runs this recipe without ZeRO: "
+    "it steps this optimizer through %(unfused)s, which casts each gradient to fp32, %(bytes)s\u00a0bytes per "
+    "parameter. Under ZeRO they take %(zero)s\u00a0bytes per parameter, sharded like the optimizer state."
+)
+
+
 def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Phrase:
-    """Where the peak is the optimizer step's, which of PyTorch's AdamW it assumes, where that matters."""
+    """Where the peak is the optimizer step's, which of PyTorch's AdamW, or of DeepSpeed's steps without ZeRO, it
+    assumes, where that matters."""
     shape = shape_of(values)
     stage, replicas = int(values["zero_stage"]), int(values["gpus"])
     setting = step_setting(values, shape, values["optimizer"], recipe_field=True, zero_stage=stage, gpus=replicas)
+    recipe = RECIPES[values["optimizer"]]
+    if temporaries and setting.method == "full" and not stage and recipe.temporaries_without_zero is not None:
+        words = {
+            "moment": Phrase(MOMENT_WORDS["optimizer"], {}),
+            "size": gigabytes(temporaries, 2),
+            "bytes": Quantity(recipe.step_temporaries(0), places=0),
+            "zero": Quantity(recipe.step_temporaries(1), places=0),
+        }
+        if recipe.optimizer is ADAMW:  # DeepSpeed's FusedAdam (engine.py, _configure_fp16_optimizer)
+            return Phrase(AT_FUSED_STEP_WITHOUT_ZERO, words)
+        return Phrase(AT_UNFUSED_STEP_WITHOUT_ZERO, {**words, "unfused": Names(("FP16_UnfusedOptimizer",))})
     if temporaries and foreach_temporaries(setting):
         moment = Phrase(MOMENT_WORDS["optimizer"], {})
         return Phrase(
