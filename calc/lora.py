@@ -262,6 +262,13 @@ def facts() -> dict[str, Fact]:
             "BitsAndBytesConfig",
             "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/utils/quantization_config.py",
         ),
+        # transformers replaces only nn.Linear (and GPT-2's Conv1D) with bitsandbytes' 4-bit layers (Italian review,
+        # round 33: the code says so more directly than the issue).
+        "bnb_replacement": Citation(
+            "transformers: replace_with_bnb_linear",
+            "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/integrations/bitsandbytes.py"
+            "#L162-L189",
+        ),
         # transformers v5's fused experts are no nn.Linear: 4-bit loading leaves them as they are.
         "fused_experts_issue": Citation(
             "bitsandbytes#1849", "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1849"
