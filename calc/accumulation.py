@@ -197,12 +197,9 @@ def facts() -> dict[str, Fact]:
             "deepspeed/runtime/engine.py (_do_optimizer_sanity_check)",
             "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/engine.py#L1934-L1977",
         ),
-        "bf16_accumulation_since": deepspeed.BF16_ACCUMULATION_SINCE,
         # The release whose engine refuses fp32 accumulation without ZeRO (0.17.6 still ran it: Italian review,
-        # round 32, read in both sdists).
+        # round 32, read in both sdists); the VRAM page gives the earlier defaults.
         "deepspeed_version": deepspeed.VERSION,
-        "fp32_accumulation_until": deepspeed.FP32_ACCUMULATION_UNTIL,
-        "fp32_accumulation_source": deepspeed.FP32_ACCUMULATION_SOURCE,
     }
 
 

@@ -64,8 +64,9 @@ MEMORY_BUDGET = Amount(
     N_("Activation memory budget per GPU"),
     N_(
         "Memory left on each GPU for what grows with the micro-batch, after the weights, gradients, optimizer state, "
-        "and overhead. The per-GPU training memory calculator gives it as “Left for the micro-batch on your GPU”. "
-        "The chart draws it as a line. Leave it blank if you have none in mind."
+        "overhead, and any ZeRO buffers or DistributedDataParallel buckets. The per-GPU training memory calculator "
+        "gives it as “Left for the micro-batch on your GPU”. The chart draws it as a line. Leave it blank if you have "
+        "none in mind."
     ),
     # What the VRAM page's default run leaves for activations: a copy, as above.
     default=Decimal("8.01"),

@@ -28,9 +28,10 @@ CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to sp
 SENTENCE = (
     N_("By this estimate, the run fits on your GPU, with %(spare)s to spare."),
     N_(
-        "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the run still "
-        "fits only if the estimate falls short of the true peak by no more than %(covered)s. On the small models "
-        "measured, it fell short by up to %(dense)s on the dense models and %(worst)s on the mixtures of experts."
+        "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the run fits "
+        "only if this estimate is at most %(covered)s below the true peak. On the small models measured, the "
+        "estimate was up to %(dense)s below the measured peak for the dense models and up to %(worst)s below it for "
+        "the mixtures of experts."
     ),
     N_("Your GPU is short by %(missing)s."),
 )

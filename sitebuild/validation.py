@@ -216,6 +216,10 @@ def step_facts(words: _Words) -> dict[str, object]:
         "lora_step_dense_shortfall": _dense_shortfall(words, adapted_steps, models),
         "lora_step_rank": words.number(whole_steps["lora"]["rank"]),
         "lora_step_adapters": _adapters(words, adapted_steps, models),
+        # The recipes of those steps, which the LoRA page, counting AdamW alone, names (technical review, round 34).
+        "lora_step_recipes": words.names(
+            words.recipe(recipe) for recipe in dict.fromkeys(point["recipe"] for point in adapted_steps)
+        ),
         "step_points": words.number(len(whole_steps["points"])),
         "step_sides": words.sides([step_error(point) for point in whole_steps["points"]]),
         "step_dense_shortfall": _dense_shortfall(words, whole_steps["points"], models),

@@ -22,7 +22,7 @@ from tests.helpers import requests_for
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 # Names that hold digits but are no quantity: number formats, settings, cards, models.
 _NAMES = re.compile(
-    r"\b(?:bf16|fp16|fp32|NF4|bnb_4bit_use_double_quant|stage3_max_live_parameters|stage3_prefetch_bucket_size"
+    r"\b(?:bf16|fp16|fp32|NF4|FP4|bnb_4bit_use_double_quant|stage3_max_live_parameters|stage3_prefetch_bucket_size"
     r"|H100|T4|A10G|L4|L40S|Llama-2-7b|Llama-3.1-8B|Phi-3|GPT-2|ZeRO-[0-3]|FSDP[12]|(?:4|8|16|32)[-\s]bits?)\b"
 )
 
