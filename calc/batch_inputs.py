@@ -59,15 +59,16 @@ ACTIVATION_PER_SAMPLE = Amount(
     unit=GIGABYTE,
     see=("activations", N_("Not sure? Estimate it from the model.")),
 )
+# What the budget stands for, which the planner's field says too.
+BUDGET_MEANING = N_(
+    "Memory left on each GPU for what grows with the micro-batch, after the weights, gradients, optimizer state, "
+    "overhead, and any ZeRO buffers or DistributedDataParallel buckets. The per-GPU training memory calculator gives "
+    "it as “Left for the micro-batch on your GPU”."
+)
 MEMORY_BUDGET = Amount(
     "memory_budget",
     N_("Activation memory budget per GPU"),
-    N_(
-        "Memory left on each GPU for what grows with the micro-batch, after the weights, gradients, optimizer state, "
-        "overhead, and any ZeRO buffers or DistributedDataParallel buckets. The per-GPU training memory calculator "
-        "gives it as “Left for the micro-batch on your GPU”. The chart draws it as a line. Leave it blank if you have "
-        "none in mind."
-    ),
+    (BUDGET_MEANING, N_("The chart draws it as a line. Leave it blank if you have none in mind.")),
     # What the VRAM page's default run leaves for activations: a copy, as above.
     default=Decimal("8.01"),
     optional=True,

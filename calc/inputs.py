@@ -97,7 +97,8 @@ class Input(ABC):
     abstract methods below, and a ``default`` field of its own).
 
     ``label`` and ``description`` are catalog message ids: the field's name,
-    and what it stands for (its hint adds what it accepts). ``optional``:
+    and what it stands for, in one message or several that two pages share
+    part of (its hint adds what it accepts). ``optional``:
     left blank, the input is ``None`` rather than a reason to withhold the
     results. ``unit``: the CLDR unit id of its value, shown beside the
     field, or ``None``.
@@ -105,7 +106,7 @@ class Input(ABC):
 
     name: str
     label: str
-    description: str
+    description: str | tuple[str, ...]
 
     # Another calculator's page that helps fill this input in: (page name, link text's message id).
     see: tuple[str, str] | None = field(default=None, kw_only=True)
@@ -131,6 +132,12 @@ class Input(ABC):
     @abstractmethod
     def from_address(self, text: str) -> Value | None:
         """The value of an address's ``text``; a ``ValueError`` for a text not written as addresses write it."""
+
+    def hint(self, locale: Locale, translations: NullTranslations) -> str:
+        """What the field stands for and what it takes, as its hint says it."""
+        described = (self.description,) if isinstance(self.description, str) else self.description
+        sentences = [translations.gettext(message) for message in described]
+        return " ".join(filter(None, [*sentences, self.accepts(locale, translations)]))
 
     def accepts(self, locale: Locale, translations: NullTranslations) -> str:
         """The hint's second sentence: what the input takes ("" when the widget shows it)."""

@@ -48,14 +48,7 @@ from calc.snippets import FRAMEWORKS, SNIPPETS, snippets
 from calc.snippets import facts as snippet_facts
 
 # The defaults are the site's default run (calc.batch_inputs); a plan needs a budget.
-MEMORY_BUDGET = replace(
-    batch_inputs.MEMORY_BUDGET,
-    description=N_(
-        "Memory left on each GPU for what grows with the micro-batch, after the weights, gradients, optimizer state, "
-        "and overhead. The per-GPU training memory calculator gives it as “Left for the micro-batch on your GPU”."
-    ),
-    optional=False,
-)
+MEMORY_BUDGET = replace(batch_inputs.MEMORY_BUDGET, description=batch_inputs.BUDGET_MEANING, optional=False)
 # Whether the budget leaves room for the gradients of earlier micro-batches, which only a plan that accumulates holds:
 # the VRAM page hands over "single" when its target batch needs no accumulation at its largest micro-batch.
 BUDGET_FOR = Choice(

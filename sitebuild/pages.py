@@ -278,10 +278,7 @@ def render_calculator(prose: Prose, name: str, base_url: str = "") -> str:
         prose_template=f"{name}.html",
         calculator=calculator,
         catalog="../" * path.count("/") + CATALOG,
-        hints={
-            i.name: " ".join(filter(None, [translations.gettext(i.description), i.accepts(parsed, translations)]))
-            for i in calculator.inputs
-        },
+        hints={i.name: i.hint(parsed, translations) for i in calculator.inputs},
         units={i.name: unit_symbol(i.unit, parsed) for i in calculator.inputs if i.unit},
         headings={o.name: o.headings(parsed, translations) for o in calculator.outputs},
         texts=texts,
