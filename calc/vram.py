@@ -1318,7 +1318,7 @@ CALCULATOR = Calculator(
             N_("in samples, per GPU and per forward and backward pass"),
         ),
         Text("peak_moment", N_("When the peak comes")),
-        Text("zero_buffers", N_("Communication buffers")),
+        Text("zero_buffers", N_("ZeRO's buffers")),
         Text("attention_note", N_("Attention kernel")),
         Text("window_note", N_("Sliding window")),
         Text("qlora_base", N_("QLoRA's base")),
