@@ -147,13 +147,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             ),
             (N_("Base model weights, 16-bit"), gigabytes(base_bytes_16bit(shape), 2)),
             (
-                N_("Base model weights under QLoRA (the layers' linear projections in NF4, the rest in 16\u00a0bits)"),
+                N_("Base model weights under QLoRA (the layers' nn.Linear modules in NF4, the rest in 16\u00a0bits)"),
                 gigabytes(base_bytes_qlora(shape), 2),
             ),
             (
                 N_(
-                    "Base model weights under QLoRA after prepare_model_for_kbit_training (the layers' linear "
-                    "projections in NF4, the rest in fp32)"
+                    "Base model weights under QLoRA after prepare_model_for_kbit_training (the layers' nn.Linear "
+                    "modules in NF4, the rest in fp32)"
                 ),
                 gigabytes(base_bytes_qlora_prepared(shape), 2),
             ),

@@ -99,6 +99,8 @@ def facts() -> dict[str, Fact]:
         "checkpointing_removal": "v6",
         # The recipe the Trainer alone runs on a model loaded in bf16, as the VRAM page's field names it (a message id).
         "bf16_recipe": RECIPES["adamw-bf16"].label,
+        # And on a model loaded in fp32, under autocast (the VRAM page's framework table says the same).
+        "fp32_recipe": RECIPES["adam-fp32"].label,
         "transformers_auto_dtype": AUTO_DTYPE_SINCE,
         "auto_dtype_source": AUTO_DTYPE_SOURCE,
         # A tokenizer that reserves a padding token: Llama 3.1's tokenizer_config.json, id 128004.

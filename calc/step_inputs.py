@@ -135,7 +135,10 @@ ATTENTION = Choice(
 RECOMPUTATION = Choice(
     "recomputation",
     N_("Recomputation"),
-    N_("What the backward pass recomputes instead of keeping."),
+    N_(
+        "What the backward pass recomputes instead of keeping. Selective recomputation is Megatron-LM's and NeMo's: "
+        "Hugging Face Transformers does not offer it, so with its models choose none or full."
+    ),
     options=(
         Option("none", N_("None"), short=N_("no recomputation")),
         Option("selective", N_("Selective (Megatron-LM, NeMo): recomputes the attention core"), short=N_("selective")),

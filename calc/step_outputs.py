@@ -9,7 +9,7 @@ from calc.formulas.activations import FAMILIES
 from calc.gpus import GPUS_BY_ID
 from calc.i18n import N_
 from calc.models import ModelShape
-from calc.outputs import Citation, Phrase, Quantity, gigabytes
+from calc.outputs import Citation, Names, Phrase, Quantity, gigabytes
 
 PART_LABELS = {
     "weights": N_("Weights"),
@@ -81,11 +81,14 @@ NO_SDPA = Phrase(
     ),
     {},
 )
-# FlashAttention 2 runs on Ampere cards and later (the cards calc.gpus marks with bf16), so on an older one such a
-# model has eager attention to run with (Spanish review, round 22).
+# FlashAttention 2, what transformers runs for attn_implementation="flash_attention_2", runs on Ampere cards and later
+# (the cards calc.gpus marks with bf16); the notes name its version, since FlashAttention 1 ran on Turing (Spanish
+# review, round 35).
+FLASH_2 = Names(("FlashAttention 2",))
+# On an older card such a model has eager attention to run with (Spanish review, round 22).
 NO_SDPA_OLDER = Phrase(
-    N_("%(note)s FlashAttention does not run on a card older than Ampere, such as this one: choose eager attention."),
-    {"note": NO_SDPA},
+    N_("%(note)s %(flash)s does not run on a card older than Ampere, such as this one: choose eager attention."),
+    {"note": NO_SDPA, "flash": FLASH_2},
 )
 
 
@@ -109,12 +112,12 @@ GQA_MATH = Phrase(
 # the note says so, so that attn_implementation="flash_attention_2" is not pasted for it (technical review, round 32).
 FLASH_OLDER = Phrase(
     N_(
-        "FlashAttention does not run on a card older than Ampere, such as this one; there the fused estimate stands "
-        "for SDPA."
+        "%(flash)s does not run on a card older than Ampere, such as this one; there the fused estimate stands for "
+        "SDPA."
     ),
-    {},
+    {"flash": FLASH_2},
 )
-FLASH_OLDER_GQA = N_("FlashAttention does not run on a card older than Ampere, such as this one. %(note)s")
+FLASH_OLDER_GQA = N_("%(flash)s does not run on a card older than Ampere, such as this one. %(note)s")
 
 
 def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | None:
@@ -129,7 +132,7 @@ def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | 
     unfused = values["precision"] == "fp32" or before_ampere
     grouped = GQA_MATH if unfused and shape.kv_heads < shape.attention_heads else None
     if before_ampere:
-        return Phrase(FLASH_OLDER_GQA, {"note": grouped}) if grouped else FLASH_OLDER
+        return Phrase(FLASH_OLDER_GQA, {"note": grouped, "flash": FLASH_2}) if grouped else FLASH_OLDER
     return grouped
 
 

@@ -327,9 +327,9 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 # they left out.
 TIGHT_UNMEASURED = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the run fits only if "
-    "this estimate is at most %(covered)s below the true peak. On the small models measured, the estimate was up to "
-    "%(dense)s below the measured peak for the dense models and up to %(worst)s below it for the mixtures of "
-    "experts; those measurements left out %(unmeasured)s."
+    "this estimate falls short of the step's true peak, the overhead aside, by at most %(covered)s. On the small "
+    "models measured, it fell short of the measured peak by up to %(dense)s for the dense models and up to "
+    "%(worst)s for the mixtures of experts; those measurements left out %(unmeasured)s."
 )
 # A fit with 0.00 GB to spare as shown, where "at most 0.00% short" would say the same less plainly.
 EXACT_FIT = N_(
@@ -433,13 +433,17 @@ FITS_ONLY_AS_LOADED = N_(
 FITS_ONLY_AS_LOADED_CELL = N_("%(verdict)s, but only without prepare_model_for_kbit_training")
 
 
-def _qlora_note(values: Mapping[str, object], total: Fraction, capacity: Fraction) -> tuple[Phrase, Fraction] | None:
-    """With QLoRA on a model, what peft's preparation would add (its fp32 copies, sharded as the weights are), and
-    the total with them, which every card's verdict is also held to."""
+def _qlora_note(
+    values: Mapping[str, object], total: Fraction, capacity: Fraction, gathered: Fraction = Fraction(0)
+) -> tuple[Phrase, Fraction] | None:
+    """With QLoRA on a model, what peft's preparation would add (its fp32 copies, sharded as the weights are, and
+    the output layer ZeRO-3 gathers whole at the peak, ``gathered`` bytes in 16 bits, which it makes twice as large),
+    and the total with them, which every card's verdict is also held to."""
     if values["method"] != "qlora" or values["model"] == COUNT:
         return None
     sharded = int(values["gpus"]) if int(values["zero_stage"]) >= 3 else 1
-    extra = gigabytes(Fraction(qlora_preparation(shape_of(values))) / sharded, 2)
+    # The gathered head in fp32 rather than bf16: its 16-bit size again (Spanish review, round 35).
+    extra = gigabytes(Fraction(qlora_preparation(shape_of(values))) / sharded + gathered, 2)
     # The sum of the two figures as shown, so that the reader's addition gives it.
     prepared = Quantity(gigabytes(total, 2).shown() + extra.shown(), GIGABYTE, places=2)
     prepared_total = total + Fraction(extra.value) * GB
@@ -562,9 +566,9 @@ BUFFERS_BEYOND_SPARE = N_(
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
     "default settings, ZeRO's buffers take %(buffers)s of it, and the total leaves them out. With the buffers "
-    "counted, the run fits only if this estimate is at most %(covered)s below the true peak. On the small models "
-    "measured, the estimate was up to %(dense)s below the measured peak for the dense models and up to %(worst)s "
-    "below it for the mixtures of experts."
+    "counted, the run fits only if this estimate falls short of the step's true peak, the overhead aside, by at most "
+    "%(covered)s. On the small models measured, it fell short of the measured peak by up to %(dense)s for the dense "
+    "models and up to %(worst)s for the mixtures of experts."
 )
 SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements left out %(unmeasured)s.")
 # A 16-bit recipe without a master copy under ZeRO: DeepSpeed's ZeRO optimizers keep an fp32 partition of the weights
@@ -702,14 +706,15 @@ def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Ph
 # Where not even one sample fits: the fixed part fits, or not even that.
 NOT_ONE = N_("Not even one sample fits: %(ways)s.")
 NOT_EMPTY = N_(
-    "Even without samples, the step does not fit: counting the overhead, it needs %(needed)s %(moment)s. To make "
-    "room, %(ways)s."
+    "Even without samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
+    "%(needed)s %(moment)s, counting the overhead. To make room, %(ways)s."
 )
 # Where one sample alone is more than the largest listed card holds, what else it takes (technical review, round 28: a
 # larger GPU was the one way offered for a sample of 187 GB).
 NOT_EMPTY_NOR_ONE = N_(
-    "Even without samples, the step does not fit: counting the overhead, it needs %(needed)s %(moment)s. To make "
-    "room, %(ways)s. Even then, one sample alone needs %(sample)s, more than any listed GPU holds: %(sample_ways)s."
+    "Even without samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
+    "%(needed)s %(moment)s, counting the overhead. To make room, %(ways)s. Even then, one sample alone needs "
+    "%(sample)s, more than any listed GPU holds: %(sample_ways)s."
 )
 
 
@@ -866,6 +871,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     # The gradients of earlier micro-batches at the peak: the step's.
     earlier = Fraction(0)
     note = window = None
+    gathered = Fraction(0)  # the output layer ZeRO-3 gathers whole, where the peak holds it
     if values["model"] != COUNT and values["activation_memory"] is None:
         shape, setting = _modelled_setting(values)
         step, earlier, binding, count, most, any_plan = _modelled_step(values, free, shape, setting)
@@ -877,6 +883,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             step, earlier, binding, count, most, any_plan = _modelled_step(values, free, shape, setting)
         note = attention_note(values, shape)
         window = window_note(values, shape)
+        if holds_gathered_matrix(step.moment, setting):
+            gathered = gathered_matrix(shape, setting)
         # Whether the budget counts the earlier micro-batches' gradients (the largest micro-batch accumulates), so
         # that it holds for any plan, or only for a step without accumulation, which the planner must be told.
         budget_for = "any" if any_plan else "single"
@@ -1040,7 +1048,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     elif buffers and yours.message == SENTENCE[2]:
         yours = Phrase(SHORT_WITH_BUFFERS, short_with_buffers(yours, buffers))
     carried_budget = Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None
-    qlora_note, prepared = _qlora_note(values, total, capacity) or (None, total)
+    qlora_note, prepared = _qlora_note(values, total, capacity, gathered) or (None, total)
     if total <= capacity < prepared:
         yours = Phrase(FITS_ONLY_AS_LOADED, {"verdict": yours})
 
