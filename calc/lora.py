@@ -147,12 +147,12 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             ),
             (N_("Base model weights, 16-bit"), gigabytes(base_bytes_16bit(shape), 2)),
             (
-                N_("Base model weights under QLoRA (the layers' nn.Linear modules in NF4, the rest in 16\u00a0bits)"),
+                N_("Base model weights under QLoRA (the layers' linear modules in NF4, the rest in 16\u00a0bits)"),
                 gigabytes(base_bytes_qlora(shape), 2),
             ),
             (
                 N_(
-                    "Base model weights under QLoRA after prepare_model_for_kbit_training (the layers' nn.Linear "
+                    "Base model weights under QLoRA after prepare_model_for_kbit_training (the layers' linear "
                     "modules in NF4, the rest in fp32)"
                 ),
                 gigabytes(base_bytes_qlora_prepared(shape), 2),
@@ -215,7 +215,7 @@ GROUPS = (
 RUN_MEMORY = Figure(
     "run_memory",
     N_("Peak of a training step on one GPU"),
-    N_("the training step's peak: the base, the adapter's training state, the activations, and the loss"),
+    N_("the base model, the adapter's training state, the activations, and the loss; no overhead"),
     missing=N_("Not modeled"),
 )
 

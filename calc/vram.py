@@ -189,7 +189,7 @@ PARAMETERS = Amount(
     N_(
         "The model's parameter count in billions, filled in from its shape and rounded to at most two decimal places. "
         "If you type another number, the page sizes the model from that number alone, counts every parameter as "
-        "trained (the method turns to full fine-tuning), and adds the activation memory you enter."
+        "trained (the method switches to full fine-tuning), and adds the activation memory you enter."
     ),
     default=billions(PRESETS[DEFAULT_MODEL]),
     maximum=Decimal(100_000),
@@ -265,10 +265,10 @@ OVERHEAD = Amount(
     N_("Overhead per GPU"),
     N_(
         "Memory not held by the model's tensors: the CUDA context, the libraries' workspaces, NCCL's own buffers, "
-        "and the allocator's fragmentation. Not ZeRO's buffers or DistributedDataParallel's buckets, which the page "
-        "counts itself, except the second bucket that overlap_comm adds at ZeRO-1 and ZeRO-2: add that one here. The "
-        "default covers the CUDA context and little more: measure yours as the FAQ below explains. A value of zero "
-        "leaves the overhead out."
+        "and the allocator's fragmentation. It excludes ZeRO's buffers and DistributedDataParallel's buckets, which "
+        "the page counts itself. The one exception is the second bucket that overlap_comm adds at ZeRO-1 and ZeRO-2: "
+        "add that one here. The default covers the CUDA context and little more: measure yours as the FAQ below "
+        "explains. A value of zero leaves the overhead out."
     ),
     default=Decimal(1),
     maximum=Decimal(100_000),
@@ -1160,6 +1160,8 @@ def facts() -> dict[str, Fact]:
         "adam_weights": Quantity(_ADAM.weights, places=0),
         "adam_gradients": Quantity(_ADAM.gradients, places=0),
         "adam_optimizer": Quantity(_ADAM.optimizer, places=0),
+        # Adam's two moments in fp32, as FSDP keeps them beside its fp32 shards.
+        "fp32_moments": Quantity(RECIPES["adam-fp32"].states.optimizer, places=0),
         "adam_total": Quantity(_ADAM.total, places=0),
         "adam_ratio": Quantity(_ADAM.optimizer / _ADAM.weights, places=0),
         "fp32": Quantity(RECIPES["adam-fp32"].states.weights, places=0),
