@@ -50,7 +50,15 @@ from calc.step_inputs import (
     step_setting,
     with_targets,
 )
-from calc.step_outputs import PREPARE_SOURCE, QLORA_CONFIG, attention_note, moment_phrase, part_rows, window_note
+from calc.step_outputs import (
+    EXPERT_QUANTIZATION,
+    PREPARE_SOURCE,
+    QLORA_CONFIG,
+    attention_note,
+    moment_phrase,
+    part_rows,
+    window_note,
+)
 from calc.transformers_releases import EXPERTS_AS_LINEAR_UNTIL, EXPERTS_AS_PARAMETERS_SINCE
 
 SHAPE, settle_shape = shape_inputs(*SHAPE_FIELDS)
@@ -273,11 +281,7 @@ def facts() -> dict[str, Fact]:
         "fused_experts_issue": Citation(
             "bitsandbytes#1849", "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1849"
         ),
-        # Axolotl's option that quantizes any 3-D expert parameter to NF4 after loading, which its documentation calls
-        # required for QLoRA on a mixture.
-        "expert_quantization": Citation(
-            "Axolotl: MoE expert quantization", "https://docs.axolotl.ai/docs/expert_quantization.html"
-        ),
+        "expert_quantization": EXPERT_QUANTIZATION,
         "accumulated_gradients": gigabytes(accumulating.parts["gradients"], 2),
         "vram_target": Quantity(TARGET_BATCH.default),
         # The architectures whose activations, and so whose runs, calc.formulas.step models: transformers' names.

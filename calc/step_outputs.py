@@ -81,6 +81,11 @@ NO_SDPA = Phrase(
     ),
     {},
 )
+# Axolotl's option that quantizes any 3-D expert parameter to NF4 after loading, which its documentation calls
+# required for QLoRA on a mixture: the LoRA page's prose and the VRAM page's limitations cite it.
+EXPERT_QUANTIZATION = Citation(
+    "Axolotl: MoE expert quantization", "https://docs.axolotl.ai/docs/expert_quantization.html"
+)
 # FlashAttention 2, what transformers runs for attn_implementation="flash_attention_2", runs on Ampere cards and later
 # (the cards calc.gpus marks with bf16); the notes name its version, since FlashAttention 1 ran on Turing (Spanish
 # review, round 35).

@@ -96,6 +96,7 @@ from calc.step_inputs import (
     with_targets,
 )
 from calc.step_outputs import (
+    EXPERT_QUANTIZATION,
     MOMENT_WORDS,
     PART_LABELS,
     PREPARE_SOURCE,
@@ -921,11 +922,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             needed = gigabytes(binding.fixed_total + overhead + buckets, 2)
             words = {"needed": needed, "moment": Phrase(MOMENT_WORDS[binding.name], {})}
             # The fused AdamW where the optimizer step is what does not fit, and fits without its foreach temporaries
-            # (that moment's own, as the step counted them).
+            # (that moment's own, as the step counted them), and where one sample then fits at every other moment
+            # (Spanish review, round 36: offered where one sample alone added 30.54 GB).
+            one = moments(shape, replace(setting, accumulating=accumulates(values, 1)))
             fused = (
                 binding.name == "optimizer"
                 and foreach_temporaries(setting)
                 and binding.fixed_total - binding.fixed["optimizer_temporaries"] <= free
+                and all(m.fixed_total + m.per_sample_total <= free for m in one if m.name != "optimizer")
             )
             crowds = bool(buffers) and binding.fixed_total <= free + buffers
             ways = ways_out(
@@ -1162,6 +1166,7 @@ def facts() -> dict[str, Fact]:
         "adam_optimizer": Quantity(_ADAM.optimizer, places=0),
         # Adam's two moments in fp32, as FSDP keeps them beside its fp32 shards.
         "fp32_moments": Quantity(RECIPES["adam-fp32"].states.optimizer, places=0),
+        "expert_quantization": EXPERT_QUANTIZATION,
         "adam_total": Quantity(_ADAM.total, places=0),
         "adam_ratio": Quantity(_ADAM.optimizer / _ADAM.weights, places=0),
         "fp32": Quantity(RECIPES["adam-fp32"].states.weights, places=0),
