@@ -499,7 +499,7 @@ def smaller_up_to(default: int, share: Fraction = Fraction(1)) -> int:
 # ZeRO-1 and 2 alike: both run stage_1_and_2.py, whose setup_buckets allocates the second bucket under overlap_comm at
 # either stage (Italian review, round 29: ZeRO-1's note had left it out).
 ZERO_1_2_BUFFERS = N_(
-    "The total leaves out ZeRO's communication buffers, which the verdicts count beside it. With DeepSpeed's "
+    "The total leaves out ZeRO's buffers, which the verdicts add on top of it. With DeepSpeed's "
     "defaults, the gradients are reduced in buckets of reduce_bucket_size elements: %(bucket)s. With overlap_comm, "
     "which is off by default below ZeRO-3, DeepSpeed %(version)s allocates a second bucket of the same size "
     "(setup_buckets): %(double)s in all, not the %(guides)s times the bucket size that older guides give. The "
@@ -514,7 +514,7 @@ ZERO_3_AHEAD = N_(
     "ahead only while the gathered weights stay below it."
 )
 ZERO_3_BUFFERS = N_(
-    "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. With DeepSpeed's defaults they come "
+    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. With DeepSpeed's defaults they come "
     "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(live)s of gathered weights "
     "(stage3_max_live_parameters; less where the whole model is smaller, more where one module is larger, since "
     "ZeRO-3 gathers a module whole). %(ahead)s To make room, lower these settings; do not add the buffers to the "
@@ -523,14 +523,14 @@ ZERO_3_BUFFERS = N_(
 # Where one module (a layer's experts) is larger than what stage3_max_live_parameters allows, ZeRO-3 gathers it whole:
 # the live weights are the module's, and the notes name both figures (Spanish and Italian reviews, round 31).
 ZERO_3_BUFFERS_MODULE = N_(
-    "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. With DeepSpeed's defaults they come "
+    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. With DeepSpeed's defaults they come "
     "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(live)s of gathered weights: "
     "stage3_max_live_parameters allows %(allowed)s, but ZeRO-3 gathers a module whole, and the largest here, one "
     "layer's experts, takes %(live)s. To make room, lower reduce_bucket_size, since a smaller "
     "stage3_max_live_parameters would not split the experts; do not add the buffers to the overhead as well."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD_MODULE = N_(
-    "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
+    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. It does count the whole matrix of "
     "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
     "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(rest)s of other gathered weights. "
     "stage3_max_live_parameters allows %(allowed)s, but ZeRO-3 gathers a module whole, and the largest here, one "
@@ -539,7 +539,7 @@ ZERO_3_BUFFERS_BESIDE_HEAD_MODULE = N_(
     "split the experts; do not add the buffers to the overhead as well."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
-    "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
+    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. It does count the whole matrix of "
     "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
     "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(rest)s of other gathered weights. "
     "ZeRO-3 keeps up to %(live)s of gathered weights alive at once (stage3_max_live_parameters), less where the "
@@ -548,7 +548,7 @@ ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "to the overhead as well."
 )
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
-    "The total leaves out ZeRO-3's buffers, which the verdicts count beside it. It does count the whole matrix of "
+    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. It does count the whole matrix of "
     "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
     "%(total)s, a gradient bucket (reduce_bucket_size). No other gathered weights are added, not even weights "
     "fetched ahead: the output layer alone already reaches or exceeds the %(live)s that stage3_max_live_parameters "
@@ -667,9 +667,9 @@ def zero_buffers(values: Mapping[str, object], head_counted: bool = True) -> tup
 # only the folded notes (technical review, round 33, D1).
 AT_FUSED_STEP_WITHOUT_ZERO = N_(
     "The peak comes %(moment)s. Its temporaries, %(size)s, are counted as DeepSpeed runs this recipe without ZeRO: "
-    "for the Adam or AdamW its configuration names, its FusedAdam casts each gradient to fp32 and joins the copies "
-    "into one flat tensor, %(bytes)s\u00a0bytes per parameter. Under ZeRO they take %(zero)s\u00a0bytes per "
-    "parameter, sharded like the optimizer state."
+    "for the Adam or AdamW its configuration names, it builds its FusedAdam and steps it through %(fused)s, which "
+    "casts each gradient to fp32 and joins the copies into one flat tensor, %(bytes)s\u00a0bytes per parameter. "
+    "Under ZeRO they take %(zero)s\u00a0bytes per parameter, sharded like the optimizer state."
 )
 AT_UNFUSED_STEP_WITHOUT_ZERO = N_(
     "The peak comes %(moment)s. Its temporaries, %(size)s, are counted as DeepSpeed runs this recipe without ZeRO: "
@@ -693,7 +693,7 @@ def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Ph
             "zero": Quantity(recipe.step_temporaries(1), places=0),
         }
         if recipe.optimizer is ADAMW:  # DeepSpeed's FusedAdam (engine.py, _configure_fp16_optimizer)
-            return Phrase(AT_FUSED_STEP_WITHOUT_ZERO, words)
+            return Phrase(AT_FUSED_STEP_WITHOUT_ZERO, {**words, "fused": Names(("FP16_Optimizer",))})
         return Phrase(AT_UNFUSED_STEP_WITHOUT_ZERO, {**words, "unfused": Names(("FP16_UnfusedOptimizer",))})
     if temporaries and foreach_temporaries(setting):
         moment = Phrase(MOMENT_WORDS["optimizer"], {})
