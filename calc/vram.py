@@ -587,7 +587,7 @@ BUFFERS_BEYOND_SPARE_CELL = N_(
 )
 TIGHT_FOR_BUFFERS_CELL = N_("%(verdict)s, %(buffers)s of it for ZeRO's buffers")
 # Short of the total, and so of the buffers too: the shortfall with them, which the verdicts count (technical review,
-# round 34: "Short by 1.48 GB" where freeing that much would still leave the 1.95 GB of buffers out).
+# round 34: "Short by 1.48 GB" where freeing that much would still leave the buffers out).
 SHORT_WITH_BUFFERS = N_(
     "%(verdict)s Counting ZeRO's buffers, it is short by %(with_buffers)s: the total leaves them out, and with "
     "DeepSpeed's default settings they take %(buffers)s."

@@ -348,3 +348,21 @@ def test_the_snippets_give_the_old_recomputation_switch_where_they_set_the_new_o
     ):
         (line,) = [line for line in code[framework].splitlines() if new in line]
         assert line.endswith(f"# transformers<5.23: {old}"), framework
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_budget_s_hint_says_the_same_on_the_planner_and_the_accumulation_page(localedir, locale):
+    """Both pages' budget fields say what the budget stands for in one shared sentence (ZeRO's buffers and DDP's
+    buckets named on both: technical review, round 34), and only the accumulation page, whose field may be left
+    blank, says so."""
+    parsed, translations = Locale.parse(locale), load_translations(localedir, locale)
+    planner = next(i for i in CALCULATOR.inputs if i.name == "memory_budget").hint(parsed, translations)
+    accumulating = next(i for i in accumulation.CALCULATOR.inputs if i.name == "memory_budget")
+    shared = translations.gettext(
+        "Memory left on each GPU for what grows with the micro-batch, after the weights, gradients, optimizer state, "
+        "overhead, and any ZeRO buffers or DistributedDataParallel buckets. The per-GPU training memory calculator "
+        "gives it as “Left for the micro-batch on your GPU”."
+    )
+    blank = translations.gettext("The chart draws it as a line. Leave it blank if you have none in mind.")
+    assert planner.startswith(shared) and blank not in planner
+    assert accumulating.hint(parsed, translations).startswith(f"{shared} {blank}")
