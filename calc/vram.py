@@ -1167,6 +1167,12 @@ def facts() -> dict[str, Fact]:
         # Adam's two moments in fp32, as FSDP keeps them beside its fp32 shards.
         "fp32_moments": Quantity(RECIPES["adam-fp32"].states.optimizer, places=0),
         "expert_quantization": EXPERT_QUANTIZATION,
+        # Adam's L2 weight decay under foreach: device_grads = torch._foreach_add(device_grads, device_params, ...),
+        # new tensors the size of the gradients (Spanish review, round 38).
+        "adam_weight_decay_source": Citation(
+            "torch/optim/adam.py v2.13.0 (_multi_tensor_adam)",
+            "https://github.com/pytorch/pytorch/blob/v2.13.0/torch/optim/adam.py",
+        ),
         "adam_total": Quantity(_ADAM.total, places=0),
         "adam_ratio": Quantity(_ADAM.optimizer / _ADAM.weights, places=0),
         "fp32": Quantity(RECIPES["adam-fp32"].states.weights, places=0),
