@@ -23,6 +23,19 @@ FP32_ACCUMULATION_SOURCE = Citation(
     "deepspeed/runtime/engine.py v0.17.5 (get_data_types)",
     "https://github.com/deepspeedai/DeepSpeed/blob/v0.17.5/deepspeed/runtime/engine.py#L1085-L1100",
 )
+# Where the engine reduces the gradients under accumulation: after every micro-batch at ZeRO-2 and ZeRO-3, only at
+# the boundary below (allreduce_gradients), and no_sync() refuses the stages that partition the gradients. The
+# accumulation page's synchronization FAQ and the VRAM page's ZeRO-stage FAQ cite both.
+REDUCTION_SOURCES = (
+    Citation(
+        f"DeepSpeed: engine.py v{VERSION} (allreduce_gradients)",
+        f"https://github.com/deepspeedai/DeepSpeed/blob/v{VERSION}/deepspeed/runtime/engine.py#L2846-L2870",
+    ),
+    Citation(
+        f"DeepSpeed: engine.py v{VERSION} (no_sync)",
+        f"https://github.com/deepspeedai/DeepSpeed/blob/v{VERSION}/deepspeed/runtime/engine.py#L2986-L2997",
+    ),
+)
 BF16_OPTIMIZER_PARTITIONS = Citation(
     "deepspeed/runtime/bf16_optimizer.py v0.17.5",
     "https://github.com/deepspeedai/DeepSpeed/blob/v0.17.5/deepspeed/runtime/bf16_optimizer.py#L150-L160",

@@ -924,12 +924,15 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             # The fused AdamW where the optimizer step is what does not fit, and fits without its foreach temporaries
             # (that moment's own, as the step counted them), and where one sample then fits at every other moment
             # (Spanish review, round 36: offered where one sample alone added 30.54 GB).
-            one = moments(shape, replace(setting, accumulating=accumulates(values, 1)))
             fused = (
                 binding.name == "optimizer"
                 and foreach_temporaries(setting)
                 and binding.fixed_total - binding.fixed["optimizer_temporaries"] <= free
-                and all(m.fixed_total + m.per_sample_total <= free for m in one if m.name != "optimizer")
+                and all(
+                    m.fixed_total + m.per_sample_total <= free
+                    for m in moments(shape, replace(setting, accumulating=accumulates(values, 1)))
+                    if m.name != "optimizer"
+                )
             )
             crowds = bool(buffers) and binding.fixed_total <= free + buffers
             ways = ways_out(
@@ -1167,6 +1170,7 @@ def facts() -> dict[str, Fact]:
         # Adam's two moments in fp32, as FSDP keeps them beside its fp32 shards.
         "fp32_moments": Quantity(RECIPES["adam-fp32"].states.optimizer, places=0),
         "expert_quantization": EXPERT_QUANTIZATION,
+        "deepspeed_reduction_sources": deepspeed.REDUCTION_SOURCES,
         # Adam's L2 weight decay under foreach: device_grads = torch._foreach_add(device_grads, device_params, ...),
         # new tensors the size of the gradients (Spanish review, round 38).
         "adam_weight_decay_source": Citation(

@@ -201,6 +201,12 @@ def _dense_shortfall(words: _Words, points: list[dict], models: dict[str, dict])
     return words.percent(max((-e for e in dense if e < 0), default=Fraction(0)), up=True)
 
 
+def _recipes(words: _Words, steps: list[dict]) -> str:
+    """The recipes ``steps`` were measured with, in the order the measurements take them, as the VRAM page's fields
+    choose them."""
+    return words.names(words.recipe(recipe) for recipe in dict.fromkeys(point["recipe"] for point in steps))
+
+
 def step_facts(words: _Words) -> dict[str, object]:
     """The whole training steps measured (``steps.json``): every point, and those with a LoRA adapter."""
     whole_steps = _read("steps.json")
@@ -217,16 +223,11 @@ def step_facts(words: _Words) -> dict[str, object]:
         "lora_step_rank": words.number(whole_steps["lora"]["rank"]),
         "lora_step_adapters": _adapters(words, adapted_steps, models),
         # The recipes of those steps, which the LoRA page, counting AdamW alone, names (technical review, round 34).
-        "lora_step_recipes": words.names(
-            words.recipe(recipe) for recipe in dict.fromkeys(point["recipe"] for point in adapted_steps)
-        ),
+        "lora_step_recipes": _recipes(words, adapted_steps),
         "step_points": words.number(len(whole_steps["points"])),
         "step_sides": words.sides([step_error(point) for point in whole_steps["points"]]),
         "step_dense_shortfall": _dense_shortfall(words, whole_steps["points"], models),
-        # The recipes measured, in the order the measurements take them.
-        "step_recipes": words.names(
-            words.recipe(recipe) for recipe in dict.fromkeys(point["recipe"] for point in whole_steps["points"])
-        ),
+        "step_recipes": _recipes(words, whole_steps["points"]),
         "step_lengths": words.names(
             words.number(length) for length in sorted({point["sequence_length"] for point in whole_steps["points"]})
         ),
