@@ -29,9 +29,9 @@ SENTENCE = (
     N_("By this estimate, the run fits on your GPU, with %(spare)s to spare."),
     N_(
         "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the run fits "
-        "only if this estimate falls short of the step's true peak, the overhead aside, by at most %(covered)s. On "
-        "the small models measured, it fell short of the measured peak by up to %(dense)s for the dense models and "
-        "up to %(worst)s for the mixtures of experts."
+        "only if this estimate is at most %(covered)s below the step's true peak (both without the overhead). On "
+        "the small models measured, the estimate was up to %(dense)s below the measured peak for the dense models "
+        "and up to %(worst)s below it for the mixtures of experts."
     ),
     N_("Your GPU is short by %(missing)s."),
 )

@@ -116,7 +116,7 @@ def model_choice(
     options = [Option(repo, repo, group) for group, repos in PRESET_GROUPS for repo in repos if keep(PRESETS[repo])]
     return kind(
         "model",
-        N_("Model"),
+        N_("Model from the list"),
         description,
         options=(*options, Option(CUSTOM, N_("Another model: type its shape")), *also),
         default=DEFAULT_MODEL,

@@ -417,12 +417,15 @@ class Chart(Output):
     """Lines over one shared axis, in panels stacked one above the other, with a table of the same numbers.
 
     ``x`` is the shared axis' title, ``panels`` each panel's title and
-    series, ``mark`` the words beside the marked value (message ids).
+    series, ``mark`` the words beside the marked value, ``rows`` which
+    values of ``x`` the table lists, where they are not evenly spaced
+    (message ids).
     """
 
     x: str = ""
     panels: tuple[tuple[str, tuple[Series, ...]], ...] = ()
     mark: str = ""
+    rows: str = ""
 
     widget: ClassVar[str] = "chart"
     empty: ClassVar[dict] = {"svg": "", "rows": []}

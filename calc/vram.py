@@ -265,11 +265,11 @@ OVERHEAD = Amount(
     "overhead",
     N_("Overhead per GPU"),
     N_(
-        "Memory not held by the model's tensors: the CUDA context, the libraries' workspaces, NCCL's own buffers, "
-        "and the allocator's fragmentation. It excludes ZeRO's buffers and DistributedDataParallel's buckets, which "
-        "the page counts itself. The one exception is the second bucket that overlap_comm adds at ZeRO-1 and ZeRO-2: "
-        "add that one here. The default covers the CUDA context and little more: measure yours as the FAQ below "
-        "explains. A value of zero leaves the overhead out."
+        "Memory that the model's tensors do not take: the CUDA context, the libraries' workspaces, NCCL's own "
+        "buffers and the allocator's fragmentation. The page counts DistributedDataParallel's buckets and ZeRO's "
+        "buffers itself; the only one to add here is the second bucket that overlap_comm adds at ZeRO-1 and ZeRO-2. "
+        "The default covers little more than the CUDA context: measure yours as the FAQ below explains. A value "
+        "of zero leaves the overhead out."
     ),
     default=Decimal(1),
     maximum=Decimal(100_000),
@@ -328,14 +328,13 @@ def settle(values: Mapping[str, object], changed: Changed) -> dict[str, object]:
 # they left out.
 TIGHT_UNMEASURED = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the run fits only if "
-    "this estimate falls short of the step's true peak, the overhead aside, by at most %(covered)s. On the small "
-    "models measured, it fell short of the measured peak by up to %(dense)s for the dense models and up to "
-    "%(worst)s for the mixtures of experts; those measurements left out %(unmeasured)s."
+    "this estimate is at most %(covered)s below the step's true peak (both without the overhead). On the small "
+    "models measured, the estimate was up to %(dense)s below the measured peak for the dense models and up to "
+    "%(worst)s below it for the mixtures of experts; those measurements left out %(unmeasured)s."
 )
-# A fit with 0.00 GB to spare as shown, where "at most 0.00% short" would say the same less plainly.
+# A fit with 0.00 GB to spare as shown, where "at most 0.00% below" would say the same less plainly.
 EXACT_FIT = N_(
-    "By this estimate, the run fills your GPU exactly: if the estimate falls short of the true peak at all, it does "
-    "not fit."
+    "By this estimate, the run fills your GPU exactly: if the estimate is below the true peak at all, it does not fit."
 )
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
@@ -502,7 +501,7 @@ ZERO_1_2_BUFFERS = N_(
     "The total leaves out ZeRO's buffers, which the verdicts add on top of it. With DeepSpeed's "
     "defaults, the gradients are reduced in buckets of reduce_bucket_size elements: %(bucket)s. With overlap_comm, "
     "which is off by default below ZeRO-3, DeepSpeed %(version)s allocates a second bucket of the same size "
-    "(setup_buckets): %(double)s in all, not the %(guides)s times the bucket size that older guides give. The "
+    "(setup_buckets): %(double)s in all. Some older guides give %(guides)s times the bucket size instead. The "
     "verdicts count only the first; if you turn overlap_comm on, add the second to the overhead. To make room, lower "
     "reduce_bucket_size."
 )
@@ -567,9 +566,9 @@ BUFFERS_BEYOND_SPARE = N_(
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
     "default settings, ZeRO's buffers take %(buffers)s of it, and the total leaves them out. With the buffers "
-    "counted, the run fits only if this estimate falls short of the step's true peak, the overhead aside, by at most "
-    "%(covered)s. On the small models measured, it fell short of the measured peak by up to %(dense)s for the dense "
-    "models and up to %(worst)s for the mixtures of experts."
+    "counted, the run fits only if this estimate is at most %(covered)s below the step's true peak (both without "
+    "the overhead). On the small models measured, the estimate was up to %(dense)s below the measured peak for the "
+    "dense models and up to %(worst)s below it for the mixtures of experts."
 )
 SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements left out %(unmeasured)s.")
 # A 16-bit recipe without a master copy under ZeRO: DeepSpeed's ZeRO optimizers keep an fp32 partition of the weights
@@ -669,13 +668,18 @@ AT_FUSED_STEP_WITHOUT_ZERO = N_(
     "The peak comes %(moment)s. Its temporaries, %(size)s, are counted as DeepSpeed runs this recipe without ZeRO: "
     "for the Adam or AdamW its configuration names, it builds its FusedAdam and steps it through %(fused)s, which "
     "casts each gradient to fp32 and joins the copies into one flat tensor, %(bytes)s\u00a0bytes per parameter. "
-    "Under ZeRO they take %(zero)s\u00a0bytes per parameter, sharded like the optimizer state."
+    "Under ZeRO they take %(zero)s\u00a0bytes per parameter, sharded like the optimizer state. If you do not train "
+    "with DeepSpeed, “%(section)s”, below, says which recipe yours runs."
 )
 AT_UNFUSED_STEP_WITHOUT_ZERO = N_(
     "The peak comes %(moment)s. Its temporaries, %(size)s, are counted as DeepSpeed runs this recipe without ZeRO: "
     "it steps this optimizer through %(unfused)s, which casts each gradient to fp32, %(bytes)s\u00a0bytes per "
-    "parameter. Under ZeRO they take %(zero)s\u00a0bytes per parameter, sharded like the optimizer state."
+    "parameter. Under ZeRO they take %(zero)s\u00a0bytes per parameter, sharded like the optimizer state. If you do "
+    "not train with DeepSpeed, “%(section)s”, below, says which recipe yours runs."
 )
+# The page's section on which recipe each framework runs, named by its heading (templates/vram.html): without ZeRO,
+# a reader on one GPU is often not on DeepSpeed (technical review, round 38).
+FRAMEWORK_RECIPES = N_("Which recipe your framework runs")
 
 
 def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Phrase:
@@ -691,6 +695,7 @@ def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Ph
             "size": gigabytes(temporaries, 2),
             "bytes": Quantity(recipe.step_temporaries(0), places=0),
             "zero": Quantity(recipe.step_temporaries(1), places=0),
+            "section": Phrase(FRAMEWORK_RECIPES, {}),
         }
         if recipe.optimizer is ADAMW:  # DeepSpeed's FusedAdam (engine.py, _configure_fp16_optimizer)
             return Phrase(AT_FUSED_STEP_WITHOUT_ZERO, {**words, "fused": Names(("FP16_Optimizer",))})
