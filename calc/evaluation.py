@@ -17,6 +17,7 @@ from babel import Locale
 from calc.calculator import NOT_EXACT, Calculator, Changed
 from calc.formatting import format_names, format_number
 from calc.inputs import Input, Pasted, Raw, Value
+from calc.outputs import Figure
 from calc.problems import InputProblem
 
 
@@ -33,6 +34,7 @@ class View:
     query string each linked calculator's page gets; a page without one is not offered. ``offered``: for each
     input that hides some of its options (a group of checkboxes), the values
     of those shown.
+    ``worded``: the figures that show words instead of a number (:meth:`calc.outputs.Figure.worded`).
     ``failed``: evaluating
     failed unexpectedly (a bug): the page keeps the address it had, the
     values to send with a report, instead of this view's empty one.
@@ -48,6 +50,7 @@ class View:
     address: str
     links: dict[str, str]
     offered: dict[str, list[str]]
+    worded: list[str] = field(default_factory=list)
     failed: bool = False
     values: Mapping[str, Value | None] = field(default_factory=dict, repr=False, compare=False)
     results: Mapping[str, object] | None = field(default=None, repr=False, compare=False)
@@ -62,6 +65,7 @@ class View:
             "address": self.address,
             "links": self.links,
             "offered": self.offered,
+            "worded": self.worded,
             "failed": self.failed,
         }
 
@@ -191,6 +195,7 @@ def evaluate(
 
     outputs: dict[str, object] = {o.name: o.empty for o in calculator.outputs}
     links: dict[str, str] = {}
+    worded: list[str] = []
     invalid = [name for name, error in errors.items() if error]
     if invalid:
         prompt = ngettext(
@@ -218,6 +223,7 @@ def evaluate(
     else:
         prompt = None
         outputs = {o.name: o.render(results[o.name], locale, translations) for o in calculator.outputs}
+        worded = [o.name for o in calculator.outputs if isinstance(o, Figure) and o.worded(results[o.name])]
         texts_shown = {n: t for n, t in outputs.items() if isinstance(t, str)}
         announcement = calculator.summarize(texts_shown, results, translations)
         links = {page: urlencode(carried) for page, carried in calculator.links(values, results).items()}
@@ -231,6 +237,7 @@ def evaluate(
         address(calculator, texts, values),
         links,
         offered,
+        worded,
         values=values,
         results=results,
     )

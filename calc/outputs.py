@@ -308,6 +308,18 @@ class Figure(Output):
     widget: ClassVar[str] = "figure"
     empty: ClassVar[str] = ""
 
+    @staticmethod
+    def worded(result: Quantity | Phrase | None) -> bool:
+        """Whether ``result`` shows as words rather than a number: the page sets those in the prose's type, not the
+        figure's (a sentence in a figure's large bold type read as a headline; review round 37).
+
+        >>> [Figure.worded(r) for r in (gigabytes(10**9, 2), at_least_shown(gigabytes(1, 2)), None)]
+        [False, False, True]
+        >>> Figure.worded(Phrase(N_("Leave the activation memory blank to compute it from the model."), {}))
+        True
+        """
+        return not isinstance(result, Quantity) and not (isinstance(result, Phrase) and result.message == LESS_THAN)
+
     def render(self, result: Quantity | Phrase | None, locale: Locale, translations: NullTranslations) -> str:
         if result is None:
             if not self.missing:

@@ -178,6 +178,13 @@ def expect_shown_as_cpython_shows(page, localedir, *outputs: str):
         expect(page.locator(f"[data-output={name}]:is([data-kind=figure], [data-kind=text])")).to_have_text(
             view.outputs[name]
         )
+        # A figure in words is set as prose, a number as a figure.
+        worded = re.compile(r"\bworded\b")
+        figure = page.locator(f"[data-output={name}][data-kind=figure]")
+        if name in view.worded:
+            expect(figure).to_have_class(worded)
+        elif figure.count():
+            expect(figure).not_to_have_class(worded)
     for link in page.locator("a[data-link]").all():
         carried = view.links.get(link.get_attribute("data-link"))
         path = link.get_attribute("data-path")

@@ -108,6 +108,9 @@ def test_a_listed_gpu_fills_its_memory_and_the_verdict_follows(ready_pages, loca
     page.fill("[name=gpu_memory]", "40")
     expect(page.locator("[name=gpu]")).to_have_value("custom")
     expect_shown_as_cpython_shows(page, localedir, *verdict)
+    # Too small for the fixed part: the largest micro-batch is a sentence, and reads as one.
+    page.fill("[name=gpu_memory]", "10")
+    assert "largest_micro_batch" in expect_shown_as_cpython_shows(page, localedir, *verdict).worded
 
 
 def test_the_vram_page_hands_the_planner_the_run(ready_pages, localedir, locale=A_LOCALE):

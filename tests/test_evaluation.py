@@ -120,6 +120,7 @@ def test_the_worker_entry_point_speaks_json(localedir, locale):
             "plan": "target_batch=64&gpus=1&activation_per_sample=7.45&memory_budget=8.01",
         },
         "offered": {},  # no group of checkboxes on this page
+        "worded": [],  # both figures are numbers
         "failed": False,
     }
     # Values that are not text are read as their text, never trusted as numbers.

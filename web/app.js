@@ -214,8 +214,9 @@ const showText = (part, shown) => {
   part.textContent = shown;
 };
 const OUTPUT_KINDS = {
-  figure: (part, shown) => {
+  figure: (part, shown, view) => {
     part.value = shown;
+    part.classList.toggle("worded", view.worded.includes(part.dataset.output));
   },
   text: showText,
   code: showText,
@@ -238,7 +239,7 @@ function show(view) {
     const said = JSON.stringify(shown);
     if (said === drawn[index]) return;
     drawn[index] = said;
-    outputKindOf(part)(part, shown);
+    outputKindOf(part)(part, shown, view);
   });
   placeholder.textContent = view.prompt ?? "";
   placeholder.hidden = !view.prompt;
