@@ -669,13 +669,13 @@ AT_FUSED_STEP_WITHOUT_ZERO = N_(
     "for the Adam or AdamW its configuration names, it builds its FusedAdam and steps it through %(fused)s, which "
     "casts each gradient to fp32 and joins the copies into one flat tensor, %(bytes)s\u00a0bytes per parameter. "
     "Under ZeRO they take %(zero)s\u00a0bytes per parameter, sharded like the optimizer state. If you do not train "
-    "with DeepSpeed, “%(section)s”, below, says which recipe yours runs."
+    "with DeepSpeed, see “%(section)s”, below."
 )
 AT_UNFUSED_STEP_WITHOUT_ZERO = N_(
     "The peak comes %(moment)s. Its temporaries, %(size)s, are counted as DeepSpeed runs this recipe without ZeRO: "
     "it steps this optimizer through %(unfused)s, which casts each gradient to fp32, %(bytes)s\u00a0bytes per "
     "parameter. Under ZeRO they take %(zero)s\u00a0bytes per parameter, sharded like the optimizer state. If you do "
-    "not train with DeepSpeed, “%(section)s”, below, says which recipe yours runs."
+    "not train with DeepSpeed, see “%(section)s”, below."
 )
 # The page's section on which recipe each framework runs, named by its heading (templates/vram.html): without ZeRO,
 # a reader on one GPU is often not on DeepSpeed (technical review, round 38).
