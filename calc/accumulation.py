@@ -236,8 +236,8 @@ CALCULATOR = Calculator(
             mark=N_("your setting"),
             # The rows jump from one step to the reader's (technical review, round 38): say which they are.
             rows=N_(
-                "The rows: one accumulation step, your setting and its multiples up to four times, and, with a "
-                "budget, the most steps whose whole batch would fit it in one pass."
+                "The table lists one accumulation step, your setting and its multiples up to four times, and, "
+                "with a budget, the most steps whose whole batch would fit it in one pass."
             ),
         ),
         *SNIPPETS,

@@ -139,6 +139,7 @@ FUSED_ADAMW = N_("use PyTorch's fused AdamW")
 # Where ZeRO's buffers at DeepSpeed's defaults (calc.vram.zero_buffers) are what leaves no room: smaller settings.
 SMALLER_BUFFERS = N_("lower ZeRO's buffer settings")
 FUSE = N_("choose fused attention")
+RECOMPUTE_AND_FUSE = N_("turn on full recomputation and choose fused attention")
 SHORTEN = N_("shorten the sequences")
 # Where one sample is what does not fit: the sequence split across GPUs, which the page does not model.
 SPLIT_SEQUENCE = N_("split each sequence across GPUs (context parallelism, such as DeepSpeed Ulysses)")
@@ -220,10 +221,14 @@ def ways_out(
     if buckets:
         ways.append(BUCKET_VIEW)
     if samples:
-        if values["recomputation"] != "full":
-            ways.append(RECOMPUTE)
-        if values["attention"] == "eager":
-            ways.append(FUSE)
+        # Each where it alone makes room for a sample, or both together where neither alone does (technical review,
+        # round 39: both were offered where only the pair fit).
+        switches = {RECOMPUTE: {"recomputation": "full"}, FUSE: {"attention": "flash"}}
+        off = {way: change for way, change in switches.items() if any(values[k] != v for k, v in change.items())}
+        alone = [way for way, change in off.items() if fits_once(**change)]
+        ways.extend(alone)
+        if len(off) == 2 and not alone and fits_once(**off[RECOMPUTE], **off[FUSE]):
+            ways.append(RECOMPUTE_AND_FUSE)
         if loss:
             ways.append(CHUNKED_LOSS)
         if int(values["sequence_length"]) > 1:

@@ -266,8 +266,9 @@ OVERHEAD = Amount(
     N_("Overhead per GPU"),
     N_(
         "Memory that the model's tensors do not take: the CUDA context, the libraries' workspaces, NCCL's own "
-        "buffers and the allocator's fragmentation. The page counts DistributedDataParallel's buckets and ZeRO's "
-        "buffers itself; the only one to add here is the second bucket that overlap_comm adds at ZeRO-1 and ZeRO-2. "
+        "buffers and the allocator's fragmentation. The page accounts for DistributedDataParallel's buckets and "
+        "ZeRO's buffers itself. The only buffer to add here is the second gradient bucket that DeepSpeed allocates "
+        "under ZeRO-1 and ZeRO-2 when overlap_comm is on (it is off by default at those stages). "
         "The default covers little more than the CUDA context: measure yours as the FAQ below explains. A value "
         "of zero leaves the overhead out."
     ),
@@ -330,7 +331,7 @@ TIGHT_UNMEASURED = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the run fits only if "
     "this estimate is at most %(covered)s below the step's true peak (both without the overhead). On the small "
     "models measured, the estimate was up to %(dense)s below the measured peak for the dense models and up to "
-    "%(worst)s below it for the mixtures of experts; those measurements left out %(unmeasured)s."
+    "%(worst)s below it for the mixtures of experts; those measurements did not cover %(unmeasured)s."
 )
 # A fit with 0.00 GB to spare as shown, where "at most 0.00% below" would say the same less plainly.
 EXACT_FIT = N_(
@@ -340,7 +341,7 @@ UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
 UNMEASURED_QLORA = N_("QLoRA's 4-bit base")
 UNMEASURED_ACCUMULATION = N_("the accumulated gradients")
-UNMEASURED_TYPED = N_("activations typed in rather than computed")
+UNMEASURED_TYPED = N_("an activation memory that you type in")
 UNMEASURED_COUNT = N_("a total from the parameter count alone")
 
 
@@ -570,7 +571,7 @@ TIGHT_FOR_BUFFERS = N_(
     "the overhead). On the small models measured, the estimate was up to %(dense)s below the measured peak for the "
     "dense models and up to %(worst)s below it for the mixtures of experts."
 )
-SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements left out %(unmeasured)s.")
+SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements did not cover %(unmeasured)s.")
 # A 16-bit recipe without a master copy under ZeRO: DeepSpeed's ZeRO optimizers keep an fp32 partition of the weights
 # whatever the recipe (stage_1_and_2.py single_partition_of_fp32_groups, stage3.py fp32_partitioned_groups_flat;
 # base_optimizer.py _configure_master_weights makes bf16 ones only on request, with offloading), so its mixed twin

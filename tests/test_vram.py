@@ -31,6 +31,7 @@ from calc.fit import (
     NO_BF16_SENTENCE,
     QUANTIZE_EXPERTS,
     RECOMPUTE,
+    RECOMPUTE_AND_FUSE,
     SENTENCE,
     SEVERAL_GPUS,
     SEVERAL_GPUS_ZERO_3,
@@ -806,12 +807,34 @@ def rounded_up(size: Fraction) -> Decimal:
             (LEANER_RECIPE, ADAPT["full"], MORE_GPUS),
         ),
         # QLoRA, no recomputation, eager attention, several GPUs without ZeRO: one sample alone is more than the card
-        # holds, so only what shrinks a sample helps (technical review, round 12, item 3), and a larger card.
+        # holds, so only what shrinks a sample helps (technical review, round 12, item 3); full recomputation makes
+        # room alone, fused attention does not, so only the first is offered (technical review, round 39, D1).
         (
             "rtx-4090",
             {"method": "qlora", "recomputation": "none", "attention": "eager", "gpus": Decimal(4)},
             NOT_ONE,
-            (RECOMPUTE, FUSE, CHUNKED_LOSS, SHORTEN, SPLIT_SEQUENCE),
+            (RECOMPUTE, CHUNKED_LOSS, SHORTEN, SPLIT_SEQUENCE),
+        ),
+        # Eager attention's scores are what a sample cannot fit: fused attention makes room alone.
+        (
+            "rtx-4090",
+            {"model": "meta-llama/Llama-3.2-1B", "sequence_length": Decimal(8192), "attention": "eager"},
+            NOT_ONE,
+            (FUSE, SHORTEN, SPLIT_SEQUENCE, LARGER_GPU),
+        ),
+        # Full fine-tuning at 8192 tokens on an H100: neither full recomputation nor fused attention makes room
+        # alone, both together do, and are offered as one way (technical review, round 39, D1).
+        (
+            "h100-80gb",
+            {
+                "method": "full",
+                "optimizer": "adamw-bf16",
+                "sequence_length": Decimal(8192),
+                "recomputation": "none",
+                "attention": "eager",
+            },
+            NOT_ONE,
+            (RECOMPUTE_AND_FUSE, CHUNKED_LOSS, SHORTEN, SPLIT_SEQUENCE),
         ),
         # Several GPUs without ZeRO, and the fixed part too large: a ZeRO stage, but not more GPUs, which would
         # replicate everything again.
@@ -894,12 +917,19 @@ def rounded_up(size: Fraction) -> Decimal:
             NOT_EMPTY,
             (QUANTIZE_EXPERTS, SEVERAL_GPUS_ZERO_3, LARGER_GPU),
         ),
-        # Selective recomputation still leaves full recomputation to offer.
+        # Selective recomputation still leaves full recomputation to offer, where it makes room...
+        (
+            "h100-80gb",
+            {"sequence_length": Decimal(16384), "recomputation": "selective"},
+            NOT_ONE,
+            (RECOMPUTE, CHUNKED_LOSS, SHORTEN, SPLIT_SEQUENCE),
+        ),
+        # ...and not where a sample would still not fit with it.
         (
             "rtx-4090",
             {"sequence_length": Decimal(32768), "recomputation": "selective"},
             NOT_ONE,
-            (RECOMPUTE, CHUNKED_LOSS, SHORTEN, SPLIT_SEQUENCE),
+            (CHUNKED_LOSS, SHORTEN, SPLIT_SEQUENCE),
         ),
     ],
 )
@@ -970,7 +1000,7 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
         "By this estimate, the run fits on your GPU, with 0.57\u00a0GB to spare. That is a tight fit: the run fits "
         "only if this estimate is at most 2.30% below the step's true peak (both without the overhead). On the "
         "small models measured, the estimate was up to 1.00% below the measured peak for the dense models and up "
-        "to 4.41% below it for the mixtures of experts; those measurements left out the accumulated gradients."
+        "to 4.41% below it for the mixtures of experts; those measurements did not cover the accumulated gradients."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
@@ -990,7 +1020,7 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     assert exact["your_gpu"].message == EXACT_FIT
     typed = CALCULATOR.results({**DEFAULTS, "activation_memory": results["per_sample"].value})
     assert typed["your_gpu"].message == TIGHT_UNMEASURED
-    assert typed["your_gpu"].quantities["unmeasured"].messages[0] == "activations typed in rather than computed"
+    assert typed["your_gpu"].quantities["unmeasured"].messages[0] == "an activation memory that you type in"
     assert {name: verdict.message for name, _, verdict in typed["fits"]} == cells
 
 
