@@ -102,23 +102,35 @@ class AccumulationNotBudgeted(InputProblem):
     share: int
     needed: Decimal
     budget: Decimal
+    reached: int | None = None  # the target the GPUs share evenly, where it is not the one asked for
 
     @classmethod
     def examples(cls) -> tuple[InputProblem, ...]:
-        return (cls(64, Decimal("481.28"), Decimal("20.89")),)
+        return (cls(64, Decimal("481.28"), Decimal("20.89")), cls(33, Decimal("42.9"), Decimal("20"), 99))
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         # The field is a choice, without the budget's unit; at least two decimals, as every figure in GB.
         def gigabytes(size: Decimal) -> str:
             return format_quantity(size, GIGABYTE, locale, breakable=False, places=max(2, -size.as_tuple().exponent))
 
-        return translations.gettext(
+        words = translations.gettext(
             "This budget holds only for a plan without accumulation, but putting all %(share)s\u00a0samples of each "
             "GPU in one micro-batch would need %(needed)s, more than the budget of %(budget)s. A plan that "
             "accumulates also holds the accumulated gradients, the sum over its earlier micro-batches. Take its budget "
             "from the per-GPU training memory calculator, with this target batch."
-        ) % {
+        )
+        if self.reached is not None:
+            # Where the share comes from a target the GPUs share evenly, not the one typed (Spanish review, round 40).
+            words = translations.gettext(
+                "This budget holds only for a plan without accumulation, but putting all %(share)s\u00a0samples of "
+                "each GPU in one micro-batch (of a target batch of %(reached)s, the nearest the GPUs share evenly) "
+                "would need %(needed)s, more than the budget of %(budget)s. A plan that accumulates also holds the "
+                "accumulated gradients, the sum over its earlier micro-batches. Take its budget from the per-GPU "
+                "training memory calculator, with this target batch."
+            )
+        return words % {
             "share": format_number(Decimal(self.share), locale),
+            "reached": format_number(Decimal(self.reached or 0), locale),
             "needed": gigabytes(self.needed),
             "budget": gigabytes(self.budget),
         }
@@ -170,7 +182,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # The budget does not cover the earlier micro-batches' gradients: only the plan without accumulation is one.
         options = [(b, a) for b, a in options if a == 1]
         if not options:
-            raise AccumulationNotBudgeted(share, share * per_sample, budget, field="budget_for")
+            evenly = reached if reached != target else None
+            raise AccumulationNotBudgeted(share, share * per_sample, budget, evenly, field="budget_for")
     micro_batch, steps = options[0]
     sequence = values["sequence_length"]
     fitting = min(share, budget // per_sample)  # the most samples a micro-batch of this share can hold

@@ -312,6 +312,13 @@ def test_a_budget_for_a_step_without_accumulation_lists_no_plan_that_accumulates
         None, Locale.parse("en"), NullTranslations()
     )
     assert "in one micro-batch would need 476.80\u00a0GB, more than the budget of 20.00\u00a0GB." in words
+    # A target the GPUs do not share evenly: the share is of the nearest one that they do, which the words name
+    # (Spanish review, round 40: "33 samples" of a target of 100 on 3 GPUs).
+    with pytest.raises(AccumulationNotBudgeted) as uneven:
+        plan(100, 3, "20", "1.3", budget_for="single")
+    assert (uneven.value.share, uneven.value.reached) == (33, 99)
+    words = uneven.value.message(None, Locale.parse("en"), NullTranslations())
+    assert "all 33\u00a0samples of each GPU in one micro-batch (of a target batch of 99, the nearest" in words
 
 
 def test_the_notes_name_the_lightning_precision_and_a_padding_token_that_keeps_eos_in_the_loss():

@@ -567,7 +567,7 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     """Every moment that can hold the step's peak (:data:`MOMENTS`), each as a fixed part plus a per-sample part."""
     _check(shape, setting)
     recipe, layers = STEP_RECIPES[setting.recipe], shape.layers
-    s, h, vocab = setting.sequence_length, shape.hidden_size, shape.vocab_size
+    s, h = setting.sequence_length, shape.hidden_size
     p = PRECISION_BYTES[recipe.activations]
     terms = _terms(shape, setting)
     recomputation = setting.recomputation
@@ -577,19 +577,12 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
     # The last layer's backward at each of its parts; the first layer's, with the other layers' tensors released.
     last, kept = _layer_backward(shape, setting, terms, p)
 
-    # The loss (transformers/loss/loss_utils.py, ForCausalLMLoss): logits.float() makes a float32 copy of the
-    # logits unless they are float32, while cross_entropy's log_softmax writes its float32 output (kept: counted in
-    # the activations); the logits themselves are alive until the loss is computed.
-    loss_forward = FLOAT32_BYTES * s * vocab + (p * s * vocab if p != FLOAT32_BYTES else 0)
+    loss_forward, loss_backward = _loss_tensors(shape, setting)
     # The decoder's output (last_hidden_state) is alive too, held by the model's output while the loss is computed
     # (LlamaForCausalLM.forward): the very tensor lm_head keeps in full fine-tuning, but not when lm_head is frozen
     # (LoRA), nor under autocast, where it is float32 and lm_head keeps a bf16 cast.
     if recipe.autocast or setting.method != "full":
         loss_forward += _residual_bytes(recipe, p) * s * h
-    # Backward starts: nll_loss_backward writes a float32 gradient as large as the log-probabilities, and
-    # _log_softmax_backward_data another for the logits, while the log-probabilities are still kept (torch
-    # derivatives.yaml: nll_loss_forward, _log_softmax).
-    loss_backward = 2 * FLOAT32_BYTES * s * vocab
 
     # The gradient of the embeddings' output, in the residual stream's dtype.
     residual = _residual_bytes(recipe, p) * s * h
@@ -663,6 +656,28 @@ def moments(shape: ModelShape, setting: Setting) -> tuple[Moment, ...]:
             _parts(),
         ),
     )
+
+
+def _loss_tensors(shape: ModelShape, setting: Setting) -> tuple[int, int]:
+    """Per sample, the logits alive as the loss is computed, and the loss's gradients as backward starts."""
+    p = PRECISION_BYTES[STEP_RECIPES[setting.recipe].activations]
+    over_vocabulary = setting.sequence_length * shape.vocab_size
+    # The loss (transformers/loss/loss_utils.py, ForCausalLMLoss): logits.float() makes a float32 copy of the
+    # logits unless they are float32, while cross_entropy's log_softmax writes its float32 output (kept: counted in
+    # the activations); the logits themselves are alive until the loss is computed.
+    logits = FLOAT32_BYTES * over_vocabulary + (p * over_vocabulary if p != FLOAT32_BYTES else 0)
+    # Backward starts: nll_loss_backward writes a float32 gradient as large as the log-probabilities, and
+    # _log_softmax_backward_data another for the logits, while the log-probabilities are still kept (torch
+    # derivatives.yaml: nll_loss_forward, _log_softmax).
+    return logits, 2 * FLOAT32_BYTES * over_vocabulary
+
+
+def over_vocabulary(shape: ModelShape, setting: Setting) -> dict[str, int]:
+    """What each moment holds per sample over the whole vocabulary: the logits, the log-probabilities and the
+    loss's gradients, which a loss computed in chunks (Liger Kernel's fused linear cross entropy) never holds whole."""
+    logits, gradients_of_loss = _loss_tensors(shape, setting)
+    log_probabilities = _terms(shape, setting).logits
+    return {"forward": logits + log_probabilities, "loss": gradients_of_loss + log_probabilities}
 
 
 def _gathered(shape: ModelShape, setting: Setting, states: ModelStates) -> dict[str, dict[str, Fraction]]:
