@@ -87,7 +87,11 @@ def shortfall(estimate: Fraction) -> Fraction:
 # The most the estimate fell below the measured peak, on models of the reader's kind: dense, mixtures of experts, or,
 # for a parameter count, either (technical review, round 40: a dense model's verdict quoted the mixtures' error).
 MEASURED = {
-    False: N_("On the small dense models measured, the estimate was up to %(dense)s below the measured peak."),
+    False: N_(
+        "On the small dense models measured, the estimate was up to %(dense)s below the measured peak; the page "
+        "calls a fit tight when it covers less than %(shortfall)s, to allow for the %(worst)s measured on mixtures "
+        "of experts."
+    ),
     True: N_("On the small mixtures of experts measured, the estimate was up to %(worst)s below the measured peak."),
     None: N_(
         "On the small models measured, the estimate was up to %(dense)s below the measured peak for the dense models "
@@ -111,7 +115,11 @@ def coverage(margin: Fraction, estimate: Fraction, experts: bool | None) -> dict
     # Figures as shown may put a margin a hundredth below nothing (the spare less buffers each rounded): it covers none.
     margin = max(margin, Fraction(0))
     covered = rounded_down(100 * margin / (estimate + margin), 2)
-    worst = {"worst": percent(WORST_SHORTFALL), "dense": percent(WORST_DENSE_SHORTFALL)}
+    worst = {
+        "worst": percent(WORST_SHORTFALL),
+        "dense": percent(WORST_DENSE_SHORTFALL),
+        "shortfall": Quantity(SHORTFALL * 100, PERCENT, places=1),
+    }
     return {"covered": Quantity(covered, PERCENT, places=2), "measured": Phrase(MEASURED[experts], worst)}
 
 
@@ -177,6 +185,7 @@ SEVERAL_GPUS_ZERO_3 = N_("train on several GPUs with ZeRO-3")
 HIGHER_STAGE = N_("choose a higher ZeRO stage")
 ZERO_3 = N_("choose ZeRO-3")
 MORE_GPUS = N_("use more GPUs")
+ZERO_3_MORE_GPUS = N_("choose ZeRO-3 and use more GPUs")
 LARGER_GPU = N_("choose a GPU with more memory")
 
 
@@ -210,6 +219,8 @@ def ways_out(
     >>> def fits(zero_stage="1", gpus=8, **rest):
     ...     return zero_stage == 3 and gpus > 8
     >>> ways_out(values, samples=False, fits=fits).messages
+    ('choose ZeRO-3 and use more GPUs', 'choose a GPU with more memory')
+    >>> ways_out(values, samples=False, fits=lambda zero_stage="1", **rest: zero_stage == 3).messages
     ('choose ZeRO-3', 'choose a GPU with more memory')
     """
     checked: dict[tuple[tuple[str, str], ...], bool] = {}
@@ -258,32 +269,43 @@ def ways_out(
     # An adapter as the page accepts it, in the form's recipe or, where that one is refused (QLoRA computes in 16 bits),
     # in mixed precision.
     adapters = [method for method in methods if method != "qlora" or not experts]
-    if values["method"] in adapt and any(fits_once(method=m) or fits_once(method=m, **sixteen) for m in adapters):
-        ways.append(adapt[values["method"]])
+    fitting = [m for m in adapters if fits_once(method=m) or fits_once(method=m, **sixteen)]
+    if values["method"] in adapt and fitting:
+        # LoRA named only where it makes room, not only QLoRA (Spanish review, round 41); QLoRA as most recipes run
+        # it, with peft's preparation, or said to be without it (Italian review, round 41).
+        prepared = fits_once(method="qlora", prepared=True) or fits_once(method="qlora", prepared=True, **sixteen)
+        if values["method"] == "full" and "lora" in fitting:
+            ways.append(adapt["full"])
+        else:
+            ways.append(TRAIN["qlora"] if prepared else QLORA_UNPREPARED)
 
-    # The lowest stage from ``start`` that would make room on as many GPUs as the form takes. ZeRO-3 shards the most,
-    # so where it makes none no lower stage does, and it is asked first: one step's model where nothing helps. Then
-    # downwards: ZeRO-2 shards what ZeRO-1 does, and the gradients too, with the same bucket, so where ZeRO-2 makes
-    # no room ZeRO-1 makes none.
-    def lowest(start: int) -> int | None:
-        if start > 3 or not fits_once(zero_stage=3, gpus=MOST_GPUS):
+    # The lowest stage from ``start`` that would make room on ``count`` GPUs. ZeRO-3 shards the most, so where it
+    # makes none no lower stage does, and it is asked first: one step's model where nothing helps. Then downwards:
+    # ZeRO-2 shards what ZeRO-1 does, and the gradients too, with the same bucket, so where ZeRO-2 makes no room
+    # ZeRO-1 makes none.
+    def lowest(start: int, count: int) -> int | None:
+        if start > 3 or not fits_once(zero_stage=3, gpus=count):
             return None
         found = 3
         for lower in (2, 1):
-            if lower < start or not fits_once(zero_stage=lower, gpus=MOST_GPUS):
+            if lower < start or not fits_once(zero_stage=lower, gpus=count):
                 break
             found = lower
         return found
 
     if gpus == 1:
-        # On one GPU no stage shares anything: a stage on several.
-        several = lowest(max(stage, 1))
+        # On one GPU no stage shares anything: a stage on several, as many as it takes.
+        several = lowest(max(stage, 1), MOST_GPUS)
         if several is not None:
             ways.append(SEVERAL_GPUS_ZERO_3 if several == 3 else SEVERAL_GPUS)
     else:
-        higher = lowest(stage + 1)
+        # A higher stage on the form's GPUs; where it makes room only on more of them, the two together (technical
+        # and Spanish reviews, round 41: a higher stage was offered that fitted only on more GPUs).
+        higher = lowest(stage + 1, gpus)
         if higher is not None:
             ways.append(ZERO_3 if higher == 3 and stage < 2 else HIGHER_STAGE)
+        elif lowest(stage + 1, MOST_GPUS) is not None:
+            ways.append(ZERO_3_MORE_GPUS)
         if stage > 0 and fits_once(zero_stage=stage, gpus=MOST_GPUS):
             ways.append(MORE_GPUS)
     if not ways and not larger_gpu and (together := _together(values, fits_once, experts, adapters)):
@@ -295,6 +317,8 @@ def ways_out(
 
 # The adapters, each named alone, where a way out combines one with other changes.
 TRAIN = {"lora": ADAPT_EXPERTS["full"], "qlora": ADAPT["lora"]}
+# QLoRA where its base fits as loaded but not as peft's prepare_model_for_kbit_training leaves it (calc.vram).
+QLORA_UNPREPARED = N_("train QLoRA without peft's prepare_model_for_kbit_training")
 
 
 def _together(

@@ -88,9 +88,10 @@ class SampleExceedsBudget(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
-            "One sample alone needs %(needed)s, more than this budget. Raise the budget with a GPU that has more "
-            "memory, more GPUs under ZeRO, or LoRA or QLoRA; the per-GPU training memory calculator gives the new "
-            "budget. Or lower the memory per sample by recomputing activations or shortening the sequences."
+            "One sample alone needs %(needed)s, more than this budget. To raise the budget, choose a GPU with more "
+            "memory, shard the model over more GPUs with ZeRO, or train an adapter (LoRA or QLoRA), then take the new "
+            "budget from the per-GPU training memory calculator. To lower the memory per sample, turn on full "
+            "recomputation if it is off, choose fused attention, or shorten the sequences."
         ) % {"needed": typed(self.needed, input.unit).text(locale, breakable=False)}  # 30.00 GB, as figures read
 
 

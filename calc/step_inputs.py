@@ -109,9 +109,8 @@ STEP_TARGET_MODULES = replace(
     TARGETS,
     description=N_(
         "The projections that get an adapter, named as in peft's target_modules. This page does not model the step "
-        "with an adapter on the experts of a mixture, so it does not offer them; an address that names them gets a "
-        "total only with the activation memory typed. The LoRA parameter calculator counts the parameters of such an "
-        "adapter. Names the model does not have are rejected."
+        "with an adapter on the experts of a mixture, so it does not offer them. The LoRA parameter calculator counts "
+        "the parameters of such an adapter. Names the model does not have are rejected."
     ),
     offered_by=_step_model_targets,
 )

@@ -46,6 +46,7 @@ from calc.formulas.parameters import (
     qlora_preparation,
 )
 from calc.formulas.step import (
+    MOMENTS,
     STEP_RECIPES,
     SUB_GROUP_SIZE,
     Moment,
@@ -272,7 +273,7 @@ OVERHEAD = Amount(
         "NCCL's own buffers and the allocator's fragmentation. The page accounts for DistributedDataParallel's "
         "buckets and ZeRO's buffers itself; of those, add here only the second gradient bucket that DeepSpeed "
         "allocates under ZeRO-1 and ZeRO-2 when overlap_comm is on (it is off by default at those stages). Add here "
-        "too what the notes on DeepSpeed and FSDP below say the page leaves out of your setup. "
+        "too anything the notes on DeepSpeed and FSDP below say the page does not count for your setup. "
         "The default covers little more than the CUDA context: measure yours as the FAQ below explains. A value "
         "of zero leaves the overhead out."
     ),
@@ -335,7 +336,7 @@ EXACT_FIT = N_(
 UNMEASURED_RECIPE = N_("this training recipe")
 UNMEASURED_SHARDING = N_("ZeRO's sharding")
 UNMEASURED_QLORA = N_("QLoRA's 4-bit base")
-UNMEASURED_ACCUMULATION = N_("the accumulated gradients")
+UNMEASURED_ACCUMULATION = N_("accumulation over several micro-batches")
 UNMEASURED_TYPED = N_("an activation memory that you type in")
 UNMEASURED_COUNT = N_("a total from the parameter count alone")
 
@@ -604,6 +605,48 @@ def short_with_buffers(short: Phrase, buffers: Fraction) -> dict[str, Quantity |
     return {"verdict": short, "buffers": shown, "with_buffers": Quantity(extra + shown.shown(), GIGABYTE, places=2)}
 
 
+# Under ZeRO-3, after the note that sizes the buffers: the optimizer step holds fewer (buffers_by_moment).
+ZERO_3_AT_STEP = N_(
+    "%(note)s By the optimizer step, ZeRO-3 has released the weights it gathered, and only the bucket, %(bucket)s, is "
+    "left: the verdicts count at each moment the buffers it holds."
+)
+
+
+def _bucket(values: Mapping[str, object]) -> Quantity:
+    """ZeRO's gradient bucket at DeepSpeed's default reduce_bucket_size, in the trained weights' dtype."""
+    return gigabytes(REDUCE_BUCKET * RECIPES[values["optimizer"]].states.weights, 2)
+
+
+def buffers_by_moment(values: Mapping[str, object], setting: Setting) -> dict[str, Fraction]:
+    """ZeRO's buffers at each moment of the step, at DeepSpeed's defaults, as shown: the bucket throughout (ZeRO-3's
+    is allocated once, stage3.py at v0.19.5, IPGBucketZ3); under ZeRO-3 the gathered weights too while the passes
+    run, less the output layer where the step counts it, and none by the optimizer step, since ZeRO-3 releases each
+    module's gathered weights after its backward (parameter_offload.py, release_sub_module; technical and Italian
+    reviews, round 41: the optimizer step was held to buffers it no longer has)."""
+    stage = int(values["zero_stage"])
+    if not stage:
+        return {}
+    full = zero_buffers(values, head_counted=False)[1]
+    if stage < 3:
+        return dict.fromkeys(MOMENTS, full)
+    headed = zero_buffers(values)[1]
+    bucket = Fraction(_bucket(values).value) * GB
+
+    def at(moment: str) -> Fraction:
+        if moment == "optimizer":
+            return bucket
+        return headed if holds_gathered_matrix(moment, setting) else full
+
+    return {moment: at(moment) for moment in MOMENTS}
+
+
+def with_buffers(candidates: tuple[Moment, ...], by_moment: Mapping[str, Fraction]) -> tuple[Moment, ...]:
+    """The moments with ZeRO's buffers at each as a fixed part of their own: what a GPU must hold beside the total."""
+    if not by_moment:
+        return candidates
+    return tuple(Moment(m.name, {**m.fixed, "zero_buffers": by_moment[m.name]}, m.per_sample) for m in candidates)
+
+
 def zero_buffers(values: Mapping[str, object], head_counted: bool = True) -> tuple[Phrase, Fraction] | None:
     """What DeepSpeed's ZeRO allocates with its default settings and the total leaves to the overhead: the note that
     sizes it, and its bytes (ZeRO-2's with overlap_comm off, DeepSpeed's default below ZeRO-3). Under ZeRO-3, the
@@ -613,7 +656,7 @@ def zero_buffers(values: Mapping[str, object], head_counted: bool = True) -> tup
     if stage == 0:
         return None
     element = RECIPES[values["optimizer"]].states.weights  # the trained weights' bytes, as DeepSpeed keeps them
-    bucket = gigabytes(REDUCE_BUCKET * element, 2)
+    bucket = _bucket(values)
     if stage in (1, 2):
         double = gigabytes(2 * REDUCE_BUCKET * element, 2)
         # stage_1_and_2.py, setup_buckets: buf_0, and buf_1 with overlap_comm; the 4.5 of transformers' DeepSpeed
@@ -715,13 +758,16 @@ def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Ph
 NOT_ONE = N_("Not even one sample fits: %(ways)s.")
 NOT_EMPTY = N_(
     "Even without samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
-    "%(needed)s %(moment)s, counting the overhead. To make room, %(ways)s."
+    "%(needed)s %(moment)s, %(counting)s. To make room, %(ways)s."
 )
+# What a fixed part's need counts beside the step's tensors: the overhead, and ZeRO's buffers where there are some
+# (Italian review, round 41: 24.74 GB said not to fit on a 25.75 GB card, the buffers unnamed).
+COUNTING = {False: N_("counting the overhead"), True: N_("counting the overhead and ZeRO's buffers")}
 # Where one sample alone is more than the largest listed card holds, what else it takes (technical review, round 28: a
 # larger GPU was the one way offered for a sample of 187 GB).
 NOT_EMPTY_NOR_ONE = N_(
     "Even without samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
-    "%(needed)s %(moment)s, counting the overhead. To make room, %(ways)s. Even then, one sample alone needs "
+    "%(needed)s %(moment)s, %(counting)s. To make room, %(ways)s. Even then, one sample alone needs "
     "%(sample)s, more than any listed GPU holds: %(sample_ways)s."
 )
 
@@ -744,10 +790,12 @@ def _modelled_step(
     values: Mapping[str, object], free: Fraction, shape: ModelShape, setting: Setting
 ) -> tuple[Peak, Fraction, Moment, int, Moment, bool]:
     """The step's peak at the form's micro-batch and the gradients of earlier micro-batches it holds; the moment that
-    limits the micro-batch within ``free`` bytes and the largest micro-batch that fits; the moment with the largest
-    per-sample part; whether that limit holds for any plan, with or without accumulation (the largest micro-batch
-    accumulates, or accumulating holds nothing more, as under ZeRO-3). The page with a model and no activation memory
-    typed, its ``shape`` and ``setting`` as :func:`_modelled_setting` reads them."""
+    limits the micro-batch within ``free`` bytes, ZeRO's buffers at each moment among its fixed parts
+    (:func:`with_buffers`), and the largest micro-batch that fits; the moment with the largest per-sample part;
+    whether that limit holds for any plan, with or without accumulation (the largest micro-batch accumulates, or
+    accumulating holds nothing more, as under ZeRO-3). The page with a model and no activation memory typed, its
+    ``shape`` and ``setting`` as :func:`_modelled_setting` reads them."""
+    by_moment = buffers_by_moment(values, setting)
 
     def step_moments(accumulating: bool) -> tuple[Moment, ...]:
         return moments(shape, replace(setting, accumulating=accumulating))
@@ -757,11 +805,11 @@ def _modelled_step(
     step = peak_of(step_moments(accumulates(values, micro_batch)), micro_batch)
     # The earlier micro-batches' gradients: what the peak's moment holds beyond that moment's in a single step.
     earlier = step.parts["gradients"] - next(m for m in single if m.name == step.moment).fixed["gradients"]
-    candidates = single
+    candidates = with_buffers(single, by_moment)
     binding, count = limit_of(candidates, free)
     if accumulates(values, count):
         # Even the largest micro-batch reaches the target only by accumulating: count the earlier gradients.
-        candidates = step_moments(True)
+        candidates = with_buffers(step_moments(True), by_moment)
         binding, count = limit_of(candidates, free)
     if binding.fixed_total > free:
         # Not even the fixed part fits: the moment that needs the most without samples, whatever the GPU, so that
@@ -818,27 +866,42 @@ def _count_fits_with(values: Mapping[str, object], **change: object) -> bool:
     return states + max(parts["activations"], temporaries) <= _free_with(sharded)
 
 
-def _fits_with(values: Mapping[str, object], **change: object) -> bool:
+def _preparation_by_moment(values: Mapping[str, object], shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
+    """What peft's prepare_model_for_kbit_training adds to a QLoRA step at each moment (_qlora_note): its fp32 copies,
+    sharded as the weights are, and under ZeRO-3 the gathered output layer's again where a moment holds it."""
+    stage, gpus = int(values["zero_stage"]), int(values["gpus"])
+    extra = Fraction(qlora_preparation(shape)) / (gpus if stage >= 3 else 1)
+    head = gathered_matrix(shape, setting) if stage >= 3 else Fraction(0)
+    return {m: extra + (head if holds_gathered_matrix(m, setting) else 0) for m in MOMENTS}
+
+
+def _fits_with(values: Mapping[str, object], prepared: bool = False, **change: object) -> bool:
     """Whether a micro-batch of one would fit with ``change`` (a ZeRO stage, GPUs, a recipe, a precision, a method),
-    buffers and buckets counted as :func:`compute` counts them: what a way out must show (technical reviews, rounds
-    22 and 23: more GPUs were offered where the frozen base, which ZeRO-1 and 2 do not shard, did not fit; QLoRA where
-    it still needed twice the card)."""
+    buffers and buckets counted as :func:`compute` counts them, and a QLoRA base as loaded or ``prepared`` by peft:
+    what a way out must show (technical reviews, rounds 22 and 23: more GPUs were offered where the frozen base,
+    which ZeRO-1 and 2 do not shard, did not fit; QLoRA where it still needed twice the card)."""
     sharded = _changed(values, change)
     try:
-        free = _free_with(sharded)
+        free = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(sharded)
         shape, setting = _modelled_setting(sharded)
         # One sample's step, with the earlier micro-batches' gradients where it reaches the target only by accumulating.
-        return limit_of(moments(shape, replace(setting, accumulating=accumulates(sharded, 1))), free)[1] >= 1
+        step = moments(shape, replace(setting, accumulating=accumulates(sharded, 1)))
+        beside = buffers_by_moment(sharded, setting)
+        if prepared and sharded["method"] == "qlora":
+            # As most QLoRA recipes run it: the base prepared by peft.
+            extra = _preparation_by_moment(sharded, shape, setting)
+            beside = {m: beside.get(m, Fraction(0)) + extra[m] for m in MOMENTS}
+        return limit_of(with_buffers(step, beside), free)[1] >= 1
     except InputProblem:
         return False  # a setup the page refuses is no way out
 
 
-def _chunks_make_room(shape: ModelShape, setting: Setting, free: Fraction) -> bool:
-    """Whether one sample would fit in ``free`` bytes at every moment with the loss computed in chunks, which never
-    holds its tensors over the whole vocabulary (Spanish review, round 40: offered where the layers' own tensors
-    were what did not fit)."""
+def _chunks_make_room(shape: ModelShape, candidates: tuple[Moment, ...], setting: Setting, free: Fraction) -> bool:
+    """Whether one sample would fit in ``free`` bytes at every moment of ``candidates`` with the loss computed in
+    chunks, which never holds its tensors over the whole vocabulary (Spanish review, round 40: offered where the
+    layers' own tensors were what did not fit)."""
     whole = over_vocabulary(shape, setting)
-    return all(m.fixed_total + m.per_sample_total - whole.get(m.name, 0) <= free for m in moments(shape, setting))
+    return all(m.fixed_total + m.per_sample_total - whole.get(m.name, 0) <= free for m in candidates)
 
 
 def _count_sum(values: Mapping[str, object], temporaries: Fraction) -> Phrase | None:
@@ -928,13 +991,23 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     gathered = Fraction(0)  # the output layer ZeRO-3 gathers whole, where the peak holds it
     if values["model"] != COUNT and values["activation_memory"] is None:
         shape, setting = _modelled_setting(values)
+        # ZeRO's buffers are among each moment's fixed parts (with_buffers), as large as they are at that moment.
+        free = capacity - overhead - buckets
+        by_moment = buffers_by_moment(values, setting)
         step, earlier, binding, count, most, any_plan = _modelled_step(values, free, shape, setting)
-        if buffers and not all(holds_gathered_matrix(moment, setting) for moment in (step.moment, binding.name)):
-            # A moment without ZeRO-3's gathered output layer decides: its live weights are the buffers' in full
-            # (Spanish review, round 21, D2).
-            buffers_note, buffers = zero_buffers(values, head_counted=False)
-            free = capacity - overhead - buckets - buffers
-            step, earlier, binding, count, most, any_plan = _modelled_step(values, free, shape, setting)
+        one = with_buffers(moments(shape, replace(setting, accumulating=accumulates(values, 1))), by_moment)
+        if buffers:
+            # The note sizes them as the deciding moments hold them: without ZeRO-3's gathered output layer, which
+            # the total counts, where one of those moments does not hold it (Spanish review, round 21, D2).
+            head = all(holds_gathered_matrix(moment, setting) for moment in (step.moment, binding.name))
+            buffers_note = zero_buffers(values, head_counted=head)[0]
+            if int(values["zero_stage"]) == 3:
+                buffers_note = Phrase(ZERO_3_AT_STEP, {"note": buffers_note, "bucket": _bucket(values)})
+            # What they add to the step's peak at the form's micro-batch, each moment with its own.
+            micro_batch = int(values["micro_batch"])
+            held = moments(shape, replace(setting, accumulating=accumulates(values, micro_batch)))
+            buffers = peak_of(with_buffers(held, by_moment), micro_batch).total - step.total
+        own = binding.fixed.get("zero_buffers", Fraction(0))  # the buffers at the moment that limits
         note = attention_note(values, shape)
         window = window_note(values, shape)
         if holds_gathered_matrix(step.moment, setting):
@@ -955,25 +1028,29 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             largest = Quantity(count)
         elif left > 0:
             # A sample larger than the whole GPU leaves nothing for a smaller fixed part to make room for.
-            fixed_helps = binding.per_sample_total <= free
+            fixed_helps = binding.per_sample_total <= free - own
             # ZeRO's buffers, where one sample would fit without them.
-            crowds = left + buffers >= binding.per_sample_total
+            crowds = left + own >= binding.per_sample_total
             ways = ways_out(
                 values,
                 samples=True,
                 fixed_helps=fixed_helps,
                 experts=bool(shape.experts),
-                buffers=bool(buffers) and crowds,
+                buffers=bool(own) and crowds,
                 buckets=bool(buckets) and left + buckets >= binding.per_sample_total,
                 fits=lambda **change: _fits_with(values, **change),
-                loss=_chunks_make_room(shape, replace(setting, accumulating=accumulates(values, 1)), free),
+                loss=_chunks_make_room(shape, one, setting, free),
                 larger_gpu=_on_a_listed_card(binding.fixed_total + binding.per_sample_total, capacity - free),
             )
             largest = Phrase(NOT_ONE, {"ways": ways})
         else:
             # Where the fixed part alone is too much, the moment it is too much at and what it needs there.
             needed = gigabytes(binding.fixed_total + overhead + buckets, 2)
-            words = {"needed": needed, "moment": Phrase(MOMENT_WORDS[binding.name], {})}
+            words = {
+                "needed": needed,
+                "moment": Phrase(MOMENT_WORDS[binding.name], {}),
+                "counting": Phrase(COUNTING[bool(own)], {}),
+            }
             # The fused AdamW where the optimizer step is what does not fit, and fits without its foreach temporaries
             # (that moment's own, as the step counted them), and where one sample then fits at every other moment
             # (Spanish review, round 36: offered where one sample alone added 30.54 GB).
@@ -981,13 +1058,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 binding.name == "optimizer"
                 and foreach_temporaries(setting)
                 and binding.fixed_total - binding.fixed["optimizer_temporaries"] <= free
-                and all(
-                    m.fixed_total + m.per_sample_total <= free
-                    for m in moments(shape, replace(setting, accumulating=accumulates(values, 1)))
-                    if m.name != "optimizer"
-                )
+                and all(m.fixed_total + m.per_sample_total <= free for m in one if m.name != "optimizer")
             )
-            crowds = bool(buffers) and binding.fixed_total <= free + buffers
+            crowds = bool(own) and binding.fixed_total <= free + own
             ways = ways_out(
                 values,
                 samples=False,
@@ -1058,14 +1131,18 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             if states + temporaries > free:
                 # The state and the optimizer step alone are more than the GPU holds: what may make room, before
                 # any activation memory matters.
-                needed = gigabytes(states + temporaries + overhead + buckets, 2)
+                needed = gigabytes(states + temporaries + overhead + buckets + buffers, 2)
                 ways = ways_out(
                     values,
                     samples=False,
                     fits=lambda **change: _count_fits_with(values, **change),
                     larger_gpu=_on_a_listed_card(states + temporaries, capacity - free),
                 )
-                words = {"needed": needed, "moment": Phrase(MOMENT_WORDS["optimizer"], {})}
+                words = {
+                    "needed": needed,
+                    "moment": Phrase(MOMENT_WORDS["optimizer"], {}),
+                    "counting": Phrase(COUNTING[bool(buffers)], {}),
+                }
                 largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
         else:
             largest = LEAVE_BLANK if shape_of(values).model_type in FAMILIES else NOT_MODELLED
