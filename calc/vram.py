@@ -271,9 +271,9 @@ OVERHEAD = Amount(
     N_(
         "Memory taken by something other than the model's tensors: the CUDA context, the libraries' workspaces, "
         "NCCL's own buffers and the allocator's fragmentation. The page accounts for DistributedDataParallel's "
-        "buckets and ZeRO's buffers itself; of those, add here only the second gradient bucket that DeepSpeed "
-        "allocates under ZeRO-1 and ZeRO-2 when overlap_comm is on (it is off by default at those stages). Add here "
-        "too anything the notes on DeepSpeed and FSDP below say the page does not count for your setup. "
+        "buckets and ZeRO's buffers at DeepSpeed's defaults itself. Under ZeRO-1 and ZeRO-2, overlap_comm (off by "
+        "default at those stages) makes DeepSpeed allocate a second gradient bucket, which the page does not count: "
+        "if you turn it on, add that bucket here. Add here too anything the notes on DeepSpeed and FSDP below say the page does not count for your setup. "
         "The default covers little more than the CUDA context: measure yours as the FAQ below explains. A value "
         "of zero leaves the overhead out."
     ),
