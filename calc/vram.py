@@ -273,9 +273,9 @@ OVERHEAD = Amount(
         "NCCL's own buffers and the allocator's fragmentation. The page accounts for DistributedDataParallel's "
         "buckets and ZeRO's buffers at DeepSpeed's defaults itself. Under ZeRO-1 and ZeRO-2, overlap_comm (off by "
         "default at those stages) makes DeepSpeed allocate a second gradient bucket, which the page does not count: "
-        "if you turn it on, add that bucket here. Add here too anything the notes on DeepSpeed and FSDP below say the page does not count for your setup. "
-        "The default covers little more than the CUDA context: measure yours as the FAQ below explains. A value "
-        "of zero leaves the overhead out."
+        "if you turn it on, add that bucket here. Add here too anything the notes on DeepSpeed and FSDP below say "
+        "the page does not count for your setup. The default covers little more than the CUDA context: measure "
+        "yours as the FAQ below explains. A value of zero leaves the overhead out."
     ),
     default=Decimal(1),
     maximum=Decimal(100_000),
