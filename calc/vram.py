@@ -363,7 +363,13 @@ LABELS = {**PART_LABELS, "ddp_buckets": N_("DistributedDataParallel's gradient b
 TYPED_LABELS = {**LABELS, "activations": N_("Activations")}
 # Why there is no largest micro-batch without the step's model: in the count mode; with a model, whose activations
 # are typed; with a model whose step is not modelled.
-NEEDS_MODEL = Phrase(N_("Needs the model's activations: choose a model and leave the activation memory blank."), {})
+NEEDS_MODEL = Phrase(
+    N_(
+        "To compute it, the page needs the model's shape: choose a model from the list and leave the activation memory "
+        "blank."
+    ),
+    {},
+)
 LEAVE_BLANK = Phrase(N_("Leave the activation memory blank to compute it from the model."), {})
 NOT_MODELLED = Phrase(N_("Not computed: the step is not modeled for this model's architecture."), {})
 # The per-sample figure where the activation memory is typed for a model (in the count mode: the output's missing).
