@@ -437,9 +437,9 @@ def target_over_its_maximum(plan):
         (
             lambda plan: replace(plan, compute=over_budget),
             f"the plan page in {LOCALES[0]!r}: its example 'a100' gives no results: memory_budget: "
-            "One sample alone needs 20.00\u00a0GB, more than this budget. Raise the budget with a GPU that has more "
-            "memory, more GPUs under ZeRO, or LoRA or QLoRA; the per-GPU training memory calculator gives the new "
-            "budget. Or lower the memory per sample by recomputing activations or shortening the sequences.",
+            + SampleExceedsBudget(Decimal(20)).message(
+                {i.name: i for i in load("plan").inputs}["memory_budget"], Locale.parse("en"), NullTranslations()
+            ),
         ),
     ],
     ids=["defaults", "example"],
