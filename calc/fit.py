@@ -180,6 +180,15 @@ BF16_BASE = N_("load the base model in bf16 (a 16-bit recipe at precision bf16)"
 ADAPT_EXPERTS = {"full": N_("train LoRA")}
 SEVERAL_GPUS = N_("train on several GPUs with ZeRO")
 MOST_GPUS = int(GPUS.maximum)  # as many as the form takes: what sharding leaves once it shares all it can
+
+
+def most_gpus(values: Mapping[str, object]) -> int:
+    """The most GPUs a way out may ask for: no more than the target batch, since each GPU takes at least one of its
+    samples (technical review, round 42: ZeRO-2 was offered where it fitted only on about a thousand GPUs, for a
+    target batch of 64), and no fewer than the form has."""
+    return max(int(values["gpus"]), min(MOST_GPUS, int(values["target_batch"])))
+
+
 # Where only ZeRO-3 can help, as with a frozen base, which only it shards.
 SEVERAL_GPUS_ZERO_3 = N_("train on several GPUs with ZeRO-3")
 HIGHER_STAGE = N_("choose a higher ZeRO stage")
@@ -215,7 +224,7 @@ def ways_out(
     takes.
 
     >>> values = {"recomputation": "full", "attention": "flash", "sequence_length": 1, "method": "lora",
-    ...     "optimizer": "adamw-mixed", "zero_stage": "1", "gpus": 8}
+    ...     "optimizer": "adamw-mixed", "zero_stage": "1", "gpus": 8, "target_batch": 64}
     >>> def fits(zero_stage="1", gpus=8, **rest):
     ...     return zero_stage == 3 and gpus > 8
     >>> ways_out(values, samples=False, fits=fits).messages
@@ -255,7 +264,7 @@ def ways_out(
             ways.append(SPLIT_SEQUENCE)
     if not fixed_helps:
         return Phrases((*ways, LARGER_GPU) if larger_gpu or not ways else tuple(ways), style="or")
-    stage, gpus = int(values["zero_stage"]), int(values["gpus"])
+    stage, gpus, most = int(values["zero_stage"]), int(values["gpus"]), most_gpus(values)
     # A change of recipe or method is offered where it alone makes room, on these GPUs as they are sharded.
     recipe = RECIPES[values["optimizer"]]
     leaner = [key for key, other in RECIPES.items() if other.states.total < recipe.states.total]
@@ -295,7 +304,7 @@ def ways_out(
 
     if gpus == 1:
         # On one GPU no stage shares anything: a stage on several, as many as it takes.
-        several = lowest(max(stage, 1), MOST_GPUS)
+        several = lowest(max(stage, 1), most) if most > 1 else None
         if several is not None:
             ways.append(SEVERAL_GPUS_ZERO_3 if several == 3 else SEVERAL_GPUS)
     else:
@@ -304,11 +313,11 @@ def ways_out(
         higher = lowest(stage + 1, gpus)
         if higher is not None:
             ways.append(ZERO_3 if higher == 3 and stage < 2 else HIGHER_STAGE)
-        elif lowest(stage + 1, MOST_GPUS) is not None:
+        elif most > gpus and lowest(stage + 1, most) is not None:
             ways.append(ZERO_3_MORE_GPUS)
-        if stage > 0 and fits_once(zero_stage=stage, gpus=MOST_GPUS):
+        if stage > 0 and most > gpus and fits_once(zero_stage=stage, gpus=most):
             ways.append(MORE_GPUS)
-    if not ways and not larger_gpu and (together := _together(values, fits_once, experts, adapters)):
+    if not ways and not larger_gpu and (together := _together(values, fits_once, experts, adapters, most)):
         return Phrases(together, style="standard")
     if larger_gpu or not ways:
         ways.append(LARGER_GPU)
@@ -322,25 +331,32 @@ QLORA_UNPREPARED = N_("train QLoRA without peft's prepare_model_for_kbit_trainin
 
 
 def _together(
-    values: Mapping[str, object], fits: Callable[..., bool], experts: bool, adapters: list[str]
+    values: Mapping[str, object], fits: Callable[..., bool], experts: bool, adapters: list[str], most: int
 ) -> tuple[str, ...]:
     """Where no one change makes room and no listed card holds the step, the first set of changes that does (Spanish
     review, round 40: a full fine-tuning of 8B parameters on one 24 GB card was offered only a larger GPU, which none
-    listed is): what shrinks the fixed part (an adapter, ZeRO-3 on as many GPUs as the form takes, or both), with
-    what shrinks a sample (full recomputation, fused attention, or both), fewest first."""
+    listed is): what shrinks the fixed part (an adapter, ZeRO-3 on these GPUs or on up to ``most``, or both), with
+    what shrinks a sample (full recomputation, fused attention, both, or sequences of a half or a quarter the
+    length), fewest first; one that fits with room to spare before one that fits tightly (Italian review, round 42:
+    LoRA was offered with 0.07 GB to spare where QLoRA left 10 GB)."""
     switches = {RECOMPUTE: {"recomputation": "full"}, FUSE: {"attention": "flash"}}
     off = [(way, change) for way, change in switches.items() if any(values[k] != v for k, v in change.items())]
     samples: list[tuple[tuple[str, ...], dict]] = [((), {})] + [((way,), change) for way, change in off]
     if len(off) == 2:
         samples.append(((off[0][0], off[1][0]), {**off[0][1], **off[1][1]}))
+    length = int(values["sequence_length"])
+    samples += [((SHORTEN,), {"sequence_length": length // part}) for part in (2, 4) if length // part >= 1]
     stage, gpus = int(values["zero_stage"]), int(values["gpus"])
     sharding: list[tuple[tuple[str, ...], dict]] = [((), {})]
-    if stage < 3 or gpus < MOST_GPUS:
-        words = SEVERAL_GPUS_ZERO_3 if gpus == 1 else ZERO_3 if stage < 3 else MORE_GPUS
-        sharding.append(((words,), {"zero_stage": 3, "gpus": MOST_GPUS}))
+    if gpus > 1 and stage < 3:
+        sharding.append(((ZERO_3,), {"zero_stage": 3}))
+    if most > gpus:
+        words = SEVERAL_GPUS_ZERO_3 if gpus == 1 else ZERO_3_MORE_GPUS if stage < 3 else MORE_GPUS
+        sharding.append(((words,), {"zero_stage": 3, "gpus": most}))
     sixteen = {"optimizer": "adamw-mixed", "precision": "bf16"}
+    # QLoRA as most recipes run it, its base prepared by peft.
     methods: list[tuple[tuple[str, ...], dict]] = [((), {})] + [
-        ((TRAIN[method],), change)
+        ((TRAIN[method],), {**change, "prepared": True} if method == "qlora" else change)
         for method in adapters
         for change in ({"method": method}, {"method": method, **sixteen})
     ]
@@ -355,9 +371,11 @@ def _together(
     def cost(candidate: tuple[tuple[str, ...], dict]) -> tuple[int, bool]:
         return len(candidate[0]), "zero_stage" in candidate[1]
 
-    for words, change in sorted(candidates, key=cost):
-        if len(words) > 1 and fits(**change):
-            return words
+    ordered = [candidate for candidate in sorted(candidates, key=cost) if len(candidate[0]) > 1]
+    for roomy in (True, False):
+        for words, change in ordered:
+            if fits(**change, comfortable=roomy) if roomy else fits(**change):
+                return words
     return ()
 
 

@@ -43,6 +43,7 @@ from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
     BF16_ADAPTER_TRAINING_BYTES_PER_PARAMETER,
     expert_shapes,
+    linear_shapes,
     qlora_preparation,
 )
 from calc.formulas.step import (
@@ -270,12 +271,11 @@ OVERHEAD = Amount(
     N_("Overhead per GPU"),
     N_(
         "Memory taken by something other than the model's tensors: the CUDA context, the libraries' workspaces, "
-        "NCCL's own buffers and the allocator's fragmentation. The page accounts for DistributedDataParallel's "
-        "buckets and ZeRO's buffers at DeepSpeed's defaults itself. Under ZeRO-1 and ZeRO-2, overlap_comm (off by "
-        "default at those stages) makes DeepSpeed allocate a second gradient bucket, which the page does not count: "
-        "if you turn it on, add that bucket here. Add here too anything the notes on DeepSpeed and FSDP below say "
-        "the page does not count for your setup. The default covers little more than the CUDA context: measure "
-        "yours as the FAQ below explains. A value of zero leaves the overhead out."
+        "NCCL's own buffers and the allocator's fragmentation. Leave out DistributedDataParallel's buckets and ZeRO's "
+        "buffers at DeepSpeed's defaults, which the page counts; add what it does not count for your setup: the "
+        "second gradient bucket of overlap_comm under ZeRO-1 and ZeRO-2 (off by default), and anything the notes on "
+        "DeepSpeed and FSDP below name. The default covers little more than the CUDA context: measure yours as the "
+        "FAQ below explains. A value of zero leaves the overhead out."
     ),
     default=Decimal(1),
     maximum=Decimal(100_000),
@@ -409,7 +409,8 @@ QLORA_PREPARED_SHORT = N_(
 QLORA_EXPERTS = N_(
     "In a mixture of experts, only the attention projections are loaded in NF4. The experts stay in 16 bits: "
     "since transformers %(since)s, it keeps them as plain three-dimensional parameters, and its bitsandbytes "
-    "integration quantizes only nn.Linear modules (up to %(until)s, each expert was made of nn.Linear layers, "
+    "integration quantizes only nn.Linear modules (up to transformers %(until)s, each expert was made of nn.Linear "
+    "layers, "
     "quantized with the rest). "
     "Axolotl's quantize_moe_experts: true quantizes the experts to NF4 as well; the page does not model that option, "
     "with which the experts take about a quarter of what is counted here. %(note)s"
@@ -433,7 +434,7 @@ FITS_ONLY_AS_LOADED = N_(
     "%(verdict)s That is without peft's prepare_model_for_kbit_training, which most QLoRA recipes call: with it, the "
     "run does not fit, as the note below says."
 )
-FITS_ONLY_AS_LOADED_CELL = N_("%(verdict)s, but only without prepare_model_for_kbit_training")
+FITS_ONLY_AS_LOADED_CELL = N_("%(verdict)s (only without prepare_model_for_kbit_training)")
 
 
 def _qlora_note(
@@ -567,12 +568,14 @@ ZERO_3_BUFFERS_WITHIN_HEAD = N_(
 # estimate's error alone, the buffers coming on top.
 BUFFERS_BEYOND_SPARE = N_(
     "By this estimate, your GPU holds the total, with %(spare)s to spare, but not ZeRO's buffers. The total leaves "
-    "them out, and with DeepSpeed's default settings they take %(buffers)s. Lower those settings as the note below "
+    "them out, and with DeepSpeed's default settings they add %(buffers)s to the step's peak. Lower those "
+    "settings as the note below "
     "says, or the step will not fit."
 )
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
-    "default settings, ZeRO's buffers take %(buffers)s of it, and the total leaves them out. With the buffers "
+    "default settings, ZeRO's buffers add %(buffers)s to the step's peak, and the total leaves them out. With the "
+    "buffers "
     "counted, the run fits only if this estimate is at most %(covered)s below the step's true peak (both without "
     "the overhead). %(measured)s"
 )
@@ -591,14 +594,14 @@ ZERO_WITHOUT_MASTER = N_(
 # A card's cell where the spare is less than the buffers, as your GPU's verdict says (BUFFERS_BEYOND_SPARE), and where
 # it holds them but is tight with them (TIGHT_FOR_BUFFERS): the cell says why (Italian review, round 20).
 BUFFERS_BEYOND_SPARE_CELL = N_(
-    "Fits only with smaller ZeRO buffers: %(spare)s to spare, but they take %(buffers)s at DeepSpeed's defaults"
+    "Fits only with smaller ZeRO buffers: %(spare)s to spare, but they add %(buffers)s at DeepSpeed's defaults"
 )
 TIGHT_FOR_BUFFERS_CELL = N_("%(verdict)s, %(buffers)s of it for ZeRO's buffers")
 # Short of the total, and so of the buffers too: the shortfall with them, which the verdicts count (technical review,
 # round 34: "Short by 1.48 GB" where freeing that much would still leave the buffers out).
 SHORT_WITH_BUFFERS = N_(
     "%(verdict)s Counting ZeRO's buffers, it is short by %(with_buffers)s: the total leaves them out, and with "
-    "DeepSpeed's default settings they take %(buffers)s."
+    "DeepSpeed's default settings they add %(buffers)s to the step's peak."
 )
 SHORT_WITH_BUFFERS_CELL = N_("%(verdict)s, %(with_buffers)s with ZeRO's buffers at DeepSpeed's defaults")
 
@@ -768,7 +771,11 @@ NOT_EMPTY = N_(
 )
 # What a fixed part's need counts beside the step's tensors: the overhead, and ZeRO's buffers where there are some
 # (Italian review, round 41: 24.74 GB said not to fit on a 25.75 GB card, the buffers unnamed).
-COUNTING = {False: N_("counting the overhead"), True: N_("counting the overhead and ZeRO's buffers")}
+COUNTING = {
+    None: N_("counting the overhead"),
+    "buffers": N_("counting the overhead and ZeRO's buffers"),
+    "buckets": N_("counting the overhead and DistributedDataParallel's gradient buckets"),
+}
 # Where one sample alone is more than the largest listed card holds, what else it takes (technical review, round 28: a
 # larger GPU was the one way offered for a sample of 187 GB).
 NOT_EMPTY_NOR_ONE = N_(
@@ -860,7 +867,7 @@ def _free_with(values: Mapping[str, object]) -> Fraction:
     return free - (zero_buffers(values, head_counted=False) or (None, Fraction(0)))[1]
 
 
-def _count_fits_with(values: Mapping[str, object], **change: object) -> bool:
+def _count_fits_with(values: Mapping[str, object], comfortable: bool = False, **change: object) -> bool:
     """:func:`_fits_with` for a parameter count, whose total is the model state and the larger of the activation
     memory typed and the optimizer step's temporaries (:func:`_typed_parts`); a count trains every parameter, so no
     adapter is a way out (Spanish review, round 40: a count whose state alone did not fit was offered none)."""
@@ -869,7 +876,11 @@ def _count_fits_with(values: Mapping[str, object], **change: object) -> bool:
     sharded = _changed(values, change)
     parts, temporaries = _typed_parts(sharded)
     states = sum(parts.values()) - parts["activations"]
-    return states + max(parts["activations"], temporaries) <= _free_with(sharded)
+    free = _free_with(sharded)
+    buffers = (zero_buffers(sharded, head_counted=False) or (None, Fraction(0)))[1]
+    # Under ZeRO-3 the optimizer step holds only the bucket (buffers_by_moment).
+    at_step = Fraction(_bucket(sharded).value) * GB if int(sharded["zero_stage"]) == 3 else buffers
+    return states + parts["activations"] <= free and states + temporaries <= free + buffers - at_step
 
 
 def _preparation_by_moment(values: Mapping[str, object], shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
@@ -881,14 +892,19 @@ def _preparation_by_moment(values: Mapping[str, object], shape: ModelShape, sett
     return {m: extra + (head if holds_gathered_matrix(m, setting) else 0) for m in MOMENTS}
 
 
-def _fits_with(values: Mapping[str, object], prepared: bool = False, **change: object) -> bool:
+def _fits_with(
+    values: Mapping[str, object], prepared: bool = False, comfortable: bool = False, **change: object
+) -> bool:
     """Whether a micro-batch of one would fit with ``change`` (a ZeRO stage, GPUs, a recipe, a precision, a method),
     buffers and buckets counted as :func:`compute` counts them, and a QLoRA base as loaded or ``prepared`` by peft:
     what a way out must show (technical reviews, rounds 22 and 23: more GPUs were offered where the frozen base,
-    which ZeRO-1 and 2 do not shard, did not fit; QLoRA where it still needed twice the card)."""
+    which ZeRO-1 and 2 do not shard, did not fit; QLoRA where it still needed twice the card). ``comfortable``: with
+    room beyond the estimate's measured error, as a fit that is not tight has."""
     sharded = _changed(values, change)
     try:
         free = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(sharded)
+        if comfortable:
+            free -= shortfall(free)
         shape, setting = _modelled_setting(sharded)
         # One sample's step, with the earlier micro-batches' gradients where it reaches the target only by accumulating.
         step = moments(shape, replace(setting, accumulating=accumulates(sharded, 1)))
@@ -900,6 +916,26 @@ def _fits_with(values: Mapping[str, object], prepared: bool = False, **change: o
         return limit_of(with_buffers(step, beside), free)[1] >= 1
     except InputProblem:
         return False  # a setup the page refuses is no way out
+
+
+def _smaller_buffers_make_room(
+    values: Mapping[str, object], shape: ModelShape, one: tuple[Moment, ...], free: Fraction
+) -> bool:
+    """Whether one sample would fit at every moment of ``one`` with ZeRO's buffers as small as they can be: under
+    ZeRO-3 still the largest module being computed, which it gathers whole whatever its settings, and otherwise a
+    bucket too small to count (technical and Spanish reviews, round 42: offered where the sample alone did not fit,
+    or as if the buffers could vanish)."""
+    floor = Fraction(0)
+    if int(values["zero_stage"]) == 3:
+        element = RECIPES[values["optimizer"]].states.weights
+        matrices = [i * o for i, o in linear_shapes(shape).values()]
+        matrices += [sum(e * i * o for e, i, o in expert_shapes(shape).values())]
+        floor = max(matrices) * element
+    return all(
+        m.fixed_total - m.fixed.get("zero_buffers", 0) + (floor if m.name != "optimizer" else 0) + m.per_sample_total
+        <= free
+        for m in one
+    )
 
 
 def _chunks_make_room(shape: ModelShape, candidates: tuple[Moment, ...], setting: Setting, free: Fraction) -> bool:
@@ -1035,15 +1071,15 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         elif left > 0:
             # A sample larger than the whole GPU leaves nothing for a smaller fixed part to make room for.
             fixed_helps = binding.per_sample_total <= free - own
-            # ZeRO's buffers, where one sample would fit without them.
-            crowds = left + own >= binding.per_sample_total
+            # ZeRO's buffers, where one sample would fit with them as small as they can be.
+            crowds = _smaller_buffers_make_room(values, shape, one, free)
             ways = ways_out(
                 values,
                 samples=True,
                 fixed_helps=fixed_helps,
                 experts=bool(shape.experts),
                 buffers=bool(own) and crowds,
-                buckets=bool(buckets) and left + buckets >= binding.per_sample_total,
+                buckets=bool(buckets) and all(m.fixed_total + m.per_sample_total <= free + buckets for m in one),
                 fits=lambda **change: _fits_with(values, **change),
                 loss=_chunks_make_room(shape, one, setting, free),
                 larger_gpu=_on_a_listed_card(binding.fixed_total + binding.per_sample_total, capacity - free),
@@ -1055,7 +1091,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             words = {
                 "needed": needed,
                 "moment": Phrase(MOMENT_WORDS[binding.name], {}),
-                "counting": Phrase(COUNTING[bool(own)], {}),
+                "counting": Phrase(COUNTING["buffers" if own else "buckets" if buckets else None], {}),
             }
             # The fused AdamW where the optimizer step is what does not fit, and fits without its foreach temporaries
             # (that moment's own, as the step counted them), and where one sample then fits at every other moment
@@ -1066,14 +1102,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 and binding.fixed_total - binding.fixed["optimizer_temporaries"] <= free
                 and all(m.fixed_total + m.per_sample_total <= free for m in one if m.name != "optimizer")
             )
-            crowds = bool(own) and binding.fixed_total <= free + own
+            crowds = bool(own) and _smaller_buffers_make_room(values, shape, one, free)
             ways = ways_out(
                 values,
                 samples=False,
                 experts=bool(shape.experts),
                 fused=fused,
                 buffers=crowds,
-                buckets=bool(buckets) and binding.fixed_total <= free + buckets,
+                buckets=bool(buckets) and all(m.fixed_total + m.per_sample_total <= free + buckets for m in one),
                 fits=lambda **change: _fits_with(values, **change),
                 larger_gpu=_on_a_listed_card(binding.fixed_total + most.per_sample_total, capacity - free),
             )
@@ -1083,7 +1119,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 # Only what shrinks a sample helps it: ways_out's for a sample larger than the GPU.
                 loss = most.name in ("forward", "loss")
                 sample_ways = ways_out(values, samples=True, fixed_helps=False, loss=loss, larger_gpu=False)
-                sample = gigabytes(most.per_sample_total, 2)
+                # Rounded up, as the per-sample figure shows it (technical review, round 42: 503.56 beside 503.57).
+                sample = Quantity(rounded_up(most.per_sample_total / GB, 2), GIGABYTE, places=2)
                 largest = Phrase(
                     NOT_EMPTY_NOR_ONE, {**words, "ways": ways, "sample": sample, "sample_ways": sample_ways}
                 )
@@ -1122,9 +1159,18 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         parts, temporaries = _typed_parts(values)
         labels = TYPED_LABELS
         states = sum(parts.values()) - parts["activations"]
+        # Under ZeRO-3 the optimizer step holds only the bucket of ZeRO's buffers, as with a model (buffers_by_moment;
+        # technical review, round 42: the two modes disagreed).
+        at_step = Fraction(_bucket(values).value) * GB if int(values["zero_stage"]) == 3 else buffers
+        step_free = free + buffers - at_step
+        if buffers:
+            with_activations = states + parts["activations"] + buffers
+            buffers = (
+                max(with_activations, states + temporaries + at_step) - states - max(parts["activations"], temporaries)
+            )
         # The optimizer step holds its temporaries where the activations are gone, as the step's last moment does:
         # the peak is the larger of the two, the earlier of equals. Where the step alone does not fit, nothing is left.
-        left = free - states if states + temporaries <= free else free - states - temporaries
+        left = free - states if states + temporaries <= step_free else step_free - states - temporaries
         per_sample, moment = None, None
         if temporaries > parts["activations"]:
             parts = {**parts, "activations": Fraction(0), "optimizer_temporaries": temporaries}
@@ -1134,20 +1180,20 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         if values["model"] == COUNT:
             largest, shown_per_sample = NEEDS_MODEL, None
             moment = _count_sum(values, temporaries)
-            if states + temporaries > free:
+            if states + temporaries > step_free:
                 # The state and the optimizer step alone are more than the GPU holds: what may make room, before
                 # any activation memory matters.
-                needed = gigabytes(states + temporaries + overhead + buckets + buffers, 2)
+                needed = gigabytes(states + temporaries + overhead + buckets + at_step, 2)
                 ways = ways_out(
                     values,
                     samples=False,
                     fits=lambda **change: _count_fits_with(values, **change),
-                    larger_gpu=_on_a_listed_card(states + temporaries, capacity - free),
+                    larger_gpu=_on_a_listed_card(states + temporaries, capacity - step_free),
                 )
                 words = {
                     "needed": needed,
                     "moment": Phrase(MOMENT_WORDS["optimizer"], {}),
-                    "counting": Phrase(COUNTING[bool(buffers)], {}),
+                    "counting": Phrase(COUNTING["buffers" if at_step else "buckets" if buckets else None], {}),
                 }
                 largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
         else:

@@ -36,7 +36,7 @@ SYMBOLS = {
     "S": "the set of adapted projections",
     "T": "target effective batch size",
     "V": "memory per GPU",
-    "Z": "ZeRO's buffers per GPU at DeepSpeed's defaults",
+    "Z_t": "ZeRO's buffers per GPU at DeepSpeed's defaults, at moment t",
     "a": "accumulation steps",
     "b": "micro-batch size",
     "b_max": "largest micro-batch that fits",
