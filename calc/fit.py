@@ -48,7 +48,7 @@ NO_BF16_CELL = (
 )
 NO_BF16_SENTENCE = (
     N_("%(verdict)s This card has no bf16: choose fp16, which takes the same memory."),
-    N_("%(verdict)s But this card has no bf16, and this recipe computes in it: choose another recipe or another card."),
+    N_("%(verdict)s This card has no bf16, and this recipe computes in it: choose another recipe or another card."),
     N_(
         "%(verdict)s This card has no bf16: choose fp16, which takes the same memory, and set %(setting)s in "
         "BitsAndBytesConfig."
@@ -89,8 +89,8 @@ def shortfall(estimate: Fraction) -> Fraction:
 MEASURED = {
     False: N_(
         "On the small dense models measured, the estimate was up to %(dense)s below the measured peak; the page "
-        "calls a fit tight when it covers less than %(shortfall)s, to allow for the %(worst)s measured on mixtures "
-        "of experts."
+        "calls a fit tight when its spare would not cover an estimate %(shortfall)s below the true peak, to allow for "
+        "the %(worst)s measured on mixtures of experts."
     ),
     True: N_("On the small mixtures of experts measured, the estimate was up to %(worst)s below the measured peak."),
     None: N_(
@@ -159,6 +159,8 @@ SMALLER_BUFFERS = N_("lower ZeRO's buffer settings")
 FUSE = N_("choose fused attention")
 RECOMPUTE_AND_FUSE = N_("turn on full recomputation and choose fused attention")
 SHORTEN = N_("shorten the sequences")
+# The same where the page checked a length: the one it found (technical and Italian reviews, round 43).
+SHORTEN_TO = N_("shorten the sequences to %(length)s\u00a0tokens")
 # Where one sample is what does not fit: the sequence split across GPUs, which the page does not model.
 SPLIT_SEQUENCE = N_("split each sequence across GPUs (context parallelism, such as DeepSpeed Ulysses)")
 # Where DistributedDataParallel's gradient buckets (calc.vram.ddp_buckets) are what leaves no room: without them.
@@ -196,6 +198,11 @@ ZERO_3 = N_("choose ZeRO-3")
 MORE_GPUS = N_("use more GPUs")
 ZERO_3_MORE_GPUS = N_("choose ZeRO-3 and use more GPUs")
 LARGER_GPU = N_("choose a GPU with more memory")
+# Where nothing the page tries, alone or together, makes room on the GPUs it may ask for.
+NOTHING_TRIED = N_(
+    "change more at once than the page checks (an adapter, ZeRO-3 on up to as many GPUs as the target batch has "
+    "samples, full recomputation, fused attention and shorter sequences, alone or together)"
+)
 
 
 def ways_out(
@@ -317,10 +324,17 @@ def ways_out(
             ways.append(ZERO_3_MORE_GPUS)
         if stage > 0 and most > gpus and fits_once(zero_stage=stage, gpus=most):
             ways.append(MORE_GPUS)
-    if not ways and not larger_gpu and (together := _together(values, fits_once, experts, adapters, most)):
-        return Phrases(together, style="standard")
-    if larger_gpu or not ways:
+    if not ways and (together := _together(values, fits_once, experts, adapters, most)):
+        # Changes made together, before a larger card where one holds the step (Spanish review, round 43: only a
+        # larger card was offered where a set of changes fitted the reader's own).
+        together = Phrases(together)
+        return Phrases((together, LARGER_GPU), style="or") if larger_gpu else together
+    if larger_gpu:
         ways.append(LARGER_GPU)
+    elif not ways:
+        # Nothing the page tries makes room, and no listed card holds the step (technical review, round 43: a larger
+        # card was offered that none listed is).
+        ways.append(NOTHING_TRIED)
     return Phrases(tuple(ways), style="or")
 
 
@@ -333,7 +347,7 @@ QLORA_UNPREPARED = N_("train QLoRA without peft's prepare_model_for_kbit_trainin
 def _together(
     values: Mapping[str, object], fits: Callable[..., bool], experts: bool, adapters: list[str], most: int
 ) -> tuple[str, ...]:
-    """Where no one change makes room and no listed card holds the step, the first set of changes that does (Spanish
+    """Where no one change makes room, the first set of changes that does (Spanish
     review, round 40: a full fine-tuning of 8B parameters on one 24 GB card was offered only a larger GPU, which none
     listed is): what shrinks the fixed part (an adapter, ZeRO-3 on these GPUs or on up to ``most``, or both), with
     what shrinks a sample (full recomputation, fused attention, both, or sequences of a half or a quarter the
@@ -345,7 +359,11 @@ def _together(
     if len(off) == 2:
         samples.append(((off[0][0], off[1][0]), {**off[0][1], **off[1][1]}))
     length = int(values["sequence_length"])
-    samples += [((SHORTEN,), {"sequence_length": length // part}) for part in (2, 4) if length // part >= 1]
+    samples += [
+        ((Phrase(SHORTEN_TO, {"length": Quantity(Decimal(length // part))}),), {"sequence_length": length // part})
+        for part in (2, 4)
+        if length // part >= 1
+    ]
     stage, gpus = int(values["zero_stage"]), int(values["gpus"])
     sharding: list[tuple[tuple[str, ...], dict]] = [((), {})]
     if gpus > 1 and stage < 3:

@@ -151,17 +151,22 @@ def written(
 @dataclass(frozen=True)
 class Phrases:
     """Message ids, each translated, joined as the language joins a list ("or" with ``style="or"``): a sentence's
-    options, built from those that apply rather than written out for each combination.
+    options, built from those that apply rather than written out for each combination. An option may be a phrase
+    with figures of its own, or a list of changes made together.
 
     >>> Phrases(("shorten the sequences", "train QLoRA"), style="or").text(Locale.parse("en"), NullTranslations())
     'shorten the sequences or train QLoRA'
+    >>> both = Phrases(("train QLoRA", "shorten the sequences"))
+    >>> Phrases((both, "use more GPUs"), style="or").text(Locale.parse("en"), NullTranslations())
+    'train QLoRA and shorten the sequences or use more GPUs'
     """
 
-    messages: tuple[str, ...]
+    messages: tuple[str | Phrase | Phrases, ...]
     style: str = "standard"
 
     def text(self, locale: Locale, translations: NullTranslations) -> str:
-        return format_names([translations.gettext(message) for message in self.messages], locale, style=self.style)
+        words = [translations.gettext(m) if isinstance(m, str) else m.text(locale, translations) for m in self.messages]
+        return format_names(words, locale, style=self.style)
 
 
 def gigabytes(size: int | Decimal | Fraction, places: int) -> Quantity:

@@ -893,13 +893,18 @@ def _preparation_by_moment(values: Mapping[str, object], shape: ModelShape, sett
 
 
 def _fits_with(
-    values: Mapping[str, object], prepared: bool = False, comfortable: bool = False, **change: object
+    values: Mapping[str, object],
+    prepared: bool = False,
+    comfortable: bool = False,
+    samples: bool = True,
+    **change: object,
 ) -> bool:
     """Whether a micro-batch of one would fit with ``change`` (a ZeRO stage, GPUs, a recipe, a precision, a method),
     buffers and buckets counted as :func:`compute` counts them, and a QLoRA base as loaded or ``prepared`` by peft:
     what a way out must show (technical reviews, rounds 22 and 23: more GPUs were offered where the frozen base,
     which ZeRO-1 and 2 do not shard, did not fit; QLoRA where it still needed twice the card). ``comfortable``: with
-    room beyond the estimate's measured error, as a fit that is not tight has."""
+    room beyond the estimate's measured error, as a fit that is not tight has; not ``samples``: the fixed part alone.
+    """
     sharded = _changed(values, change)
     try:
         free = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(sharded)
@@ -913,7 +918,8 @@ def _fits_with(
             # As most QLoRA recipes run it: the base prepared by peft.
             extra = _preparation_by_moment(sharded, shape, setting)
             beside = {m: beside.get(m, Fraction(0)) + extra[m] for m in MOMENTS}
-        return limit_of(with_buffers(step, beside), free)[1] >= 1
+        held = with_buffers(step, beside)
+        return limit_of(held, free)[1] >= 1 if samples else all(m.fixed_total <= free for m in held)
     except InputProblem:
         return False  # a setup the page refuses is no way out
 
@@ -936,6 +942,24 @@ def _smaller_buffers_make_room(
         <= free
         for m in one
     )
+
+
+def _chunks_make_room_on_a_card(
+    shape: ModelShape, candidates: tuple[Moment, ...], setting: Setting, beside: Fraction
+) -> bool:
+    """Whether one sample alone, its loss computed in chunks, would fit on the largest listed card beside ``beside``."""
+    whole = over_vocabulary(shape, setting)
+    return _on_a_listed_card(max(m.per_sample_total - whole.get(m.name, 0) for m in candidates), beside)
+
+
+def _sample_fits_a_card(values: Mapping[str, object], beside: Fraction, **change: object) -> bool:
+    """Whether one sample alone would fit on the largest listed card with ``change`` (full recomputation, fused
+    attention), beside ``beside``: what shrinking a sample that no card holds must show."""
+    try:
+        shape, setting = _modelled_setting(_changed(values, change))
+    except InputProblem:
+        return False
+    return _on_a_listed_card(largest_per_sample(moments(shape, setting)).per_sample_total, beside)
 
 
 def _chunks_make_room(shape: ModelShape, candidates: tuple[Moment, ...], setting: Setting, free: Fraction) -> bool:
@@ -1103,6 +1127,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 and all(m.fixed_total + m.per_sample_total <= free for m in one if m.name != "optimizer")
             )
             crowds = bool(own) and _smaller_buffers_make_room(values, shape, one, free)
+            # One sample alone more than any listed card holds: the ways for the fixed part are checked on it alone,
+            # and what shrinks a sample on a sample alone, each said apart (technical review, round 43: the fixed
+            # part's were refused for a sample no card holds, and the sample's offered unchecked).
+            huge = not _on_a_listed_card(most.per_sample_total, capacity - free)
             ways = ways_out(
                 values,
                 samples=False,
@@ -1110,15 +1138,21 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 fused=fused,
                 buffers=crowds,
                 buckets=bool(buckets) and all(m.fixed_total + m.per_sample_total <= free + buckets for m in one),
-                fits=lambda **change: _fits_with(values, **change),
-                larger_gpu=_on_a_listed_card(binding.fixed_total + most.per_sample_total, capacity - free),
+                fits=lambda **change: _fits_with(values, samples=not huge, **change),
+                larger_gpu=_on_a_listed_card(
+                    binding.fixed_total + (0 if huge else most.per_sample_total), capacity - free
+                ),
             )
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
-            # Unless the ways are one set of changes that shrinks a sample too (fit._together, an "and" list).
-            if ways.style == "or" and not _on_a_listed_card(most.per_sample_total, capacity - free):
-                # Only what shrinks a sample helps it: ways_out's for a sample larger than the GPU.
-                loss = most.name in ("forward", "loss")
-                sample_ways = ways_out(values, samples=True, fixed_helps=False, loss=loss, larger_gpu=False)
+            if huge:
+                sample_ways = ways_out(
+                    values,
+                    samples=True,
+                    fixed_helps=False,
+                    loss=_chunks_make_room_on_a_card(shape, one, setting, capacity - free),
+                    larger_gpu=False,
+                    fits=lambda **change: _sample_fits_a_card(values, capacity - free, **change),
+                )
                 # Rounded up, as the per-sample figure shows it (technical review, round 42: 503.56 beside 503.57).
                 sample = Quantity(rounded_up(most.per_sample_total / GB, 2), GIGABYTE, places=2)
                 largest = Phrase(
@@ -1188,7 +1222,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                     values,
                     samples=False,
                     fits=lambda **change: _count_fits_with(values, **change),
-                    larger_gpu=_on_a_listed_card(states + temporaries, capacity - step_free),
+                    # The whole step with the activations typed, not its fixed part alone (Italian review, round 43).
+                    larger_gpu=_on_a_listed_card(
+                        states + max(parts["activations"], temporaries) + buffers, overhead + buckets
+                    ),
                 )
                 words = {
                     "needed": needed,
