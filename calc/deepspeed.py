@@ -33,7 +33,7 @@ REDUCTION_SOURCES = (
     ),
     Citation(
         f"DeepSpeed: engine.py v{VERSION} (no_sync)",
-        f"https://github.com/deepspeedai/DeepSpeed/blob/v{VERSION}/deepspeed/runtime/engine.py#L2986-L2997",
+        f"https://github.com/deepspeedai/DeepSpeed/blob/v{VERSION}/deepspeed/runtime/engine.py#L2987-L2997",
     ),
 )
 BF16_OPTIMIZER_PARTITIONS = Citation(

@@ -162,7 +162,10 @@ SHORTEN = N_("shorten the sequences")
 # The same where the page checked a length: the one it found (technical and Italian reviews, round 43).
 SHORTEN_TO = N_("shorten the sequences to %(length)s\u00a0tokens")
 # Where one sample is what does not fit: the sequence split across GPUs, which the page does not model.
-SPLIT_SEQUENCE = N_("split each sequence across GPUs (context parallelism, such as DeepSpeed Ulysses)")
+SPLIT_SEQUENCE = N_(
+    "split each sequence across several GPUs (context parallelism, such as DeepSpeed Ulysses, which the page does not "
+    "model)"
+)
 # Where DistributedDataParallel's gradient buckets (calc.vram.ddp_buckets) are what leaves no room: without them.
 BUCKET_VIEW = N_(
     "create DistributedDataParallel with gradient_as_bucket_view=True (in Accelerate, through "
@@ -201,7 +204,7 @@ LARGER_GPU = N_("choose a GPU with more memory")
 # Where nothing the page tries, alone or together, makes room on the GPUs it may ask for.
 NOTHING_TRIED = N_(
     "change more at once than the page checks (an adapter, ZeRO-3 on up to as many GPUs as the target batch has "
-    "samples, full recomputation, fused attention and shorter sequences, alone or together)"
+    "samples, full recomputation, fused attention, and shorter sequences, alone or together)"
 )
 
 
@@ -318,11 +321,13 @@ def ways_out(
         # A higher stage on the form's GPUs; where it makes room only on more of them, the two together (technical
         # and Spanish reviews, round 41: a higher stage was offered that fitted only on more GPUs).
         higher = lowest(stage + 1, gpus)
+        more = stage > 0 and most > gpus and fits_once(zero_stage=stage, gpus=most)
         if higher is not None:
             ways.append(ZERO_3 if higher == 3 and stage < 2 else HIGHER_STAGE)
-        elif most > gpus and lowest(stage + 1, most) is not None:
+        elif not more and most > gpus and lowest(stage + 1, most) is not None:
+            # A higher stage and more GPUs, where more GPUs at this stage would not do (technical review, round 44).
             ways.append(ZERO_3_MORE_GPUS)
-        if stage > 0 and most > gpus and fits_once(zero_stage=stage, gpus=most):
+        if more:
             ways.append(MORE_GPUS)
     if not ways and (together := _together(values, fits_once, experts, adapters, most)):
         # Changes made together, before a larger card where one holds the step (Spanish review, round 43: only a

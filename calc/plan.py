@@ -91,7 +91,7 @@ class SampleExceedsBudget(InputProblem):
             "One sample alone needs %(needed)s, more than this budget. To raise the budget, choose a GPU with more "
             "memory, shard the model over more GPUs with ZeRO, or train an adapter (LoRA or QLoRA), then take the new "
             "budget from the per-GPU training memory calculator. To lower the memory per sample, turn on full "
-            "recomputation if it is off, choose fused attention, or shorten the sequences."
+            "recomputation if it is off, choose fused attention, compute the loss in chunks, or shorten the sequences."
         ) % {"needed": typed(self.needed, input.unit).text(locale, breakable=False)}  # 30.00 GB, as figures read
 
 

@@ -271,7 +271,7 @@ OVERHEAD = Amount(
     N_("Overhead per GPU"),
     N_(
         "Memory taken by something other than the model's tensors: the CUDA context, the libraries' workspaces, "
-        "NCCL's own buffers and the allocator's fragmentation. Leave out DistributedDataParallel's buckets and ZeRO's "
+        "NCCL's own buffers, and the allocator's fragmentation. Leave out DistributedDataParallel's buckets and ZeRO's "
         "buffers at DeepSpeed's defaults, which the page counts; add what it does not count for your setup: the "
         "second gradient bucket of overlap_comm under ZeRO-1 and ZeRO-2 (off by default), and anything the notes on "
         "DeepSpeed and FSDP below name. The default covers little more than the CUDA context: measure yours as the "
@@ -419,6 +419,14 @@ QLORA_EXPERTS = N_(
 # What QLoRA's base needs for ZeRO-3 or FSDP to shard it: peft's and bitsandbytes' guides set the storage to the
 # model's dtype, since both shard floating-point tensors only.
 QUANT_STORAGE = "bnb_4bit_quant_storage=torch.bfloat16"
+
+
+def quant_storage(precision: str) -> str:
+    """The storage setting for a base loaded in ``precision``: torch.float16 in fp16 (Italian review, round 44: the
+    note gave bf16 on cards without it)."""
+    return QUANT_STORAGE.replace("bfloat16", "float16") if precision == "fp16" else QUANT_STORAGE
+
+
 QLORA_SHARDED = N_(
     "%(note)s The total counts the 4-bit base as sharded across the GPUs, which ZeRO-3 does only when it is loaded "
     "with %(storage)s."
@@ -459,7 +467,7 @@ def _qlora_note(
         note = Phrase(QLORA_AS_LOADED, words)
     if sharded > 1:
         # ZeRO-3 and FSDP shard floating-point tensors only: the Limitations say why.
-        note = Phrase(QLORA_SHARDED, {"note": note, "storage": Names((QUANT_STORAGE,))})
+        note = Phrase(QLORA_SHARDED, {"note": note, "storage": Names((quant_storage(values["precision"]),))})
     since, until = Names((EXPERTS_AS_PARAMETERS_SINCE.text,)), Names((EXPERTS_AS_LINEAR_UNTIL,))
     experts = {"note": note, "since": since, "until": until}
     return (Phrase(QLORA_EXPERTS, experts) if shape_of(values).experts else note), prepared_total
@@ -617,7 +625,7 @@ def short_with_buffers(short: Phrase, buffers: Fraction) -> dict[str, Quantity |
 # Under ZeRO-3, after the note that sizes the buffers: the optimizer step holds fewer (buffers_by_moment).
 ZERO_3_AT_STEP = N_(
     "%(note)s By the optimizer step, ZeRO-3 has released the weights it gathered, and only the bucket, %(bucket)s, is "
-    "left: the verdicts count at each moment the buffers it holds."
+    "left: at each moment, the verdicts count the buffers held then."
 )
 
 
@@ -1065,8 +1073,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         if buffers:
             # The note sizes them as the deciding moments hold them: without ZeRO-3's gathered output layer, which
             # the total counts, where one of those moments does not hold it (Spanish review, round 21, D2).
-            head = all(holds_gathered_matrix(moment, setting) for moment in (step.moment, binding.name))
-            buffers_note = zero_buffers(values, head_counted=head)[0]
+            # As the total counts them at its peak (Spanish review, round 44: the note followed the limiting moment).
+            buffers_note = zero_buffers(values, head_counted=holds_gathered_matrix(step.moment, setting))[0]
             if int(values["zero_stage"]) == 3:
                 buffers_note = Phrase(ZERO_3_AT_STEP, {"note": buffers_note, "bucket": _bucket(values)})
             # What they add to the step's peak at the form's micro-batch, each moment with its own.
@@ -1074,6 +1082,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             held = moments(shape, replace(setting, accumulating=accumulates(values, micro_batch)))
             buffers = peak_of(with_buffers(held, by_moment), micro_batch).total - step.total
         own = binding.fixed.get("zero_buffers", Fraction(0))  # the buffers at the moment that limits
+        # A larger card is offered for QLoRA only where it holds the base as most recipes prepare it (Spanish review,
+        # round 44: the H200 was offered for Mixtral, which its prepared base would not fit).
+        prepared = _preparation_by_moment(values, shape, setting)[binding.name] if values["method"] == "qlora" else 0
         note = attention_note(values, shape)
         window = window_note(values, shape)
         if holds_gathered_matrix(step.moment, setting):
@@ -1106,7 +1117,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 buckets=bool(buckets) and all(m.fixed_total + m.per_sample_total <= free + buckets for m in one),
                 fits=lambda **change: _fits_with(values, **change),
                 loss=_chunks_make_room(shape, one, setting, free),
-                larger_gpu=_on_a_listed_card(binding.fixed_total + binding.per_sample_total, capacity - free),
+                larger_gpu=_on_a_listed_card(
+                    binding.fixed_total + binding.per_sample_total + prepared, capacity - free
+                ),
             )
             largest = Phrase(NOT_ONE, {"ways": ways})
         else:
@@ -1140,7 +1153,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 buckets=bool(buckets) and all(m.fixed_total + m.per_sample_total <= free + buckets for m in one),
                 fits=lambda **change: _fits_with(values, samples=not huge, **change),
                 larger_gpu=_on_a_listed_card(
-                    binding.fixed_total + (0 if huge else most.per_sample_total), capacity - free
+                    binding.fixed_total + prepared + (0 if huge else most.per_sample_total), capacity - free
                 ),
             )
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
@@ -1283,8 +1296,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     elif buffers and yours.message == SENTENCE[2]:
         yours = Phrase(SHORT_WITH_BUFFERS, short_with_buffers(yours, buffers))
     carried_budget = Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None
-    qlora_note, prepared = _qlora_note(values, total, capacity, gathered) or (None, total)
-    if total <= capacity < prepared:
+    # With ZeRO's buffers beside the total, as the verdicts count them (Italian review, round 44: two T4s under ZeRO-3
+    # held QLoRA's prepared base by the total alone).
+    qlora_note, prepared = _qlora_note(values, total, capacity - buffers, gathered) or (None, total)
+    if total + buffers <= capacity < prepared + buffers:
         yours = Phrase(FITS_ONLY_AS_LOADED, {"verdict": yours})
 
     def cell(gpu: gpus.GPU, memory: Quantity, card: Fraction) -> Phrase:
@@ -1298,7 +1313,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             verdict = Phrase(BUFFERS_BEYOND_SPARE_CELL, {**verdict.quantities, "buffers": gigabytes(buffers, 2)})
         elif buffers and verdict.message == CELL[1]:
             verdict = Phrase(TIGHT_FOR_BUFFERS_CELL, {"verdict": verdict, "buffers": gigabytes(buffers, 2)})
-        if total <= card < prepared:
+        if total + buffers <= card < prepared + buffers:
             verdict = Phrase(FITS_ONLY_AS_LOADED_CELL, {"verdict": verdict})
         return without_bf16(verdict, values, gpu, NO_BF16_CELL)
 
