@@ -226,12 +226,12 @@ def ways_out(
     ``experts`` (:data:`ADAPT_EXPERTS`); in full fine-tuning, a leaner recipe where there is one; first, where the
     ``fused`` AdamW would drop the temporaries of the moment that does not fit, or where ZeRO's ``buffers`` or DDP's
     ``buckets`` are what leave no room, smaller ones or none; where one sample alone is more than the GPU holds, the
-    sequence split across GPUs; where the ``loss`` is the moment that limits, computing it in chunks; a larger GPU
-    only where one holds the step (``larger_gpu``), unless nothing else is left to offer. With one GPU
-    ZeRO shares nothing; with several, a higher stage shares more, and each GPU's share of what is shared shrinks
-    with their number. Each way that changes the form is offered only where ``fits`` (the form's values it changes)
-    says the step would then fit: a recipe or a method on these GPUs, a ZeRO stage on them or on as many as the form
-    takes.
+    sequence split across GPUs; where the ``loss`` in chunks would make room, computing it so; a larger GPU only
+    where one holds the step (``larger_gpu``). With one GPU ZeRO shares nothing; with several, a higher stage shares
+    more, and each GPU's share of what is shared shrinks with their number. Each way that changes the form is offered
+    only where ``fits`` (the form's values it changes) says the step would then fit: a recipe or a method on these
+    GPUs, a ZeRO stage on them or on up to :func:`most_gpus`. Where none does, the fewest changes that do together
+    (:func:`_together`), or, where none do either, :data:`NOTHING_TRIED`.
 
     >>> values = {"recomputation": "full", "attention": "flash", "sequence_length": 1, "method": "lora",
     ...     "optimizer": "adamw-mixed", "zero_stage": "1", "gpus": 8, "target_batch": 64}
@@ -329,7 +329,7 @@ def ways_out(
             ways.append(ZERO_3_MORE_GPUS)
         if more:
             ways.append(MORE_GPUS)
-    if not ways and (together := _together(values, fits_once, experts, adapters, most)):
+    if not ways and (together := _together(values, fits_once, adapters, most)):
         # Changes made together, before a larger card where one holds the step (Spanish review, round 43: only a
         # larger card was offered where a set of changes fitted the reader's own).
         together = Phrases(together)
@@ -350,17 +350,17 @@ QLORA_UNPREPARED = N_("train QLoRA without peft's prepare_model_for_kbit_trainin
 
 
 def _together(
-    values: Mapping[str, object], fits: Callable[..., bool], experts: bool, adapters: list[str], most: int
-) -> tuple[str, ...]:
-    """Where no one change makes room, the first set of changes that does (Spanish
-    review, round 40: a full fine-tuning of 8B parameters on one 24 GB card was offered only a larger GPU, which none
-    listed is): what shrinks the fixed part (an adapter, ZeRO-3 on these GPUs or on up to ``most``, or both), with
-    what shrinks a sample (full recomputation, fused attention, both, or sequences of a half or a quarter the
-    length), fewest first; one that fits with room to spare before one that fits tightly (Italian review, round 42:
-    LoRA was offered with 0.07 GB to spare where QLoRA left 10 GB)."""
+    values: Mapping[str, object], fits: Callable[..., bool], adapters: list[str], most: int
+) -> tuple[str | Phrase, ...]:
+    """Where no one change makes room, the first set of changes that does (Spanish review, round 40: a full
+    fine-tuning of 8B parameters on one 24 GB card was offered only a larger GPU, which none listed is): what shrinks
+    the fixed part (an adapter, ZeRO-3 on these GPUs or on up to ``most``, or both), with what shrinks a sample (full
+    recomputation, fused attention, both, or sequences of a half or a quarter the length), fewest first; one that
+    fits with room to spare before one that fits tightly (Italian review, round 42: LoRA was offered with 0.07 GB to
+    spare where QLoRA left 10 GB)."""
     switches = {RECOMPUTE: {"recomputation": "full"}, FUSE: {"attention": "flash"}}
     off = [(way, change) for way, change in switches.items() if any(values[k] != v for k, v in change.items())]
-    samples: list[tuple[tuple[str, ...], dict]] = [((), {})] + [((way,), change) for way, change in off]
+    samples: list[tuple[tuple[str | Phrase, ...], dict]] = [((), {})] + [((way,), change) for way, change in off]
     if len(off) == 2:
         samples.append(((off[0][0], off[1][0]), {**off[0][1], **off[1][1]}))
     length = int(values["sequence_length"])
@@ -391,15 +391,12 @@ def _together(
     ]
 
     # Each single change was asked already: the pairs, then the threes; an adapter before sharding over many GPUs.
-    def cost(candidate: tuple[tuple[str, ...], dict]) -> tuple[int, bool]:
+    def cost(candidate: tuple[tuple[str | Phrase, ...], dict]) -> tuple[int, bool]:
         return len(candidate[0]), "zero_stage" in candidate[1]
 
     ordered = [candidate for candidate in sorted(candidates, key=cost) if len(candidate[0]) > 1]
-    for roomy in (True, False):
-        for words, change in ordered:
-            if fits(**change, comfortable=roomy) if roomy else fits(**change):
-                return words
-    return ()
+    roomy = next((words for words, change in ordered if fits(**change, comfortable=True)), ())
+    return roomy or next((words for words, change in ordered if fits(**change)), ())
 
 
 def accumulates(values: Mapping[str, object], micro_batch: int) -> bool:
