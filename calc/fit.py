@@ -177,13 +177,14 @@ CHUNKED_LOSS = N_("compute the loss in chunks (the Trainer's use_liger_kernel=Tr
 # In full fine-tuning, where another recipe keeps fewer bytes per parameter and that makes room: the weights, gradients
 # and optimizer state shrink with it.
 LEANER_RECIPE = N_("choose a training recipe that keeps less per parameter")
-ADAPT = {"full": N_("train LoRA or QLoRA"), "lora": N_("train QLoRA")}
+ADAPT = {"full": N_("train an adapter (LoRA or QLoRA)"), "lora": N_("train QLoRA")}
 # An adapter over a base kept in fp32: the base in 16 bits halves its weights.
 BF16_BASE = N_("load the base model in bf16 (a 16-bit recipe at precision bf16)")
 # In a mixture of experts QLoRA quantizes the attention projections only (calc.formulas.parameters.quantized_weights):
 # the experts, most of the weights, stay in 16 bits, so it saves little over LoRA.
 ADAPT_EXPERTS = {"full": N_("train LoRA")}
-SEVERAL_GPUS = N_("train on several GPUs with ZeRO")
+# A stage below ZeRO-3 that makes room on several GPUs, named (Spanish review, round 45).
+SEVERAL_GPUS_FROM = N_("train on several GPUs with %(stage)s or a higher stage")
 MOST_GPUS = int(GPUS.maximum)  # as many as the form takes: what sharding leaves once it shares all it can
 
 
@@ -199,7 +200,7 @@ SEVERAL_GPUS_ZERO_3 = N_("train on several GPUs with ZeRO-3")
 HIGHER_STAGE = N_("choose a higher ZeRO stage")
 ZERO_3 = N_("choose ZeRO-3")
 MORE_GPUS = N_("use more GPUs")
-ZERO_3_MORE_GPUS = N_("choose ZeRO-3 and use more GPUs")
+ZERO_3_MORE_GPUS = N_("use more GPUs under ZeRO-3")
 LARGER_GPU = N_("choose a GPU with more memory")
 # Where nothing the page tries, alone or together, makes room on the GPUs it may ask for.
 NOTHING_TRIED = N_(
@@ -219,6 +220,7 @@ def ways_out(
     fits: Callable[..., bool] = lambda **change: True,
     loss: bool = False,
     larger_gpu: bool = True,
+    split: bool = True,
 ) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
@@ -226,19 +228,20 @@ def ways_out(
     ``experts`` (:data:`ADAPT_EXPERTS`); in full fine-tuning, a leaner recipe where there is one; first, where the
     ``fused`` AdamW would drop the temporaries of the moment that does not fit, or where ZeRO's ``buffers`` or DDP's
     ``buckets`` are what leave no room, smaller ones or none; where one sample alone is more than the GPU holds, the
-    sequence split across GPUs; where the ``loss`` in chunks would make room, computing it so; a larger GPU only
-    where one holds the step (``larger_gpu``). With one GPU ZeRO shares nothing; with several, a higher stage shares
-    more, and each GPU's share of what is shared shrinks with their number. Each way that changes the form is offered
-    only where ``fits`` (the form's values it changes) says the step would then fit: a recipe or a method on these
-    GPUs, a ZeRO stage on them or on up to :func:`most_gpus`. Where none does, the fewest changes that do together
-    (:func:`_together`), or, where none do either, :data:`NOTHING_TRIED`.
+    sequence split across GPUs, where a sample shared by as many as the target batch allows could fit (``split``, the
+    best case of a split the page does not model); where the ``loss`` in chunks would make room, computing it so; a
+    larger GPU only where one holds the step (``larger_gpu``). With one GPU ZeRO shares nothing; with several, a
+    higher stage shares more, and each GPU's share of what is shared shrinks with their number. Each way that changes
+    the form is offered only where ``fits`` (the form's values it changes) says the step would then fit: a recipe or
+    a method on these GPUs, a ZeRO stage on them or on up to :func:`most_gpus`. Where none does, the fewest changes
+    that do together (:func:`_together`), or, where none do either, :data:`NOTHING_TRIED`.
 
     >>> values = {"recomputation": "full", "attention": "flash", "sequence_length": 1, "method": "lora",
     ...     "optimizer": "adamw-mixed", "zero_stage": "1", "gpus": 8, "target_batch": 64}
     >>> def fits(zero_stage="1", gpus=8, **rest):
     ...     return zero_stage == 3 and gpus > 8
     >>> ways_out(values, samples=False, fits=fits).messages
-    ('choose ZeRO-3 and use more GPUs', 'choose a GPU with more memory')
+    ('use more GPUs under ZeRO-3', 'choose a GPU with more memory')
     >>> ways_out(values, samples=False, fits=lambda zero_stage="1", **rest: zero_stage == 3).messages
     ('choose ZeRO-3', 'choose a GPU with more memory')
     """
@@ -269,8 +272,12 @@ def ways_out(
         if loss:
             ways.append(CHUNKED_LOSS)
         if int(values["sequence_length"]) > 1:
-            ways.append(SHORTEN)
-        if not fixed_helps:
+            # The first of half, a quarter, ... of the length that fits, named (technical review, round 45).
+            length = int(values["sequence_length"])
+            shorter = (length // 2**k for k in range(1, 7) if length // 2**k >= 1)
+            fitting = next((each for each in shorter if fits_once(sequence_length=each)), None)
+            ways.append(Phrase(SHORTEN_TO, {"length": Quantity(Decimal(fitting))}) if fitting else SHORTEN)
+        if not fixed_helps and split:
             ways.append(SPLIT_SEQUENCE)
     if not fixed_helps:
         return Phrases((*ways, LARGER_GPU) if larger_gpu or not ways else tuple(ways), style="or")
@@ -316,7 +323,8 @@ def ways_out(
         # On one GPU no stage shares anything: a stage on several, as many as it takes.
         several = lowest(max(stage, 1), most) if most > 1 else None
         if several is not None:
-            ways.append(SEVERAL_GPUS_ZERO_3 if several == 3 else SEVERAL_GPUS)
+            named = Phrase(SEVERAL_GPUS_FROM, {"stage": Names((f"ZeRO-{several}",))})
+            ways.append(SEVERAL_GPUS_ZERO_3 if several == 3 else named)
     else:
         # A higher stage on the form's GPUs; where it makes room only on more of them, the two together (technical
         # and Spanish reviews, round 41: a higher stage was offered that fitted only on more GPUs).
@@ -333,7 +341,10 @@ def ways_out(
         # Changes made together, before a larger card where one holds the step (Spanish review, round 43: only a
         # larger card was offered where a set of changes fitted the reader's own).
         together = Phrases(together)
-        return Phrases((together, LARGER_GPU), style="or") if larger_gpu else together
+        if larger_gpu:
+            # Grouped, so that the "and" of the set does not run into the "or" (technical review, round 45).
+            return Phrases((Phrase(OR_ELSE, {"together": together, "other": Phrase(LARGER_GPU, {})}),))
+        return together
     if larger_gpu:
         ways.append(LARGER_GPU)
     elif not ways:
@@ -347,17 +358,21 @@ def ways_out(
 TRAIN = {"lora": ADAPT_EXPERTS["full"], "qlora": ADAPT["lora"]}
 # QLoRA where its base fits as loaded but not as peft's prepare_model_for_kbit_training leaves it (calc.vram).
 QLORA_UNPREPARED = N_("train QLoRA without peft's prepare_model_for_kbit_training")
+# QLoRA in a set of changes, checked as most recipes run it, and said so (technical review, round 45).
+QLORA_PREPARED = N_("train QLoRA with peft's prepare_model_for_kbit_training")
+# A set of changes, then another way: grouped.
+OR_ELSE = N_("%(together)s, or else %(other)s")
 
 
 def _together(
     values: Mapping[str, object], fits: Callable[..., bool], adapters: list[str], most: int
 ) -> tuple[str | Phrase, ...]:
-    """Where no one change makes room, the first set of changes that does (Spanish review, round 40: a full
-    fine-tuning of 8B parameters on one 24 GB card was offered only a larger GPU, which none listed is): what shrinks
-    the fixed part (an adapter, ZeRO-3 on these GPUs or on up to ``most``, or both), with what shrinks a sample (full
-    recomputation, fused attention, both, or sequences of a half or a quarter the length), fewest first; one that
-    fits with room to spare before one that fits tightly (Italian review, round 42: LoRA was offered with 0.07 GB to
-    spare where QLoRA left 10 GB)."""
+    """Where no one change makes room, the first set of changes that does (Spanish review, round 40: a full fine-tuning
+    of 8B parameters on one 24 GB card was offered only a larger GPU, which none listed is): what shrinks the fixed
+    part (an adapter, ZeRO-3 on these GPUs or on up to ``most``, or both), with what shrinks a sample (full
+    recomputation, fused attention, both, or sequences of a half, a quarter or an eighth the length), fewest first;
+    one that fits with room to spare before one that fits tightly (Italian review, round 42: LoRA was offered with
+    0.07 GB to spare where QLoRA left 10 GB)."""
     switches = {RECOMPUTE: {"recomputation": "full"}, FUSE: {"attention": "flash"}}
     off = [(way, change) for way, change in switches.items() if any(values[k] != v for k, v in change.items())]
     samples: list[tuple[tuple[str | Phrase, ...], dict]] = [((), {})] + [((way,), change) for way, change in off]
@@ -366,7 +381,7 @@ def _together(
     length = int(values["sequence_length"])
     samples += [
         ((Phrase(SHORTEN_TO, {"length": Quantity(Decimal(length // part))}),), {"sequence_length": length // part})
-        for part in (2, 4)
+        for part in (2, 4, 8)
         if length // part >= 1
     ]
     stage, gpus = int(values["zero_stage"]), int(values["gpus"])
@@ -379,7 +394,10 @@ def _together(
     sixteen = {"optimizer": "adamw-mixed", "precision": "bf16"}
     # QLoRA as most recipes run it, its base prepared by peft.
     methods: list[tuple[tuple[str, ...], dict]] = [((), {})] + [
-        ((TRAIN[method],), {**change, "prepared": True} if method == "qlora" else change)
+        (
+            (QLORA_PREPARED if method == "qlora" else TRAIN[method],),
+            {**change, "prepared": True} if method == "qlora" else change,
+        )
         for method in adapters
         for change in ({"method": method}, {"method": method, **sixteen})
     ]

@@ -31,6 +31,7 @@ from calc.fit import (
     accumulates,
     carried,
     coverage,
+    most_gpus,
     places_of,
     shortfall,
     ways_out,
@@ -514,12 +515,11 @@ def smaller_up_to(default: int, share: Fraction = Fraction(1)) -> int:
 # ZeRO-1 and 2 alike: both run stage_1_and_2.py, whose setup_buckets allocates the second bucket under overlap_comm at
 # either stage (Italian review, round 29: ZeRO-1's note had left it out).
 ZERO_1_2_BUFFERS = N_(
-    "The total leaves out ZeRO's buffers, which the verdicts add on top of it. With DeepSpeed's "
-    "defaults, the gradients are reduced in buckets of reduce_bucket_size elements: %(bucket)s. With overlap_comm, "
-    "which is off by default below ZeRO-3, DeepSpeed %(version)s allocates a second bucket of the same size "
-    "(setup_buckets): %(double)s in all. Some older guides give %(guides)s times the bucket size instead. The "
-    "verdicts count only the first; if you turn overlap_comm on, add the second to the overhead. To make room, lower "
-    "reduce_bucket_size."
+    "The total leaves out ZeRO's buffers, which the verdicts add on top of it. With DeepSpeed's defaults, the "
+    "gradients are reduced in buckets of reduce_bucket_size elements: %(bucket)s. With overlap_comm, which is off by "
+    "default below ZeRO-3, DeepSpeed %(version)s allocates a second bucket of the same size (setup_buckets): "
+    "%(double)s in all. Some older guides give %(guides)s times the bucket size instead. The verdicts count only the "
+    "first; if you turn overlap_comm on, add the second to the overhead. If you need room, lower reduce_bucket_size."
 )
 # Weights fetched ahead count within stage3_max_live_parameters: DeepSpeed 0.19.5 prefetches only while the gathered
 # weights stay below it (zero/partitioned_param_coordinator.py, fetch_sub_module: max_params_to_prefetch is the smaller
@@ -532,7 +532,7 @@ ZERO_3_BUFFERS = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. With DeepSpeed's defaults they come "
     "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(live)s of gathered weights "
     "(stage3_max_live_parameters; less where the whole model is smaller, more where one module is larger, since "
-    "ZeRO-3 gathers a module whole). %(ahead)s To make room, lower these settings; do not add the buffers to the "
+    "ZeRO-3 gathers a module whole). %(ahead)s If you need room, lower these settings; do not add the buffers to the "
     "overhead as well."
 )
 # Where one module (a layer's experts) is larger than what stage3_max_live_parameters allows, ZeRO-3 gathers it whole:
@@ -541,33 +541,33 @@ ZERO_3_BUFFERS_MODULE = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. With DeepSpeed's defaults they come "
     "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(live)s of gathered weights: "
     "stage3_max_live_parameters allows %(allowed)s, but ZeRO-3 gathers a module whole, and the largest here, one "
-    "layer's experts, takes %(live)s. To make room, lower reduce_bucket_size, since a smaller "
+    "layer's experts, takes %(live)s. If you need room, lower reduce_bucket_size, since a smaller "
     "stage3_max_live_parameters would not split the experts; do not add the buffers to the overhead as well."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD_MODULE = N_(
-    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. It does count the whole matrix of "
-    "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
-    "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(rest)s of other gathered weights. "
+    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. It does count the whole matrix of the "
+    "output layer (%(head)s), which ZeRO-3 gathers to compute the logits. With DeepSpeed's defaults the buffers come "
+    "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(rest)s of other gathered weights. "
     "stage3_max_live_parameters allows %(allowed)s, but ZeRO-3 gathers a module whole, and the largest here, one "
-    "layer's experts, takes %(live)s. The output layer, counted in the total, takes %(counted)s of that, which "
-    "leaves %(rest)s. To make room, lower reduce_bucket_size, since a smaller stage3_max_live_parameters would not "
-    "split the experts; do not add the buffers to the overhead as well."
+    "layer's experts, takes %(live)s. The output layer, counted in the total, takes %(counted)s of that, which leaves "
+    "%(rest)s. If you need room, lower reduce_bucket_size, since a smaller stage3_max_live_parameters would not split "
+    "the experts; do not add the buffers to the overhead as well."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
-    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. It does count the whole matrix of "
-    "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
-    "%(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(rest)s of other gathered weights. "
-    "ZeRO-3 keeps up to %(live)s of gathered weights alive at once (stage3_max_live_parameters), less where the "
-    "whole model is smaller and more where one module is larger. The output layer, counted in the total, takes "
-    "%(counted)s of that, which leaves %(rest)s. %(ahead)s To make room, lower these settings; do not add the buffers "
-    "to the overhead as well."
+    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. It does count the whole matrix of the "
+    "output layer (%(head)s), which ZeRO-3 gathers to compute the logits. With DeepSpeed's defaults the buffers come "
+    "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(rest)s of other gathered weights. "
+    "ZeRO-3 keeps up to %(live)s of gathered weights alive at once (stage3_max_live_parameters), less where the whole "
+    "model is smaller and more where one module is larger. The output layer, counted in the total, takes %(counted)s "
+    "of that, which leaves %(rest)s. %(ahead)s If you need room, lower these settings; do not add the buffers to the "
+    "overhead as well."
 )
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
-    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. It does count the whole matrix of "
-    "the output layer (%(head)s), which ZeRO-3 gathers for the loss. With DeepSpeed's defaults the buffers come to "
-    "%(total)s, a gradient bucket (reduce_bucket_size). No other gathered weights are added, not even weights "
+    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. It does count the whole matrix of the "
+    "output layer (%(head)s), which ZeRO-3 gathers to compute the logits. With DeepSpeed's defaults the buffers come "
+    "to %(total)s, a gradient bucket (reduce_bucket_size). No other gathered weights are added, not even weights "
     "fetched ahead: the output layer alone already reaches or exceeds the %(live)s that stage3_max_live_parameters "
-    "allows, and DeepSpeed fetches ahead only below it. To make room, lower reduce_bucket_size; do not add the "
+    "allows, and DeepSpeed fetches ahead only below it. If you need room, lower reduce_bucket_size; do not add the "
     "buffers to the overhead as well."
 )
 
@@ -1117,6 +1117,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 buckets=bool(buckets) and all(m.fixed_total + m.per_sample_total <= free + buckets for m in one),
                 fits=lambda **change: _fits_with(values, **change),
                 loss=_chunks_make_room(shape, one, setting, free),
+                # At best a split shares a sample's activations evenly (Spanish review, round 45: offered where even
+                # that would not fit).
+                split=binding.per_sample_total / most_gpus(values) <= left,
                 larger_gpu=_on_a_listed_card(
                     binding.fixed_total + binding.per_sample_total + prepared, capacity - free
                 ),
@@ -1165,6 +1168,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                     loss=_chunks_make_room_on_a_card(shape, one, setting, capacity - free),
                     larger_gpu=False,
                     fits=lambda **change: _sample_fits_a_card(values, capacity - free, **change),
+                    split=_on_a_listed_card(most.per_sample_total / most_gpus(values), capacity - free),
                 )
                 # Rounded up, as the per-sample figure shows it (technical review, round 42: 503.56 beside 503.57).
                 sample = Quantity(rounded_up(most.per_sample_total / GB, 2), GIGABYTE, places=2)

@@ -30,13 +30,16 @@ from calc.fit import (
     MORE_GPUS,
     NO_BF16_CELL,
     NO_BF16_SENTENCE,
+    OR_ELSE,
+    QLORA_PREPARED,
     QLORA_UNPREPARED,
     RECOMPUTE,
     RECOMPUTE_AND_FUSE,
     SENTENCE,
-    SEVERAL_GPUS,
+    SEVERAL_GPUS_FROM,
     SEVERAL_GPUS_ZERO_3,
     SHORTEN,
+    SHORTEN_TO,
     SHORTFALL,
     SMALLER_BUFFERS,
     SPLIT_SEQUENCE,
@@ -45,6 +48,7 @@ from calc.fit import (
     ZERO_3_MORE_GPUS,
     Need,
     shortfall,
+    ways_out,
 )
 from calc.formatting import format_names, rounded
 from calc.formulas.activations import FAMILIES
@@ -68,7 +72,7 @@ from calc.i18n import load_translations
 from calc.inputs import address_number
 from calc.model_inputs import shape_of
 from calc.models import PRESETS
-from calc.outputs import Phrase, Phrases, Quantity, gigabytes
+from calc.outputs import Names, Phrase, Phrases, Quantity, gigabytes
 from calc.plan import SampleExceedsBudget
 from calc.problems import InputProblem
 from calc.step_inputs import EXPERT_TARGETS, Refused, step_setting
@@ -305,6 +309,11 @@ def test_a_preset_fills_its_count_as_a_reader_would_type_it():
         # An address the page wrote before, with the exact count, opens the preset too, not the count mode.
         exact = Decimal(base_parameters(shape)).scaleb(-9)
         assert settle({**values, "parameters": exact}, None).get("model", repo) == repo
+
+
+def _named(ways):
+    """The ways' message ids, a length-named "shorten the sequences" as the plain one."""
+    return tuple(SHORTEN if isinstance(m, Phrase) and m.message == SHORTEN_TO else m for m in ways.messages)
 
 
 def _sized(note):
@@ -891,7 +900,8 @@ def rounded_up(size: Fraction) -> Decimal:
             "h200",
             {"model": "Qwen/Qwen3-30B-A3B", "method": "full"},
             NOT_EMPTY,
-            (ADAPT_EXPERTS["full"], SEVERAL_GPUS),
+            # The lowest stage that makes room, named (Spanish review, round 45).
+            (ADAPT_EXPERTS["full"], Phrase(SEVERAL_GPUS_FROM, {"stage": Names(("ZeRO-1",))})),
         ),
         # The leanest recipe already chosen: no other is offered, and LoRA on one 4090 would not fit either.
         (
@@ -970,9 +980,16 @@ def rounded_up(size: Fraction) -> Decimal:
     ],
 )
 def test_where_not_one_sample_fits_the_page_offers_only_what_is_not_chosen_and_can_help(gpu, changes, sentence, ways):
-    largest = CALCULATOR.results(_on(gpu, **changes))["largest_micro_batch"]
+    values = _on(gpu, **changes)
+    largest = CALCULATOR.results(values)["largest_micro_batch"]
     assert largest.message == sentence
-    assert largest.quantities["ways"] == Phrases(ways, style="or")
+    offered = largest.quantities["ways"]
+    # Shorter sequences name the length that fits (technical review, round 45): one sample fits at it.
+    for way in offered.messages:
+        if isinstance(way, Phrase) and way.message == SHORTEN_TO:
+            length = way.quantities["length"].value
+            assert CALCULATOR.results({**values, "sequence_length": length})["largest_micro_batch"].value >= 1
+    assert _named(offered) == ways
 
 
 @pytest.mark.parametrize(
@@ -982,7 +999,7 @@ def test_where_not_one_sample_fits_the_page_offers_only_what_is_not_chosen_and_c
         # one change makes room and no listed card holds the step, so the fewest changes that do, an adapter first
         # (Spanish review, round 40, D3); QLoRA, which leaves room to spare, before LoRA, which fits only tightly
         # (Italian review, round 42).
-        ("rtx-4090", {"method": "full", "recomputation": "none", "attention": "eager"}, (TRAIN["qlora"], RECOMPUTE)),
+        ("rtx-4090", {"method": "full", "recomputation": "none", "attention": "eager"}, (QLORA_PREPARED, RECOMPUTE)),
         # On a T4, QLoRA's prepared base leaves no room either: ZeRO-3 on as many GPUs as the target batch allows.
         ("t4", {"method": "full", "recomputation": "none", "attention": "eager"}, (SEVERAL_GPUS_ZERO_3, RECOMPUTE)),
     ],
@@ -993,8 +1010,8 @@ def test_where_no_one_change_makes_room_the_page_offers_the_fewest_that_do(gpu, 
     assert largest.quantities["ways"] == Phrases(ways, style="standard")
     # Each set makes room: a micro-batch of one fits with all of it.
     change = {"recomputation": "full"}
-    for method in ("lora", "qlora"):
-        if TRAIN[method] in ways:
+    for method, words in (("lora", TRAIN["lora"]), ("qlora", QLORA_PREPARED)):
+        if words in ways:
             change["method"] = method
     if SEVERAL_GPUS_ZERO_3 in ways:
         change |= {"zero_stage": "3", "gpus": Decimal(64)}  # the target batch
@@ -1014,11 +1031,28 @@ def test_zero_3_s_buffers_are_counted_at_each_moment_as_large_as_they_are_then()
     bucket = _sized(CALCULATOR.results(values)["zero_buffers"]).quantities["bucket"]
     assert by_moment["optimizer"] == Fraction(bucket.value) * GB < by_moment["first layer's MLP"]
     longer = CALCULATOR.results(values)["largest_micro_batch"]
-    assert longer.message == NOT_ONE and SHORTEN in longer.quantities["ways"].messages
+    assert longer.message == NOT_ONE and SHORTEN in _named(longer.quantities["ways"])
     shorter = CALCULATOR.results({**values, "sequence_length": Decimal(2048)})
     assert shorter["largest_micro_batch"].value >= 1
     # The note says so, after sizing the buffers.
     assert CALCULATOR.results(values)["zero_buffers"].message == ZERO_3_AT_STEP
+
+
+def test_a_set_of_changes_and_a_larger_card_are_grouped_apart():
+    """A set of changes made together, offered beside a larger card, reads as one option, not as "A and B or C"
+    (technical review, round 45)."""
+    values = {**DEFAULTS, "method": "full", "recomputation": "none", "attention": "eager", "gpus": 1}
+
+    def fits(method="full", recomputation="none", **rest):
+        return method == "lora" and recomputation == "full"
+
+    ways = ways_out(values, samples=False, fits=fits, larger_gpu=True)
+    (grouped,) = ways.messages
+    assert grouped.message == OR_ELSE
+    assert grouped.quantities["together"] == Phrases((TRAIN["lora"], RECOMPUTE))
+    assert grouped.text(EN, NullTranslations()) == (
+        "train LoRA and turn on full recomputation, or else choose a GPU with more memory"
+    )
 
 
 def test_where_one_sample_is_more_than_any_card_the_fixed_part_and_the_sample_are_each_made_room_for():
@@ -1030,8 +1064,7 @@ def test_where_one_sample_is_more_than_any_card_the_fixed_part_and_the_sample_ar
     largest = CALCULATOR.results(values)["largest_micro_batch"]
     assert largest.message == NOT_EMPTY_NOR_ONE
     assert largest.quantities["ways"] == Phrases((SEVERAL_GPUS_ZERO_3,), style="or")
-    sample_ways = largest.quantities["sample_ways"].messages
-    assert sample_ways == (RECOMPUTE, FUSE, SHORTEN, SPLIT_SEQUENCE)
+    assert _named(largest.quantities["sample_ways"]) == (RECOMPUTE, FUSE, SHORTEN, SPLIT_SEQUENCE)
     # Each way for the sample alone brings it within the largest listed card.
     h200 = gpu_memory(GPUS_BY_ID["h200"]) - Decimal(1)  # less the overhead
     for change in ({"recomputation": "full"}, {"attention": "flash"}):
@@ -1814,7 +1847,7 @@ def test_a_sample_larger_than_any_listed_card_is_told_what_shrinks_it():
     largest = CALCULATOR.results(values)["largest_micro_batch"]
     assert largest.message == NOT_EMPTY_NOR_ONE
     assert largest.quantities["sample"].value > max(gpu_memory(gpu) for gpu in GPUS)
-    assert SHORTEN in largest.quantities["sample_ways"].messages
+    assert SHORTEN in _named(largest.quantities["sample_ways"])
     assert LARGER_GPU not in largest.quantities["sample_ways"].messages
 
 
