@@ -184,7 +184,7 @@ BF16_BASE = N_("load the base model in bf16 (a 16-bit recipe at precision bf16)"
 # the experts, most of the weights, stay in 16 bits, so it saves little over LoRA.
 ADAPT_EXPERTS = {"full": N_("train LoRA")}
 # A stage below ZeRO-3 that makes room on several GPUs, named (Spanish review, round 45).
-SEVERAL_GPUS_FROM = N_("train on several GPUs with %(stage)s or a higher stage")
+SEVERAL_GPUS_FROM = N_("train on several GPUs with at least %(stage)s")
 MOST_GPUS = int(GPUS.maximum)  # as many as the form takes: what sharding leaves once it shares all it can
 
 
@@ -272,10 +272,7 @@ def ways_out(
         if loss:
             ways.append(CHUNKED_LOSS)
         if int(values["sequence_length"]) > 1:
-            # The first of half, a quarter, ... of the length that fits, named (technical review, round 45).
-            length = int(values["sequence_length"])
-            shorter = (length // 2**k for k in range(1, 7) if length // 2**k >= 1)
-            fitting = next((each for each in shorter if fits_once(sequence_length=each)), None)
+            fitting = longest_length(int(values["sequence_length"]), lambda length: fits_once(sequence_length=length))
             ways.append(Phrase(SHORTEN_TO, {"length": Quantity(Decimal(fitting))}) if fitting else SHORTEN)
         if not fixed_helps and split:
             ways.append(SPLIT_SEQUENCE)
@@ -415,6 +412,27 @@ def _together(
     ordered = [candidate for candidate in sorted(candidates, key=cost) if len(candidate[0]) > 1]
     roomy = next((words for words, change in ordered if fits(**change, comfortable=True)), ())
     return roomy or next((words for words, change in ordered if fits(**change)), ())
+
+
+def longest_length(length: int, fits: Callable[[int], bool], step: int = 128) -> int | None:
+    """The longest sequence, below ``length``, that ``fits``: a half, a quarter, ... of it, the first that does, then
+    the longest multiple of ``step`` between that and the one before (technical review, round 45: the length was not
+    named; Italian review, round 46: a half where three quarters fit). None where not even a 64th of it fits.
+
+    >>> longest_length(4096, lambda length: length <= 3000)
+    2944
+    >>> longest_length(4096, lambda length: length <= 100), longest_length(4096, lambda length: False)
+    (64, None)
+    """
+    halves = [length // 2**k for k in range(1, 7) if length // 2**k >= 1]
+    found = next((index for index, each in enumerate(halves) if fits(each)), None)
+    if found is None:
+        return None
+    low, high = halves[found] // step, (halves[found - 1] if found else length) // step
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if fits(middle * step) else (low, middle)
+    return max(halves[found], low * step)
 
 
 def accumulates(values: Mapping[str, object], micro_batch: int) -> bool:

@@ -595,6 +595,10 @@ SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements did not cover %(unmeasur
 # whatever the recipe (stage_1_and_2.py single_partition_of_fp32_groups, stage3.py fp32_partitioned_groups_flat;
 # base_optimizer.py _configure_master_weights makes bf16 ones only on request, with offloading), so its mixed twin
 # counts a DeepSpeed run.
+VERDICT_WITHOUT_MASTER = N_(
+    "%(verdict)s That is for this recipe as counted; DeepSpeed's ZeRO would add an fp32 master copy, as the note "
+    "below says: for DeepSpeed, choose “%(twin)s”."
+)
 ZERO_WITHOUT_MASTER = N_(
     "%(note)s DeepSpeed's ZeRO keeps an fp32 master copy of each GPU's share of the weights by default, which this "
     "recipe does not count: for DeepSpeed, choose “%(twin)s”."
@@ -1116,7 +1120,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 buffers=bool(own) and crowds,
                 buckets=bool(buckets) and all(m.fixed_total + m.per_sample_total <= free + buckets for m in one),
                 fits=lambda **change: _fits_with(values, **change),
-                loss=_chunks_make_room(shape, one, setting, free),
+                # Not under ZeRO-3, whose gathered output layer a fused linear cross entropy reads without gathering
+                # in some versions (technical review, round 46: huggingface/trl#3368); the page does not check them.
+                loss=int(values["zero_stage"]) < 3 and _chunks_make_room(shape, one, setting, free),
                 # At best a split shares a sample's activations evenly (Spanish review, round 45: offered where even
                 # that would not fit).
                 split=binding.per_sample_total / most_gpus(values) <= left,
@@ -1165,7 +1171,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                     values,
                     samples=True,
                     fixed_helps=False,
-                    loss=_chunks_make_room_on_a_card(shape, one, setting, capacity - free),
+                    loss=int(values["zero_stage"]) < 3
+                    and _chunks_make_room_on_a_card(shape, one, setting, capacity - free),
                     larger_gpu=False,
                     fits=lambda **change: _sample_fits_a_card(values, capacity - free, **change),
                     split=_on_a_listed_card(most.per_sample_total / most_gpus(values), capacity - free),
@@ -1263,9 +1270,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         allreduce = Quantity(ALLREDUCE_ELEMENTS, IN_WORDS)
         buffers_note = Phrase(DDP_BUCKETS, {"buckets": gigabytes(buckets, 2), "allreduce": allreduce})
     recipe = RECIPES[values["optimizer"]]
+    twin = None
     if buffers and (values["method"] == "full" or values["model"] == COUNT) and not recipe.master_copy:
         if (twin := zero_twin(values["optimizer"])) != values["optimizer"]:
-            buffers_note = Phrase(ZERO_WITHOUT_MASTER, {"note": buffers_note, "twin": Phrase(RECIPES[twin].label, {})})
+            twin = Phrase(RECIPES[twin].label, {})
+            buffers_note = Phrase(ZERO_WITHOUT_MASTER, {"note": buffers_note, "twin": twin})
+        else:
+            twin = None
     parts["overhead"] = overhead
     total = sum(parts.values())
     need = Need(total, error + buffers)  # once for every card's verdict
@@ -1305,6 +1316,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     qlora_note, prepared = _qlora_note(values, total, capacity - buffers, gathered) or (None, total)
     if total + buffers <= capacity < prepared + buffers:
         yours = Phrase(FITS_ONLY_AS_LOADED, {"verdict": yours})
+    if twin is not None:
+        # The verdict is the form's recipe's, which ZeRO does not run: said beside it, not only in the note (Spanish
+        # and Italian reviews, round 46).
+        yours = Phrase(VERDICT_WITHOUT_MASTER, {"verdict": yours, "twin": twin})
 
     def cell(gpu: gpus.GPU, memory: Quantity, card: Fraction) -> Phrase:
         """A card's verdict, qualified where your GPU's would be: a spare smaller than ZeRO's buffers or tight with
