@@ -89,7 +89,8 @@ def shortfall(estimate: Fraction) -> Fraction:
 MEASURED = {
     False: N_(
         "On the small dense models measured, the estimate was up to %(dense)s below the measured peak; the page "
-        "calls a fit tight when its spare would not cover an estimate %(shortfall)s below the true peak, to allow for "
+        "calls a fit tight when the memory to spare would not cover an estimate %(shortfall)s below the true peak, to "
+        "allow for "
         "the %(worst)s measured on mixtures of experts."
     ),
     True: N_("On the small mixtures of experts measured, the estimate was up to %(worst)s below the measured peak."),
@@ -202,6 +203,10 @@ ZERO_3 = N_("choose ZeRO-3")
 MORE_GPUS = N_("use more GPUs")
 ZERO_3_MORE_GPUS = N_("use more GPUs under ZeRO-3")
 LARGER_GPU = N_("choose a GPU with more memory")
+LOWER_TYPED = N_(
+    "lower the activation memory (full recomputation, fused attention, or shorter sequences), which the page cannot "
+    "check from a typed figure"
+)
 # Where nothing the page tries, alone or together, makes room on the GPUs it may ask for.
 NOTHING_TRIED = N_(
     "change more at once than the page checks (an adapter, ZeRO-3 on up to as many GPUs as the target batch has "
@@ -221,6 +226,7 @@ def ways_out(
     loss: bool = False,
     larger_gpu: bool = True,
     split: bool = True,
+    typed: bool = False,
 ) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
@@ -272,7 +278,10 @@ def ways_out(
         if loss:
             ways.append(CHUNKED_LOSS)
         if int(values["sequence_length"]) > 1:
-            fitting = longest_length(int(values["sequence_length"]), lambda length: fits_once(sequence_length=length))
+            # With room to spare where a length has it, lest the way out be tight (technical review, round 47).
+            length = int(values["sequence_length"])
+            fitting = longest_length(length, lambda each: fits_once(sequence_length=each, comfortable=True))
+            fitting = fitting or longest_length(length, lambda each: fits_once(sequence_length=each))
             ways.append(Phrase(SHORTEN_TO, {"length": Quantity(Decimal(fitting))}) if fitting else SHORTEN)
         if not fixed_helps and split:
             ways.append(SPLIT_SEQUENCE)
@@ -334,7 +343,7 @@ def ways_out(
             ways.append(ZERO_3_MORE_GPUS)
         if more:
             ways.append(MORE_GPUS)
-    if not ways and (together := _together(values, fits_once, adapters, most)):
+    if not ways and not typed and (together := _together(values, fits_once, adapters, most)):
         # Changes made together, before a larger card where one holds the step (Spanish review, round 43: only a
         # larger card was offered where a set of changes fitted the reader's own).
         together = Phrases(together)
@@ -346,8 +355,9 @@ def ways_out(
         ways.append(LARGER_GPU)
     elif not ways:
         # Nothing the page tries makes room, and no listed card holds the step (technical review, round 43: a larger
-        # card was offered that none listed is).
-        ways.append(NOTHING_TRIED)
+        # card was offered that none listed is); with the activations ``typed``, what would lower them, which the
+        # page cannot check from a typed figure (Spanish review, round 47).
+        ways.append(LOWER_TYPED if typed else NOTHING_TRIED)
     return Phrases(tuple(ways), style="or")
 
 
@@ -423,12 +433,15 @@ def longest_length(length: int, fits: Callable[[int], bool], step: int = 128) ->
     2944
     >>> longest_length(4096, lambda length: length <= 100), longest_length(4096, lambda length: False)
     (64, None)
+    >>> longest_length(3800, lambda length: length <= 3712)  # the multiple below a length that is not one
+    3712
     """
     halves = [length // 2**k for k in range(1, 7) if length // 2**k >= 1]
     found = next((index for index, each in enumerate(halves) if fits(each)), None)
     if found is None:
         return None
-    low, high = halves[found] // step, (halves[found - 1] if found else length) // step
+    # The length above is known not to fit: every multiple of ``step`` below it may.
+    low, high = halves[found] // step, -(-(halves[found - 1] if found else length) // step)
     while high - low > 1:
         middle = (low + high) // 2
         low, high = (middle, high) if fits(middle * step) else (low, middle)

@@ -777,6 +777,8 @@ def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Ph
 
 # Where not even one sample fits: the fixed part fits, or not even that.
 NOT_ONE = N_("Not even one sample fits: %(ways)s.")
+# The step with the activation memory typed, where its fixed part fits but the whole does not.
+TYPED_SHORT = N_("With the activation memory typed, the step does not fit. To make room, %(ways)s.")
 NOT_EMPTY = N_(
     "Even without samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
     "%(needed)s %(moment)s, %(counting)s. To make room, %(ways)s."
@@ -880,9 +882,10 @@ def _free_with(values: Mapping[str, object]) -> Fraction:
 
 
 def _count_fits_with(values: Mapping[str, object], comfortable: bool = False, **change: object) -> bool:
-    """:func:`_fits_with` for a parameter count, whose total is the model state and the larger of the activation
-    memory typed and the optimizer step's temporaries (:func:`_typed_parts`); a count trains every parameter, so no
-    adapter is a way out (Spanish review, round 40: a count whose state alone did not fit was offered none)."""
+    """:func:`_fits_with` with the activation memory typed (a parameter count's, or a model's): the total is the model
+    state and the larger of that memory and the optimizer step's temporaries (:func:`_typed_parts`); a count trains
+    every parameter, and a typed figure is the form's method's, so no adapter is a way out (Spanish review, round 40:
+    a count whose state alone did not fit was offered none)."""
     if "method" in change:
         return False
     sharded = _changed(values, change)
@@ -1238,28 +1241,31 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         if values["model"] == COUNT:
             largest, shown_per_sample = NEEDS_MODEL, None
             moment = _count_sum(values, temporaries)
+        else:
+            largest = LEAVE_BLANK if shape_of(values).model_type in FAMILIES else NOT_MODELLED
+            shown_per_sample = TYPED
+        # With the activation memory typed, a model's as a count's (Spanish and Italian reviews, round 47: a model's
+        # got no way out at all, a count's none where its fixed part fitted but the whole did not).
+        need = states + max(parts["activations"], temporaries) + buffers
+        if need > free + buffers:
+            ways = ways_out(
+                values,
+                samples=False,
+                fits=lambda **change: _count_fits_with(values, **change),
+                # The whole step with the activations typed, not its fixed part alone (Italian review, round 43).
+                larger_gpu=_on_a_listed_card(need, overhead + buckets),
+                typed=True,
+            )
             if states + temporaries > step_free:
-                # The state and the optimizer step alone are more than the GPU holds: what may make room, before
-                # any activation memory matters.
-                needed = gigabytes(states + temporaries + overhead + buckets + at_step, 2)
-                ways = ways_out(
-                    values,
-                    samples=False,
-                    fits=lambda **change: _count_fits_with(values, **change),
-                    # The whole step with the activations typed, not its fixed part alone (Italian review, round 43).
-                    larger_gpu=_on_a_listed_card(
-                        states + max(parts["activations"], temporaries) + buffers, overhead + buckets
-                    ),
-                )
+                # The state and the optimizer step alone are more than the GPU holds, whatever the activations.
                 words = {
-                    "needed": needed,
+                    "needed": gigabytes(states + temporaries + overhead + buckets + at_step, 2),
                     "moment": Phrase(MOMENT_WORDS["optimizer"], {}),
                     "counting": Phrase(COUNTING["buffers" if at_step else "buckets" if buckets else None], {}),
                 }
                 largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
-        else:
-            largest = LEAVE_BLANK if shape_of(values).model_type in FAMILIES else NOT_MODELLED
-            shown_per_sample = TYPED
+            else:
+                largest = Phrase(TYPED_SHORT, {"ways": ways})
     # One rule in every mode, so that the same margin gets the same verdict: a fit is tight within the step's
     # measured error, whether the peak is modelled, typed in part, or the ZeRO paper's sum, or within ZeRO's buffers
     # with DeepSpeed's defaults, which the total leaves out.
@@ -1290,7 +1296,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # What the margin covers, from the figures as shown (as the margin is), so that a reader's division gives it.
         shown_spare = Fraction(yours.quantities["spare"].value)
         shown_estimate = Fraction(gigabytes(estimate, 2).shown())
-        named = {"unmeasured": Phrases(left_out)}  # all of them, which every language lists with its "and"
+        # All of them, none of which they covered: listed with each language's "or" (technical review, round 47).
+        named = {"unmeasured": Phrases(left_out, style="or")}
         kind = None if values["model"] == COUNT else bool(shape_of(values).experts)
         if buffers and spare < buffers:
             yours = Phrase(BUFFERS_BEYOND_SPARE, {"spare": yours.quantities["spare"], "buffers": shown_buffers})

@@ -103,6 +103,7 @@ from calc.vram import (
     TIGHT_FOR_BUFFERS,
     TIGHT_FOR_BUFFERS_CELL,
     TYPED,
+    TYPED_SHORT,
     ZERO_1_2_BUFFERS,
     ZERO_3_AT_STEP,
     ZERO_3_BUFFERS,
@@ -1039,6 +1040,19 @@ def test_zero_3_s_buffers_are_counted_at_each_moment_as_large_as_they_are_then()
     assert CALCULATOR.results(values)["zero_buffers"].message == ZERO_3_AT_STEP
 
 
+def test_with_the_activation_memory_typed_a_step_that_does_not_fit_is_offered_ways_out():
+    """A model with its activation memory typed, whose fixed part alone does not fit, and a count whose fixed part
+    fits but not the whole: each is offered what makes room, checked on the typed figure (Spanish and Italian reviews,
+    round 47: the first was told only to leave the field blank, the second nothing)."""
+    typed = CALCULATOR.results(_on("rtx-4090", method="full", activation_memory=Decimal(5)))["largest_micro_batch"]
+    assert typed.message == NOT_EMPTY and typed.quantities["ways"].messages
+    count = {**COUNTED, "parameters": Decimal(13), "zero_stage": "1", "activation_memory": Decimal(20)}
+    count = {**count, "gpu": "a100-80gb", "gpu_memory": gpu_memory(GPUS_BY_ID["a100-80gb"])}
+    short = CALCULATOR.results(count)["largest_micro_batch"]
+    assert short.message == TYPED_SHORT and HIGHER_STAGE in short.quantities["ways"].messages
+    assert CALCULATOR.results({**count, "zero_stage": "2"})["your_gpu"].message != SENTENCE[2]
+
+
 def test_a_set_of_changes_and_a_larger_card_are_grouped_apart():
     """A set of changes made together, offered beside a larger card, reads as one option, not as "A and B or C"
     (technical review, round 45)."""
@@ -1134,8 +1148,8 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
         "By this estimate, the run fits on your GPU, with 0.57\u00a0GB to spare. That is a tight fit: the run fits "
         "only if this estimate is at most 2.30% below the step's true peak (both without the overhead). On the "
         "small dense models measured, the estimate was up to 1.00% below the measured peak; the page calls a fit "
-        "tight when its spare would not cover an estimate 4.5% below the true peak, to allow for the 4.41% measured "
-        "on mixtures of experts. Those measurements did not cover accumulation over several micro-batches."
+        "tight when the memory to spare would not cover an estimate 4.5% below the true peak, to allow for the 4.41% "
+        "measured on mixtures of experts. Those measurements did not cover accumulation over several micro-batches."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
