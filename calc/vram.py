@@ -382,10 +382,10 @@ COUNT_SUM = N_(
     "the optimizer step's temporaries, which come after the activations are freed. Those temporaries take "
     "%(bytes)s\u00a0bytes per trained parameter with this recipe, %(size)s per GPU here."
 )
-# Under ZeRO-3 a sub-group holds up to one parameter's share more than its size, and a count has no largest parameter.
+# Under ZeRO-3 a sub-group holds up to one weight tensor's share more than its size, and a count has no largest one.
 COUNT_SUB_GROUP = N_(
-    "%(note)s Under ZeRO-3, they are those of one sub-group, which can exceed the figure shown by up to one "
-    "parameter's share, which a parameter count alone cannot size."
+    "%(note)s Under ZeRO-3, they are those of one sub-group, which can exceed the figure shown by up to one weight "
+    "tensor's share, which a parameter count alone cannot size."
 )
 # QLoRA's base as the step counts it, and what peft's preparation, which most recipes call, adds to it: the total
 # then fits your GPU, or not.
