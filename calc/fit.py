@@ -204,9 +204,10 @@ MORE_GPUS = N_("use more GPUs")
 ZERO_3_MORE_GPUS = N_("use more GPUs under ZeRO-3")
 LARGER_GPU = N_("choose a GPU with more memory")
 LOWER_TYPED = N_(
-    "lower the activation memory (full recomputation, fused attention, or shorter sequences), which the page cannot "
-    "check from a typed figure"
+    "lower the activation memory you typed (through full recomputation, fused attention, or shorter sequences; the "
+    "page cannot check it)"
 )
+FEWER_PARAMETERS = N_("train fewer parameters, or shard them over more GPUs than the target batch has samples")
 # Where nothing the page tries, alone or together, makes room on the GPUs it may ask for.
 NOTHING_TRIED = N_(
     "change more at once than the page checks (an adapter, ZeRO-3 on up to as many GPUs as the target batch has "
@@ -226,7 +227,7 @@ def ways_out(
     loss: bool = False,
     larger_gpu: bool = True,
     split: bool = True,
-    typed: bool = False,
+    typed: str = "",
 ) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
@@ -343,6 +344,10 @@ def ways_out(
             ways.append(ZERO_3_MORE_GPUS)
         if more:
             ways.append(MORE_GPUS)
+    if "activations" in typed:
+        # The typed figure is what does not fit: what would lower it, which the page cannot check (technical review,
+        # round 48: a 38 GB figure was offered only a larger card).
+        ways.append(LOWER_TYPED)
     if not ways and not typed and (together := _together(values, fits_once, adapters, most)):
         # Changes made together, before a larger card where one holds the step (Spanish review, round 43: only a
         # larger card was offered where a set of changes fitted the reader's own).
@@ -351,13 +356,17 @@ def ways_out(
             # Grouped, so that the "and" of the set does not run into the "or" (technical review, round 45).
             return Phrases((Phrase(OR_ELSE, {"together": together, "other": Phrase(LARGER_GPU, {})}),))
         return together
+    if typed == "state activations" and ways == [LOWER_TYPED]:
+        # Both too large: each must shrink.
+        return Phrases((LOWER_TYPED, FEWER_PARAMETERS))
     if larger_gpu:
         ways.append(LARGER_GPU)
     elif not ways:
         # Nothing the page tries makes room, and no listed card holds the step (technical review, round 43: a larger
-        # card was offered that none listed is); with the activations ``typed``, what would lower them, which the
-        # page cannot check from a typed figure (Spanish review, round 47).
-        ways.append(LOWER_TYPED if typed else NOTHING_TRIED)
+        # card was offered that none listed is); with the activations typed, where the model state itself is too
+        # large, fewer parameters or more GPUs (technical review, round 48: lower activations were offered for an
+        # optimizer step, which holds none).
+        ways.append(FEWER_PARAMETERS if typed else NOTHING_TRIED)
     return Phrases(tuple(ways), style="or")
 
 

@@ -929,7 +929,8 @@ def _fits_with(
         # One sample's step, with the earlier micro-batches' gradients where it reaches the target only by accumulating.
         step = moments(shape, replace(setting, accumulating=accumulates(sharded, 1)))
         beside = buffers_by_moment(sharded, setting)
-        if prepared and sharded["method"] == "qlora":
+        # A QLoRA form's ways out as most recipes run it, its base prepared (Italian review, round 48).
+        if (prepared or values["method"] == "qlora") and sharded["method"] == "qlora":
             # As most QLoRA recipes run it: the base prepared by peft.
             extra = _preparation_by_moment(sharded, shape, setting)
             beside = {m: beside.get(m, Fraction(0)) + extra[m] for m in MOMENTS}
@@ -1247,6 +1248,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # With the activation memory typed, a model's as a count's (Spanish and Italian reviews, round 47: a model's
         # got no way out at all, a count's none where its fixed part fitted but the whole did not).
         need = states + max(parts["activations"], temporaries) + buffers
+        typed_bytes = Fraction(values["activation_memory"]) * GB
         if need > free + buffers:
             ways = ways_out(
                 values,
@@ -1254,7 +1256,16 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 fits=lambda **change: _count_fits_with(values, **change),
                 # The whole step with the activations typed, not its fixed part alone (Italian review, round 43).
                 larger_gpu=_on_a_listed_card(need, overhead + buckets),
-                typed=True,
+                # What does not fit: the state and the optimizer step, the typed activations, or both.
+                typed=" ".join(
+                    name
+                    for name, short in (
+                        ("state", states + temporaries > step_free),
+                        # The typed figure alone is more than the GPU holds, or it is what does not fit.
+                        ("activations", states + temporaries <= step_free or typed_bytes > free),
+                    )
+                    if short
+                ),
             )
             if states + temporaries > step_free:
                 # The state and the optimizer step alone are more than the GPU holds, whatever the activations.

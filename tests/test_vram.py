@@ -1053,6 +1053,20 @@ def test_with_the_activation_memory_typed_a_step_that_does_not_fit_is_offered_wa
     assert CALCULATOR.results({**count, "zero_stage": "2"})["your_gpu"].message != SENTENCE[2]
 
 
+def test_a_qlora_form_s_ways_out_hold_with_peft_s_preparation():
+    """Llama-3.1-70B in QLoRA on a T4: the set of changes offered makes room for the base as peft prepares it, not only
+    as loaded (Italian review, round 48: on 8 GPUs the verdict then said the prepared base did not fit)."""
+    values = _on("t4", model="meta-llama/Llama-3.1-70B", method="qlora", precision="fp16")
+    (grouped,) = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
+    together = grouped.quantities["together"].messages
+    assert SEVERAL_GPUS_ZERO_3 in together
+    (shorter,) = [way for way in together if isinstance(way, Phrase)]
+    change = {"zero_stage": "3", "gpus": Decimal(64), "sequence_length": shorter.quantities["length"].value}
+    results = CALCULATOR.results({**values, **change})
+    assert results["largest_micro_batch"].value >= 1
+    assert results["your_gpu"].message != FITS_ONLY_AS_LOADED
+
+
 def test_a_set_of_changes_and_a_larger_card_are_grouped_apart():
     """A set of changes made together, offered beside a larger card, reads as one option, not as "A and B or C"
     (technical review, round 45)."""
