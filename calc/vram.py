@@ -1249,7 +1249,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # got no way out at all, a count's none where its fixed part fitted but the whole did not).
         need = states + max(parts["activations"], temporaries) + buffers
         typed_bytes = Fraction(values["activation_memory"]) * GB
-        if need > free + buffers:
+        if need > step_free + at_step:  # the GPU less the overhead and DDP's buckets
             ways = ways_out(
                 values,
                 samples=False,

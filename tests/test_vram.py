@@ -1051,6 +1051,11 @@ def test_with_the_activation_memory_typed_a_step_that_does_not_fit_is_offered_wa
     short = CALCULATOR.results(count)["largest_micro_batch"]
     assert short.message == TYPED_SHORT and HIGHER_STAGE in short.quantities["ways"].messages
     assert CALCULATOR.results({**count, "zero_stage": "2"})["your_gpu"].message != SENTENCE[2]
+    # A count that fits, its ZeRO-3 buffers smaller at the optimizer step than at the activations' moment, is not told
+    # to make room.
+    fits = {**COUNTED, "zero_stage": "3", "activation_memory": Decimal(2)}
+    assert CALCULATOR.results(fits)["your_gpu"].message == SENTENCE[0]
+    assert CALCULATOR.results(fits)["largest_micro_batch"] == NEEDS_MODEL
 
 
 def test_a_qlora_form_s_ways_out_hold_with_peft_s_preparation():
