@@ -411,8 +411,7 @@ QLORA_EXPERTS = N_(
     "In a mixture of experts, only the attention projections are loaded in NF4. The experts stay in 16 bits: "
     "since transformers %(since)s, it keeps them as plain three-dimensional parameters, and its bitsandbytes "
     "integration quantizes only nn.Linear modules (up to transformers %(until)s, each expert was made of nn.Linear "
-    "layers, "
-    "quantized with the rest). "
+    "layers, quantized with the rest). "
     "Axolotl's quantize_moe_experts: true quantizes the experts to NF4 as well; the page does not model that option, "
     "with which the experts take about a quarter of what is counted here. %(note)s"
 )
@@ -576,16 +575,14 @@ ZERO_3_BUFFERS_WITHIN_HEAD = N_(
 # estimate's error alone, the buffers coming on top.
 BUFFERS_BEYOND_SPARE = N_(
     "By this estimate, your GPU holds the total, with %(spare)s to spare, but not ZeRO's buffers. The total leaves "
-    "them out, and with DeepSpeed's default settings they add %(buffers)s to the step's peak. Lower those "
-    "settings as the note below "
-    "says, or the step will not fit."
+    "them out, and with DeepSpeed's default settings they add %(buffers)s to the step's peak. Lower those settings "
+    "as the note below says, or the step will not fit."
 )
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
     "default settings, ZeRO's buffers add %(buffers)s to the step's peak, and the total leaves them out. With the "
-    "buffers "
-    "counted, the run fits only if this estimate is at most %(covered)s below the step's true peak (both without "
-    "the overhead). %(measured)s"
+    "buffers counted, the run fits only if this estimate is at most %(covered)s below the step's true peak (both "
+    "without the overhead). %(measured)s"
 )
 # A tight fit where the measurements (validation/steps.json, tools/measure_steps.py: single steps on one CPU, stage 0)
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
@@ -814,15 +811,20 @@ def _modelled_setting(values: Mapping[str, object]) -> tuple[ModelShape, Setting
 
 
 def _modelled_step(
-    values: Mapping[str, object], free: Fraction, shape: ModelShape, setting: Setting
+    values: Mapping[str, object],
+    free: Fraction,
+    shape: ModelShape,
+    setting: Setting,
+    by_moment: Mapping[str, Fraction] | None = None,
 ) -> tuple[Peak, Fraction, Moment, int, Moment, bool]:
     """The step's peak at the form's micro-batch and the gradients of earlier micro-batches it holds; the moment that
-    limits the micro-batch within ``free`` bytes, ZeRO's buffers at each moment among its fixed parts
-    (:func:`with_buffers`), and the largest micro-batch that fits; the moment with the largest per-sample part;
-    whether that limit holds for any plan, with or without accumulation (the largest micro-batch accumulates, or
-    accumulating holds nothing more, as under ZeRO-3). The page with a model and no activation memory typed, its
-    ``shape`` and ``setting`` as :func:`_modelled_setting` reads them."""
-    by_moment = buffers_by_moment(values, setting)
+    limits the micro-batch within ``free`` bytes, ZeRO's buffers at each moment (``by_moment``, where the caller has
+    them) among its fixed parts (:func:`with_buffers`), and the largest micro-batch that fits; the moment with the
+    largest per-sample part; whether that limit holds for any plan, with or without accumulation (the largest
+    micro-batch accumulates, or accumulating holds nothing more, as under ZeRO-3). The page with a model and no
+    activation memory typed, its ``shape`` and ``setting`` as :func:`_modelled_setting` reads them."""
+    if by_moment is None:
+        by_moment = buffers_by_moment(values, setting)
 
     def step_moments(accumulating: bool) -> tuple[Moment, ...]:
         return moments(shape, replace(setting, accumulating=accumulating))
@@ -875,10 +877,11 @@ def _changed(values: Mapping[str, object], change: Mapping[str, object]) -> dict
     return sharded
 
 
-def _free_with(values: Mapping[str, object]) -> Fraction:
-    """What the GPU has for the step once the overhead, DDP's buckets and ZeRO's buffers are counted."""
-    free = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(values)
-    return free - (zero_buffers(values, head_counted=False) or (None, Fraction(0)))[1]
+def _typed_buffers(values: Mapping[str, object]) -> tuple[Fraction, Fraction]:
+    """ZeRO's buffers where the activation memory is typed: beside the activations, and at the optimizer step, where
+    ZeRO-3 holds only its bucket (buffers_by_moment; technical review, round 42: the two modes disagreed)."""
+    buffers = (zero_buffers(values, head_counted=False) or (None, Fraction(0)))[1]
+    return buffers, Fraction(_bucket(values).value) * GB if int(values["zero_stage"]) == 3 else buffers
 
 
 def _count_fits_with(values: Mapping[str, object], comfortable: bool = False, **change: object) -> bool:
@@ -891,11 +894,9 @@ def _count_fits_with(values: Mapping[str, object], comfortable: bool = False, **
     sharded = _changed(values, change)
     parts, temporaries = _typed_parts(sharded)
     states = sum(parts.values()) - parts["activations"]
-    free = _free_with(sharded)
-    buffers = (zero_buffers(sharded, head_counted=False) or (None, Fraction(0)))[1]
-    # Under ZeRO-3 the optimizer step holds only the bucket (buffers_by_moment).
-    at_step = Fraction(_bucket(sharded).value) * GB if int(sharded["zero_stage"]) == 3 else buffers
-    return states + parts["activations"] <= free and states + temporaries <= free + buffers - at_step
+    room = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(sharded)
+    buffers, at_step = _typed_buffers(sharded)
+    return states + parts["activations"] + buffers <= room and states + temporaries + at_step <= room
 
 
 def _preparation_by_moment(values: Mapping[str, object], shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
@@ -929,9 +930,9 @@ def _fits_with(
         # One sample's step, with the earlier micro-batches' gradients where it reaches the target only by accumulating.
         step = moments(shape, replace(setting, accumulating=accumulates(sharded, 1)))
         beside = buffers_by_moment(sharded, setting)
-        # A QLoRA form's ways out as most recipes run it, its base prepared (Italian review, round 48).
+        # QLoRA as most recipes run it, its base prepared by peft: asked for, or the form's own (Italian review,
+        # round 48).
         if (prepared or values["method"] == "qlora") and sharded["method"] == "qlora":
-            # As most QLoRA recipes run it: the base prepared by peft.
             extra = _preparation_by_moment(sharded, shape, setting)
             beside = {m: beside.get(m, Fraction(0)) + extra[m] for m in MOMENTS}
         held = with_buffers(step, beside)
@@ -1076,12 +1077,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # ZeRO's buffers are among each moment's fixed parts (with_buffers), as large as they are at that moment.
         free = capacity - overhead - buckets
         by_moment = buffers_by_moment(values, setting)
-        step, earlier, binding, count, most, any_plan = _modelled_step(values, free, shape, setting)
+        step, earlier, binding, count, most, any_plan = _modelled_step(values, free, shape, setting, by_moment)
         one = with_buffers(moments(shape, replace(setting, accumulating=accumulates(values, 1))), by_moment)
         if buffers:
-            # The note sizes them as the deciding moments hold them: without ZeRO-3's gathered output layer, which
-            # the total counts, where one of those moments does not hold it (Spanish review, round 21, D2).
-            # As the total counts them at its peak (Spanish review, round 44: the note followed the limiting moment).
+            # The note sizes them as the total's peak holds them: less ZeRO-3's gathered output layer, which the
+            # total counts, where the peak holds it (Spanish reviews, round 21, D2, and round 44).
             buffers_note = zero_buffers(values, head_counted=holds_gathered_matrix(step.moment, setting))[0]
             if int(values["zero_stage"]) == 3:
                 buffers_note = Phrase(ZERO_3_AT_STEP, {"note": buffers_note, "bucket": _bucket(values)})
@@ -1221,9 +1221,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         parts, temporaries = _typed_parts(values)
         labels = TYPED_LABELS
         states = sum(parts.values()) - parts["activations"]
-        # Under ZeRO-3 the optimizer step holds only the bucket of ZeRO's buffers, as with a model (buffers_by_moment;
-        # technical review, round 42: the two modes disagreed).
-        at_step = Fraction(_bucket(values).value) * GB if int(values["zero_stage"]) == 3 else buffers
+        at_step = _typed_buffers(values)[1]
         step_free = free + buffers - at_step
         if buffers:
             with_activations = states + parts["activations"] + buffers
