@@ -281,9 +281,9 @@ def ways_out(
         if int(values["sequence_length"]) > 1:
             # With room to spare where a length has it, lest the way out be tight (technical review, round 47).
             length = int(values["sequence_length"])
-            fitting = longest_length(length, lambda each: fits_once(sequence_length=each, comfortable=True))
-            fitting = fitting or longest_length(length, lambda each: fits_once(sequence_length=each))
-            ways.append(Phrase(SHORTEN_TO, {"length": Quantity(Decimal(fitting))}) if fitting else SHORTEN)
+            shorter = longest_length(length, lambda each: fits_once(sequence_length=each, comfortable=True))
+            shorter = shorter or longest_length(length, lambda each: fits_once(sequence_length=each))
+            ways.append(Phrase(SHORTEN_TO, {"length": Quantity(Decimal(shorter))}) if shorter else SHORTEN)
         if not fixed_helps and split:
             ways.append(SPLIT_SEQUENCE)
     if not fixed_helps:

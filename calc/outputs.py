@@ -152,13 +152,13 @@ def written(
 class Phrases:
     """Message ids, each translated, joined as the language joins a list ("or" with ``style="or"``): a sentence's
     options, built from those that apply rather than written out for each combination. An option may be a phrase
-    with figures of its own, or a list of changes made together.
+    with figures of its own, or a list of its own (changes made together).
 
     >>> Phrases(("shorten the sequences", "train QLoRA"), style="or").text(Locale.parse("en"), NullTranslations())
     'shorten the sequences or train QLoRA'
-    >>> both = Phrases(("train QLoRA", "shorten the sequences"))
-    >>> Phrases((both, "use more GPUs"), style="or").text(Locale.parse("en"), NullTranslations())
-    'train QLoRA and shorten the sequences or use more GPUs'
+    >>> shorter = Phrase("shorten the sequences to %(length)s tokens", {"length": Quantity(Decimal(2048))})
+    >>> Phrases((shorter, "train QLoRA"), style="or").text(Locale.parse("en"), NullTranslations())
+    'shorten the sequences to 2,048 tokens or train QLoRA'
     """
 
     messages: tuple[str | Phrase | Phrases, ...]
