@@ -88,10 +88,9 @@ def shortfall(estimate: Fraction) -> Fraction:
 # for a parameter count, either (technical review, round 40: a dense model's verdict quoted the mixtures' error).
 MEASURED = {
     False: N_(
-        "On the small dense models measured, the estimate was up to %(dense)s below the measured peak; the page "
-        "calls a fit tight when the memory to spare would not cover an estimate %(shortfall)s below the true peak, to "
-        "allow for "
-        "the %(worst)s measured on mixtures of experts."
+        "On the small dense models measured, the estimate was up to %(dense)s below the measured peak. The page calls "
+        "a fit tight when the memory to spare would not cover a shortfall of %(shortfall)s of the true peak, a bound "
+        "set to include the %(worst)s measured on mixtures of experts."
     ),
     True: N_("On the small mixtures of experts measured, the estimate was up to %(worst)s below the measured peak."),
     None: N_(
@@ -160,8 +159,12 @@ SMALLER_BUFFERS = N_("lower ZeRO's buffer settings")
 FUSE = N_("choose fused attention")
 RECOMPUTE_AND_FUSE = N_("turn on full recomputation and choose fused attention")
 SHORTEN = N_("shorten the sequences")
-# The same where the page checked a length: the one it found (technical and Italian reviews, round 43).
+# The same where the page checked a length: the one it found (technical and Italian reviews, round 43); alone, the
+# longest with room to spare, or where none has, the longest that fits, said so (technical review, round 48: the
+# length read as the longest that fits, where longer ones fitted tightly).
 SHORTEN_TO = N_("shorten the sequences to %(length)s\u00a0tokens")
+SHORTEN_TO_SPARE = N_("shorten the sequences to %(length)s\u00a0tokens (with room to spare)")
+SHORTEN_TO_TIGHT = N_("shorten the sequences to %(length)s\u00a0tokens (a tight fit)")
 # Where one sample is what does not fit: the sequence split across GPUs, which the page does not model.
 SPLIT_SEQUENCE = N_(
     "split each sequence across several GPUs (context parallelism, such as DeepSpeed Ulysses, which the page does not "
@@ -184,8 +187,9 @@ BF16_BASE = N_("load the base model in bf16 (a 16-bit recipe at precision bf16)"
 # In a mixture of experts QLoRA quantizes the attention projections only (calc.formulas.parameters.quantized_weights):
 # the experts, most of the weights, stay in 16 bits, so it saves little over LoRA.
 ADAPT_EXPERTS = {"full": N_("train LoRA")}
-# A stage below ZeRO-3 that makes room on several GPUs, named (Spanish review, round 45).
-SEVERAL_GPUS_FROM = N_("train on several GPUs with at least %(stage)s")
+# The stages that make room on several GPUs, named where one below ZeRO-3 does (Spanish review, round 45), each of
+# them rather than "at least" the lowest, which held only up to the GPUs checked (Spanish review, round 48).
+SEVERAL_GPUS_FROM = N_("train on several GPUs with %(stages)s")
 MOST_GPUS = int(GPUS.maximum)  # as many as the form takes: what sharding leaves once it shares all it can
 
 
@@ -196,6 +200,34 @@ def most_gpus(values: Mapping[str, object]) -> int:
     return max(int(values["gpus"]), min(MOST_GPUS, int(values["target_batch"])))
 
 
+# What QLoRA's base needs for ZeRO-3 or FSDP to shard it: peft's and bitsandbytes' guides set the storage to the
+# model's dtype, since both shard floating-point tensors only.
+QUANT_STORAGE = "bnb_4bit_quant_storage=torch.bfloat16"
+
+
+def quant_storage(precision: str) -> str:
+    """The storage setting for a base loaded in ``precision``: torch.float16 in fp16 (Italian review, round 44: the
+    note gave bf16 on cards without it)."""
+    return QUANT_STORAGE.replace("bfloat16", "float16") if precision == "fp16" else QUANT_STORAGE
+
+
+# A way to ZeRO-3 for QLoRA names that setting (technical review, round 48: offered without it, the base would stay
+# whole on every GPU).
+QLORA_ZERO_3 = N_(
+    "%(way)s (with %(storage)s in BitsAndBytesConfig, without which ZeRO-3 does not shard the 4-bit base)"
+)
+
+
+def for_qlora(way: str | Phrase, values: Mapping[str, object], **change: object) -> str | Phrase:
+    """``way``, which ``change`` makes, with the setting QLoRA needs where the run it leads to is QLoRA under ZeRO-3
+    on several GPUs."""
+    run = {**values, **change}
+    if run["method"] != "qlora" or int(run["zero_stage"]) < 3 or int(run["gpus"]) < 2:
+        return way
+    storage = Names((quant_storage(str(run["precision"])),))
+    return Phrase(QLORA_ZERO_3, {"way": way if isinstance(way, Phrase) else Phrase(way, {}), "storage": storage})
+
+
 # Where only ZeRO-3 can help, as with a frozen base, which only it shards.
 SEVERAL_GPUS_ZERO_3 = N_("train on several GPUs with ZeRO-3")
 HIGHER_STAGE = N_("choose a higher ZeRO stage")
@@ -204,8 +236,8 @@ MORE_GPUS = N_("use more GPUs")
 ZERO_3_MORE_GPUS = N_("use more GPUs under ZeRO-3")
 LARGER_GPU = N_("choose a GPU with more memory")
 LOWER_TYPED = N_(
-    "lower the activation memory you typed (through full recomputation, fused attention, or shorter sequences; the "
-    "page cannot check it)"
+    "lower the activation memory you typed (through a smaller micro-batch, full recomputation, fused attention, or "
+    "shorter sequences; the page cannot check it)"
 )
 FEWER_PARAMETERS = N_("train fewer parameters, or shard them over more GPUs than the target batch has samples")
 # Where nothing the page tries, alone or together, makes room on the GPUs it may ask for.
@@ -280,10 +312,11 @@ def ways_out(
             ways.append(CHUNKED_LOSS)
         if int(values["sequence_length"]) > 1:
             # With room to spare where a length has it, lest the way out be tight (technical review, round 47).
-            length = int(values["sequence_length"])
+            length, words = int(values["sequence_length"]), SHORTEN_TO_SPARE
             shorter = longest_length(length, lambda each: fits_once(sequence_length=each, comfortable=True))
-            shorter = shorter or longest_length(length, lambda each: fits_once(sequence_length=each))
-            ways.append(Phrase(SHORTEN_TO, {"length": Quantity(Decimal(shorter))}) if shorter else SHORTEN)
+            if not shorter:
+                shorter, words = longest_length(length, lambda each: fits_once(sequence_length=each)), SHORTEN_TO_TIGHT
+            ways.append(Phrase(words, {"length": Quantity(Decimal(shorter))}) if shorter else SHORTEN)
         if not fixed_helps and split:
             ways.append(SPLIT_SEQUENCE)
     if not fixed_helps:
@@ -310,7 +343,7 @@ def ways_out(
         if values["method"] == "full" and "lora" in fitting:
             ways.append(adapt["full"])
         else:
-            ways.append(TRAIN["qlora"] if prepared else QLORA_UNPREPARED)
+            ways.append(for_qlora(TRAIN["qlora"] if prepared else QLORA_UNPREPARED, values, method="qlora"))
 
     # The lowest stage from ``start`` that would make room on ``count`` GPUs. ZeRO-3 shards the most, so where it
     # makes none no lower stage does, and it is asked first: one step's model where nothing helps. Then downwards:
@@ -330,18 +363,20 @@ def ways_out(
         # On one GPU no stage shares anything: a stage on several, as many as it takes.
         several = lowest(max(stage, 1), most) if most > 1 else None
         if several is not None:
-            named = Phrase(SEVERAL_GPUS_FROM, {"stage": Names((f"ZeRO-{several}",))})
-            ways.append(SEVERAL_GPUS_ZERO_3 if several == 3 else named)
+            stages = Names(tuple(f"ZeRO-{each}" for each in range(several, 4)), style="or")
+            way = SEVERAL_GPUS_ZERO_3 if several == 3 else Phrase(SEVERAL_GPUS_FROM, {"stages": stages})
+            ways.append(for_qlora(way, values, zero_stage=3, gpus=most))
     else:
         # A higher stage on the form's GPUs; where it makes room only on more of them, the two together (technical
         # and Spanish reviews, round 41: a higher stage was offered that fitted only on more GPUs).
         higher = lowest(stage + 1, gpus)
         more = stage > 0 and most > gpus and fits_once(zero_stage=stage, gpus=most)
         if higher is not None:
-            ways.append(ZERO_3 if higher == 3 and stage < 2 else HIGHER_STAGE)
+            higher_words = ZERO_3 if higher == 3 and stage < 2 else HIGHER_STAGE
+            ways.append(for_qlora(higher_words, values, zero_stage=higher))
         elif not more and most > gpus and lowest(stage + 1, most) is not None:
             # A higher stage and more GPUs, where more GPUs at this stage would not do (technical review, round 44).
-            ways.append(ZERO_3_MORE_GPUS)
+            ways.append(for_qlora(ZERO_3_MORE_GPUS, values, zero_stage=3))
         if more:
             ways.append(MORE_GPUS)
     if "activations" in typed:
@@ -418,7 +453,10 @@ def _together(
         for change in ({"method": method}, {"method": method, **sixteen})
     ]
     candidates = [
-        ((*method[0], *shard[0], *sample[0]), {**method[1], **shard[1], **sample[1]})
+        (
+            (*_shared(method, shard, values), *sample[0]),
+            {**method[1], **shard[1], **sample[1]},
+        )
         for method in methods
         for shard in sharding
         for sample in samples
@@ -431,6 +469,15 @@ def _together(
     ordered = [candidate for candidate in sorted(candidates, key=cost) if len(candidate[0]) > 1]
     roomy = next((words for words, change in ordered if fits(**change, comfortable=True)), ())
     return roomy or next((words for words, change in ordered if fits(**change)), ())
+
+
+def _shared(method: tuple[tuple, dict], shard: tuple[tuple, dict], values: Mapping[str, object]) -> tuple:
+    """A set's change of method and of sharding, with QLoRA's setting for ZeRO-3 said once where the set leads to
+    both: beside QLoRA where the set chooses it, else beside the sharding."""
+    change = {**method[1], **shard[1]}
+    if method[0]:
+        return (*(for_qlora(way, values, **change) for way in method[0]), *shard[0])
+    return tuple(for_qlora(way, values, **change) for way in shard[0])
 
 
 def longest_length(length: int, fits: Callable[[int], bool], step: int = 128) -> int | None:

@@ -148,6 +148,13 @@ def written(
     return quantity.text(locale, translations)
 
 
+# A list after a negation ("did not cover A or B"): the last two joined, with and without items before them.
+# TRANSLATORS: the conjunction after a negation: Spanish "ni", Italian "né".
+NOR_TWO = N_("%(others)s or %(last)s")
+# TRANSLATORS: as above, after a comma-separated list of the other items.
+NOR_MORE = N_("%(others)s, or %(last)s")
+
+
 @dataclass(frozen=True)
 class Phrases:
     """Message ids, each translated, joined as the language joins a list ("or" with ``style="or"``): a sentence's
@@ -159,6 +166,8 @@ class Phrases:
     >>> shorter = Phrase("shorten the sequences to %(length)s tokens", {"length": Quantity(Decimal(2048))})
     >>> Phrases((shorter, "train QLoRA"), style="or").text(Locale.parse("en"), NullTranslations())
     'shorten the sequences to 2,048 tokens or train QLoRA'
+    >>> Phrases(("this recipe", "ZeRO's sharding", "QLoRA"), style="nor").text(Locale.parse("en"), NullTranslations())
+    "this recipe, ZeRO's sharding, or QLoRA"
     """
 
     messages: tuple[str | Phrase | Phrases, ...]
@@ -166,6 +175,14 @@ class Phrases:
 
     def text(self, locale: Locale, translations: NullTranslations) -> str:
         words = [translations.gettext(m) if isinstance(m, str) else m.text(locale, translations) for m in self.messages]
+        if self.style == "nor" and len(words) > 1:
+            # CLDR has no list after a negation, which Spanish joins with "ni" and Italian with "né" (Spanish review,
+            # round 48: "no abarcaron A o B"): the catalogs give the conjunction, CLDR the commas before it.
+            middle, others = locale.list_patterns["standard"]["middle"], words[0]
+            for word in words[1:-1]:
+                others = middle.format(others, word)
+            pattern = NOR_TWO if len(words) == 2 else NOR_MORE
+            return translations.gettext(pattern) % {"others": others, "last": words[-1]}
         return format_names(words, locale, style=self.style)
 
 

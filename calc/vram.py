@@ -25,6 +25,7 @@ from calc.fit import (
     GB,
     NO_BF16_CELL,
     NO_BF16_SENTENCE,
+    QUANT_STORAGE,
     SENTENCE,
     SHORTFALL,
     Need,
@@ -33,6 +34,7 @@ from calc.fit import (
     coverage,
     most_gpus,
     places_of,
+    quant_storage,
     shortfall,
     ways_out,
     without_bf16,
@@ -273,9 +275,9 @@ OVERHEAD = Amount(
     N_(
         "Memory taken by something other than the model's tensors: the CUDA context, the libraries' workspaces, "
         "NCCL's own buffers, and the allocator's fragmentation. Leave out DistributedDataParallel's buckets and ZeRO's "
-        "buffers at DeepSpeed's defaults, which the page counts; add what it does not count for your setup: the "
-        "second gradient bucket of overlap_comm under ZeRO-1 and ZeRO-2 (off by default), and anything the notes on "
-        "DeepSpeed and FSDP below name. The default covers little more than the CUDA context: measure yours as the "
+        "buffers (at DeepSpeed's defaults): the page counts both. Add only what it does not count for your setup: "
+        "the second gradient bucket of overlap_comm under ZeRO-1 and ZeRO-2 (off by default), and anything the notes "
+        "on DeepSpeed and FSDP below name. The default covers little more than the CUDA context: measure yours as the "
         "FAQ below explains. A value of zero leaves the overhead out."
     ),
     default=Decimal(1),
@@ -371,7 +373,13 @@ NEEDS_MODEL = Phrase(
     ),
     {},
 )
-LEAVE_BLANK = Phrase(N_("Leave the activation memory blank to compute it from the model."), {})
+LEAVE_BLANK = Phrase(
+    N_(
+        "Not computed: a typed activation memory does not say how much of it each sample takes. Leave the field blank "
+        "to compute it from the model."
+    ),
+    {},
+)
 NOT_MODELLED = Phrase(N_("Not computed: the step is not modeled for this model's architecture."), {})
 # The per-sample figure where the activation memory is typed for a model (in the count mode: the output's missing).
 TYPED = Phrase(N_("not computed from a typed activation memory"), {})
@@ -415,17 +423,6 @@ QLORA_EXPERTS = N_(
     "Axolotl's quantize_moe_experts: true quantizes the experts to NF4 as well; the page does not model that option, "
     "with which the experts take about a quarter of what is counted here. %(note)s"
 )
-
-# What QLoRA's base needs for ZeRO-3 or FSDP to shard it: peft's and bitsandbytes' guides set the storage to the
-# model's dtype, since both shard floating-point tensors only.
-QUANT_STORAGE = "bnb_4bit_quant_storage=torch.bfloat16"
-
-
-def quant_storage(precision: str) -> str:
-    """The storage setting for a base loaded in ``precision``: torch.float16 in fp16 (Italian review, round 44: the
-    note gave bf16 on cards without it)."""
-    return QUANT_STORAGE.replace("bfloat16", "float16") if precision == "fp16" else QUANT_STORAGE
-
 
 QLORA_SHARDED = N_(
     "%(note)s The total counts the 4-bit base as sharded across the GPUs, which ZeRO-3 does only when it is loaded "
@@ -523,51 +520,43 @@ ZERO_1_2_BUFFERS = N_(
 # Weights fetched ahead count within stage3_max_live_parameters: DeepSpeed 0.19.5 prefetches only while the gathered
 # weights stay below it (zero/partitioned_param_coordinator.py, fetch_sub_module: max_params_to_prefetch is the smaller
 # of what the cap leaves and stage3_prefetch_bucket_size; Italian review, round 33), so the notes add no prefetch.
-ZERO_3_AHEAD = N_(
-    "Weights fetched ahead (stage3_prefetch_bucket_size, %(prefetch)s) fall within that allowance: DeepSpeed fetches "
-    "ahead only while the gathered weights stay below it."
-)
+ZERO_3_AHEAD = N_("Weights fetched ahead (stage3_prefetch_bucket_size, %(prefetch)s) stay within that cap.")
 ZERO_3_BUFFERS = N_(
-    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. With DeepSpeed's defaults they come "
-    "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(live)s of gathered weights "
-    "(stage3_max_live_parameters; less where the whole model is smaller, more where one module is larger, since "
-    "ZeRO-3 gathers a module whole). %(ahead)s If you need room, lower these settings; do not add the buffers to the "
-    "overhead as well."
+    "The total leaves out ZeRO-3's buffers, which the verdicts add: %(total)s at DeepSpeed's defaults, a gradient "
+    "bucket of %(bucket)s (reduce_bucket_size) and up to %(live)s of gathered weights, the cap that "
+    "stage3_max_live_parameters sets (or the whole model, where smaller). %(ahead)s To make room, lower these "
+    "settings; do not add the buffers to the overhead too."
 )
 # Where one module (a layer's experts) is larger than what stage3_max_live_parameters allows, ZeRO-3 gathers it whole:
 # the live weights are the module's, and the notes name both figures (Spanish and Italian reviews, round 31).
 ZERO_3_BUFFERS_MODULE = N_(
-    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. With DeepSpeed's defaults they come "
-    "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(live)s of gathered weights: "
-    "stage3_max_live_parameters allows %(allowed)s, but ZeRO-3 gathers a module whole, and the largest here, one "
-    "layer's experts, takes %(live)s. If you need room, lower reduce_bucket_size, since a smaller "
-    "stage3_max_live_parameters would not split the experts; do not add the buffers to the overhead as well."
+    "The total leaves out ZeRO-3's buffers, which the verdicts add: %(total)s at DeepSpeed's defaults, a gradient "
+    "bucket of %(bucket)s (reduce_bucket_size) and up to %(live)s of gathered weights. ZeRO-3 gathers a module "
+    "whole, and the largest here, one layer's experts, takes %(live)s, beyond the %(allowed)s that "
+    "stage3_max_live_parameters allows. To make room, lower reduce_bucket_size: a smaller stage3_max_live_parameters "
+    "would not split the experts. Do not add the buffers to the overhead too."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD_MODULE = N_(
-    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. It does count the whole matrix of the "
-    "output layer (%(head)s), which ZeRO-3 gathers to compute the logits. With DeepSpeed's defaults the buffers come "
-    "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(rest)s of other gathered weights. "
-    "stage3_max_live_parameters allows %(allowed)s, but ZeRO-3 gathers a module whole, and the largest here, one "
-    "layer's experts, takes %(live)s. The output layer, counted in the total, takes %(counted)s of that, which leaves "
-    "%(rest)s. If you need room, lower reduce_bucket_size, since a smaller stage3_max_live_parameters would not split "
-    "the experts; do not add the buffers to the overhead as well."
+    "The total leaves out ZeRO-3's buffers, which the verdicts add: %(total)s at DeepSpeed's defaults, a gradient "
+    "bucket of %(bucket)s (reduce_bucket_size) and up to %(rest)s of gathered weights. ZeRO-3 gathers a module "
+    "whole, and the largest here, one layer's experts, takes %(live)s, beyond the %(allowed)s that "
+    "stage3_max_live_parameters allows; of that, the output layer, gathered to compute the logits and counted in the "
+    "total, takes %(counted)s. To make room, lower reduce_bucket_size: a smaller stage3_max_live_parameters would not "
+    "split the experts. Do not add the buffers to the overhead too."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
-    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. It does count the whole matrix of the "
-    "output layer (%(head)s), which ZeRO-3 gathers to compute the logits. With DeepSpeed's defaults the buffers come "
-    "to %(total)s: a gradient bucket of %(bucket)s (reduce_bucket_size) and up to %(rest)s of other gathered weights. "
-    "ZeRO-3 keeps up to %(live)s of gathered weights alive at once (stage3_max_live_parameters), less where the whole "
-    "model is smaller and more where one module is larger. The output layer, counted in the total, takes %(counted)s "
-    "of that, which leaves %(rest)s. %(ahead)s If you need room, lower these settings; do not add the buffers to the "
-    "overhead as well."
+    "The total leaves out ZeRO-3's buffers, which the verdicts add: %(total)s at DeepSpeed's defaults, a gradient "
+    "bucket of %(bucket)s (reduce_bucket_size) and up to %(rest)s of gathered weights. Gathered weights are capped at "
+    "%(live)s (stage3_max_live_parameters, or the whole model, where smaller), of which the output layer, gathered "
+    "to compute the logits and counted in the total, takes %(counted)s. %(ahead)s To make room, lower these "
+    "settings; do not add the buffers to the overhead too."
 )
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
-    "The total leaves out ZeRO-3's buffers, which the verdicts add on top of it. It does count the whole matrix of the "
-    "output layer (%(head)s), which ZeRO-3 gathers to compute the logits. With DeepSpeed's defaults the buffers come "
-    "to %(total)s, a gradient bucket (reduce_bucket_size). No other gathered weights are added, not even weights "
-    "fetched ahead: the output layer alone already reaches or exceeds the %(live)s that stage3_max_live_parameters "
-    "allows, and DeepSpeed fetches ahead only below it. If you need room, lower reduce_bucket_size; do not add the "
-    "buffers to the overhead as well."
+    "The total leaves out ZeRO-3's buffers, which the verdicts add: %(total)s at DeepSpeed's defaults, a gradient "
+    "bucket (reduce_bucket_size). The output layer, gathered to compute the logits and counted in the total "
+    "(%(head)s), already reaches the %(live)s cap that stage3_max_live_parameters sets, so no other gathered weights "
+    "are added, nor any fetched ahead. To make room, lower reduce_bucket_size; do not add the buffers to the overhead "
+    "too."
 )
 
 # A fit tight within ZeRO's buffers with DeepSpeed's defaults, which the total leaves out: buffers larger than the
@@ -577,6 +566,13 @@ BUFFERS_BEYOND_SPARE = N_(
     "By this estimate, your GPU holds the total, with %(spare)s to spare, but not ZeRO's buffers. The total leaves "
     "them out, and with DeepSpeed's default settings they add %(buffers)s to the step's peak. Lower those settings "
     "as the note below says, or the step will not fit."
+)
+# Where even the least ZeRO-3's buffers come to (buffers_floor) is more than the spare: no setting makes the step fit
+# (technical review, round 48: "lower those settings" where 0.01 GB would be left at their smallest).
+BUFFERS_FLOOR_BEYOND_SPARE = N_(
+    "By this estimate, your GPU holds the total, with %(spare)s to spare, but not ZeRO-3's buffers, which the total "
+    "leaves out: they add %(buffers)s to the step's peak at DeepSpeed's default settings, and at least %(floor)s at "
+    "any settings, for the largest module it gathers and that module's gradient. The step does not fit."
 )
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
@@ -605,6 +601,9 @@ ZERO_WITHOUT_MASTER = N_(
 BUFFERS_BEYOND_SPARE_CELL = N_(
     "Fits only with smaller ZeRO buffers: %(spare)s to spare, but they add %(buffers)s at DeepSpeed's defaults"
 )
+BUFFERS_FLOOR_BEYOND_SPARE_CELL = N_(
+    "Short with ZeRO-3's buffers: %(spare)s to spare, but they need at least %(floor)s at any settings"
+)
 TIGHT_FOR_BUFFERS_CELL = N_("%(verdict)s, %(buffers)s of it for ZeRO's buffers")
 # Short of the total, and so of the buffers too: the shortfall with them, which the verdicts count (technical review,
 # round 34: "Short by 1.48 GB" where freeing that much would still leave the buffers out).
@@ -625,8 +624,8 @@ def short_with_buffers(short: Phrase, buffers: Fraction) -> dict[str, Quantity |
 
 # Under ZeRO-3, after the note that sizes the buffers: the optimizer step holds fewer (buffers_by_moment).
 ZERO_3_AT_STEP = N_(
-    "%(note)s By the optimizer step, ZeRO-3 has released the weights it gathered, and only the bucket, %(bucket)s, is "
-    "left: at each moment, the verdicts count the buffers held then."
+    "%(note)s By the optimizer step, only the bucket, %(bucket)s, is left; the verdicts count at each moment the "
+    "buffers it holds."
 )
 
 
@@ -941,22 +940,32 @@ def _fits_with(
         return False  # a setup the page refuses is no way out
 
 
-def _smaller_buffers_make_room(
-    values: Mapping[str, object], shape: ModelShape, one: tuple[Moment, ...], free: Fraction
-) -> bool:
-    """Whether one sample would fit at every moment of ``one`` with ZeRO's buffers as small as they can be: under
-    ZeRO-3 still the largest module being computed, which it gathers whole whatever its settings, and otherwise a
-    bucket too small to count (technical and Spanish reviews, round 42: offered where the sample alone did not fit,
-    or as if the buffers could vanish)."""
-    floor = Fraction(0)
-    if int(values["zero_stage"]) == 3:
-        element = RECIPES[values["optimizer"]].states.weights
-        matrices = [i * o for i, o in linear_shapes(shape).values()]
-        matrices += [sum(e * i * o for e, i, o in expert_shapes(shape).values())]
-        floor = max(matrices) * element
+def buffers_floor(values: Mapping[str, object]) -> Fraction:
+    """The least ZeRO's buffers can come to as the passes run, whatever their settings: under ZeRO-3, the largest
+    module being computed, which it gathers whole, and in full fine-tuning the full-size gradient of its largest
+    weight, which autograd writes before DeepSpeed copies it into the bucket and frees it (stage3.py at v0.19.5,
+    __add_grad_to_ipg_bucket; technical review, round 48); below ZeRO-3, a bucket too small to count. A parameter
+    count has no largest module: none."""
+    if int(values["zero_stage"]) < 3 or values["model"] == COUNT:
+        return Fraction(0)
+    shape = shape_of(values)
+    element = RECIPES[values["optimizer"]].states.weights
+    matrices = [i * o for i, o in linear_shapes(shape).values()]
+    experts = [e * i * o for e, i, o in expert_shapes(shape).values()]
+    gathered = max([*matrices, sum(experts)])
+    gradient = max([*matrices, *experts]) if values["method"] == "full" else 0
+    return Fraction((gathered + gradient) * element)
+
+
+def _smaller_buffers_make_room(values: Mapping[str, object], one: tuple[Moment, ...], free: Fraction) -> bool:
+    """Whether one sample would fit at every moment of ``one``, with room beyond the estimate's measured error, with
+    ZeRO's buffers as small as they can be (:func:`buffers_floor`; technical and Spanish reviews, round 42: offered
+    where the sample alone did not fit, or as if the buffers could vanish; technical review, round 48: offered where
+    0.01 GB was left)."""
+    floor, room = buffers_floor(values), free - shortfall(free)
     return all(
         m.fixed_total - m.fixed.get("zero_buffers", 0) + (floor if m.name != "optimizer" else 0) + m.per_sample_total
-        <= free
+        <= room
         for m in one
     )
 
@@ -1115,7 +1124,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             # A sample larger than the whole GPU leaves nothing for a smaller fixed part to make room for.
             fixed_helps = binding.per_sample_total <= free - own
             # ZeRO's buffers, where one sample would fit with them as small as they can be.
-            crowds = _smaller_buffers_make_room(values, shape, one, free)
+            crowds = _smaller_buffers_make_room(values, one, free)
             ways = ways_out(
                 values,
                 samples=True,
@@ -1152,7 +1161,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 and binding.fixed_total - binding.fixed["optimizer_temporaries"] <= free
                 and all(m.fixed_total + m.per_sample_total <= free for m in one if m.name != "optimizer")
             )
-            crowds = bool(own) and _smaller_buffers_make_room(values, shape, one, free)
+            crowds = bool(own) and _smaller_buffers_make_room(values, one, free)
             # One sample alone more than any listed card holds: the ways for the fixed part are checked on it alone,
             # and what shrinks a sample on a sample alone, each said apart (technical review, round 43: the fixed
             # part's were refused for a sample no card holds, and the sample's offered unchecked).
@@ -1295,6 +1304,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     parts["overhead"] = overhead
     total = sum(parts.values())
     need = Need(total, error + buffers)  # once for every card's verdict
+    floor = buffers_floor(values) if buffers else Fraction(0)
 
     rows = part_rows(parts, labels)
     # Your GPU's verdict is the table's (tight within the estimate's error and ZeRO's buffers) and says why.
@@ -1305,10 +1315,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # What the margin covers, from the figures as shown (as the margin is), so that a reader's division gives it.
         shown_spare = Fraction(yours.quantities["spare"].value)
         shown_estimate = Fraction(gigabytes(estimate, 2).shown())
-        # All of them, none of which they covered: listed with each language's "or" (technical review, round 47).
-        named = {"unmeasured": Phrases(left_out, style="or")}
+        # All of them, none of which they covered: listed as after a negation, "or" in English (technical review,
+        # round 47), "ni" in Spanish (Spanish review, round 48).
+        named = {"unmeasured": Phrases(left_out, style="nor")}
         kind = None if values["model"] == COUNT else bool(shape_of(values).experts)
-        if buffers and spare < buffers:
+        if buffers and spare < floor:
+            words = {"spare": yours.quantities["spare"], "buffers": shown_buffers, "floor": gigabytes(floor, 2)}
+            yours = Phrase(BUFFERS_FLOOR_BEYOND_SPARE, words)
+        elif buffers and spare < buffers:
             yours = Phrase(BUFFERS_BEYOND_SPARE, {"spare": yours.quantities["spare"], "buffers": shown_buffers})
         elif buffers:
             # What covers the estimate's error is the spare less the buffers, however small the spare.
@@ -1344,6 +1358,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         verdict = need.verdict(card, CELL, shown=memory.value)
         if buffers and card < total:
             verdict = Phrase(SHORT_WITH_BUFFERS_CELL, short_with_buffers(verdict, buffers))
+        elif buffers and total <= card < total + floor:
+            words = {**verdict.quantities, "floor": gigabytes(floor, 2)}
+            verdict = Phrase(BUFFERS_FLOOR_BEYOND_SPARE_CELL, words)
         elif buffers and total <= card < total + buffers:
             verdict = Phrase(BUFFERS_BEYOND_SPARE_CELL, {**verdict.quantities, "buffers": gigabytes(buffers, 2)})
         elif buffers and verdict.message == CELL[1]:
