@@ -49,6 +49,7 @@ from calc.fit import (
     ZERO_3,
     ZERO_3_MORE_GPUS,
     Need,
+    for_qlora,
     shortfall,
     ways_out,
 )
@@ -85,6 +86,7 @@ from calc.vram import (
     AT_UNFUSED_STEP_WITHOUT_ZERO,
     BUFFERS_BEYOND_SPARE,
     BUFFERS_BEYOND_SPARE_CELL,
+    BUFFERS_FLOOR_BEYOND_SPARE,
     CALCULATOR,
     COUNT,
     COUNT_SUM,
@@ -907,7 +909,8 @@ def rounded_up(size: Fraction) -> Decimal:
             {"model": "Qwen/Qwen3-30B-A3B", "method": "full"},
             NOT_EMPTY,
             # The lowest stage that makes room, named (Spanish review, round 45).
-            (ADAPT_EXPERTS["full"], Phrase(SEVERAL_GPUS_FROM, {"stage": Names(("ZeRO-1",))})),
+            # Each stage that does, rather than "at least" the lowest (Spanish review, round 48).
+            (ADAPT_EXPERTS["full"], Phrase(SEVERAL_GPUS_FROM, {"stages": Names(("ZeRO-1", "ZeRO-2", "ZeRO-3"), "or")})),
         ),
         # The leanest recipe already chosen: no other is offered, and LoRA on one 4090 would not fit either.
         (
@@ -919,11 +922,25 @@ def rounded_up(size: Fraction) -> Decimal:
         # ZeRO's buffers at DeepSpeed's defaults are what leaves no room for a sample: smaller ones first (technical
         # review, round 21, D1).
         (
-            "rtx-4090",
-            {"method": "full", "zero_stage": "3", "gpus": Decimal(8)},
+            "a10g",
+            {
+                "model": "meta-llama/Llama-3.2-3B",
+                "method": "full",
+                "zero_stage": "3",
+                "gpus": Decimal(8),
+                "sequence_length": Decimal(8192),
+            },
             NOT_ONE,
             # No loss in chunks under ZeRO-3, which the page does not check (technical review, round 46).
             (SMALLER_BUFFERS, SHORTEN, LEANER_RECIPE, ADAPT["full"], MORE_GPUS, LARGER_GPU),
+        ),
+        # Not where, at their smallest (the largest module gathered, and its gradient), 0.01 GB would be left
+        # (technical review, round 48, D2).
+        (
+            "rtx-4090",
+            {"method": "full", "zero_stage": "3", "gpus": Decimal(8)},
+            NOT_ONE,
+            (SHORTEN, LEANER_RECIPE, ADAPT["full"], MORE_GPUS, LARGER_GPU),
         ),
         # Sharding offered only where it can make room (technical review, round 22, D3): ZeRO-2 on many GPUs leaves a
         # frozen base whole, and ZeRO-1 the weights and gradients, however many GPUs share the rest.
@@ -953,8 +970,9 @@ def rounded_up(size: Fraction) -> Decimal:
             "h100-80gb",
             {"model": "mistralai/Mixtral-8x7B-v0.1", "method": "qlora"},
             NOT_EMPTY,
-            # No listed card holds its base as peft prepares it (Spanish review, round 44).
-            (SEVERAL_GPUS_ZERO_3,),
+            # No listed card holds its base as peft prepares it (Spanish review, round 44); ZeRO-3 with the storage
+            # that lets it shard the 4-bit base (technical review, round 48).
+            (for_qlora(SEVERAL_GPUS_ZERO_3, {"method": "qlora", "precision": "bf16", "zero_stage": "3", "gpus": 2}),),
         ),
         # Smaller ZeRO buffers only where one sample would then fit: at 8192 tokens a sample of Llama-3.1-70B is more
         # than the buffers could free (Spanish review, round 42, D1).
@@ -1069,8 +1087,15 @@ def test_a_qlora_form_s_ways_out_hold_with_peft_s_preparation():
     values = _on("t4", model="meta-llama/Llama-3.1-70B", method="qlora", precision="fp16")
     (grouped,) = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
     together = grouped.quantities["together"].messages
-    assert SEVERAL_GPUS_ZERO_3 in together
-    (shorter,) = [way for way in together if isinstance(way, Phrase)]
+    # ZeRO-3 named with the storage that lets it shard the 4-bit base, in the precision the run computes in (technical
+    # review, round 48).
+    assert (
+        grouped.text(EN, NullTranslations())
+        == "train on several GPUs with ZeRO-3 (with bnb_4bit_quant_storage=torch.float16 in BitsAndBytesConfig, "
+        "without which ZeRO-3 does not shard the 4-bit base) and shorten the sequences to 2,048\u00a0tokens, or else "
+        "choose a GPU with more memory"
+    )
+    (shorter,) = [way for way in together if isinstance(way, Phrase) and way.message == SHORTEN_TO]
     change = {"zero_stage": "3", "gpus": Decimal(64), "sequence_length": shorter.quantities["length"].value}
     results = CALCULATOR.results({**values, **change})
     assert results["largest_micro_batch"].value >= 1
@@ -1171,9 +1196,10 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     assert results["your_gpu"].text(EN, NullTranslations()) == (
         "By this estimate, the run fits on your GPU, with 0.57\u00a0GB to spare. That is a tight fit: the run fits "
         "only if this estimate is at most 2.30% below the step's true peak (both without the overhead). On the "
-        "small dense models measured, the estimate was up to 1.00% below the measured peak; the page calls a fit "
-        "tight when the memory to spare would not cover an estimate 4.5% below the true peak, to allow for the 4.41% "
-        "measured on mixtures of experts. Those measurements did not cover accumulation over several micro-batches."
+        "small dense models measured, the estimate was up to 1.00% below the measured peak. The page calls a fit "
+        "tight when the memory to spare would not cover a shortfall of 4.5% of the true peak, a bound set to include "
+        "the 4.41% measured on mixtures of experts. Those measurements did not cover accumulation over several "
+        "micro-batches."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
@@ -1796,11 +1822,23 @@ def test_zero_s_buffers_leave_the_micro_batch_and_the_budget_what_the_verdict_le
            "target_batch": Decimal(256), "micro_batch": Decimal(4)}  # fmt: skip
     run = {**run, **settle(run, frozenset({"method", "gpu"}))}
     results = CALCULATOR.results(run)
-    assert results["your_gpu"].message == BUFFERS_BEYOND_SPARE
+    # Even at their smallest the buffers would not fit (technical review, round 48).
+    assert results["your_gpu"].message == BUFFERS_FLOOR_BEYOND_SPARE
     largest = int(results["largest_micro_batch"].value)
     assert largest == 3
     at_largest = CALCULATOR.results({**run, "micro_batch": Decimal(largest)})["your_gpu"]
-    assert at_largest.message != BUFFERS_BEYOND_SPARE and "missing" not in at_largest.quantities
+    assert at_largest.message not in (BUFFERS_BEYOND_SPARE, BUFFERS_FLOOR_BEYOND_SPARE)
+    assert "missing" not in at_largest.quantities
+
+
+def test_where_smaller_zero_3_buffers_would_fit_the_verdict_says_to_lower_them():
+    """Llama-3.2-3B under ZeRO-3 on eight A10G at 8,192 tokens: 1.71 GB to spare beside 2.21 GB of buffers at
+    DeepSpeed's defaults, more than the least they can come to; the verdict asks for smaller ones."""
+    run = _on("a10g", model="meta-llama/Llama-3.2-3B", method="full", zero_stage="3", gpus=Decimal(8),
+              sequence_length=Decimal(8192))  # fmt: skip
+    verdict = CALCULATOR.results(run)["your_gpu"]
+    assert verdict.message == BUFFERS_BEYOND_SPARE
+    assert verdict.quantities["spare"].value < verdict.quantities["buffers"].value
 
 
 @pytest.mark.parametrize(("optimizer", "twin"), [("adamw-bf16", "adamw-mixed"), ("adamw-8bit-bf16", "adamw-8bit")])
