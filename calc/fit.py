@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from calc.batch_inputs import GPUS
 from calc.formatting import GIGABYTE, PERCENT, rounded, rounded_down, rounded_up
-from calc.formulas.model_states import RECIPES
+from calc.formulas.model_states import RECIPES, zero_twin
 from calc.gpus import GPU
 from calc.i18n import N_
 from calc.outputs import LESS_THAN, Names, Phrase, Phrases, Quantity, percent
@@ -179,8 +179,10 @@ BUCKET_VIEW = N_(
 # linear cross entropy computes a chunk of tokens at a time (the activations page's FAQ cites Liger Kernel's).
 CHUNKED_LOSS = N_("compute the loss in chunks (the Trainer's use_liger_kernel=True)")
 # In full fine-tuning, where another recipe keeps fewer bytes per parameter and that makes room: the weights, gradients
-# and optimizer state shrink with it.
-LEANER_RECIPE = N_("choose a training recipe that keeps less per parameter")
+# and optimizer state shrink with it. Named, the first of those that do in the page's order (AdamW's before SGD's),
+# and under ZeRO one that DeepSpeed runs as it is (Spanish review, round 48: a 16-bit recipe, which ZeRO runs with
+# a master copy, led back to the form's own).
+LEANER_RECIPE = N_("choose the training recipe “%(recipe)s”")
 ADAPT = {"full": N_("train an adapter (LoRA or QLoRA)"), "lora": N_("train QLoRA")}
 # An adapter over a base kept in fp32: the base in 16 bits halves its weights.
 BF16_BASE = N_("load the base model in bf16 (a 16-bit recipe at precision bf16)")
@@ -190,6 +192,7 @@ ADAPT_EXPERTS = {"full": N_("train LoRA")}
 # The stages that make room on several GPUs, named where one below ZeRO-3 does (Spanish review, round 45), each of
 # them rather than "at least" the lowest, which held only up to the GPUs checked (Spanish review, round 48).
 SEVERAL_GPUS_FROM = N_("train on several GPUs with %(stages)s")
+SEVERAL_GPUS_ANY_STAGE = N_("train on several GPUs with any ZeRO stage")
 MOST_GPUS = int(GPUS.maximum)  # as many as the form takes: what sharding leaves once it shares all it can
 
 
@@ -325,8 +328,9 @@ def ways_out(
     # A change of recipe or method is offered where it alone makes room, on these GPUs as they are sharded.
     recipe = RECIPES[values["optimizer"]]
     leaner = [key for key, other in RECIPES.items() if other.states.total < recipe.states.total]
-    if values["method"] == "full" and any(fits_once(optimizer=key) for key in leaner):
-        ways.append(LEANER_RECIPE)
+    run = [key for key in leaner if not int(values["zero_stage"]) or zero_twin(key) == key]
+    if values["method"] == "full" and (found := next((key for key in run if fits_once(optimizer=key)), None)):
+        ways.append(Phrase(LEANER_RECIPE, {"recipe": Phrase(RECIPES[found].label, {})}))
     sixteen = {"optimizer": "adamw-mixed", "precision": "bf16"}
     if values["method"] == "lora" and recipe.states.weights > 2 and fits_once(**sixteen):
         ways.append(BF16_BASE)
@@ -364,7 +368,9 @@ def ways_out(
         several = lowest(max(stage, 1), most) if most > 1 else None
         if several is not None:
             stages = Names(tuple(f"ZeRO-{each}" for each in range(several, 4)), style="or")
-            way = SEVERAL_GPUS_ZERO_3 if several == 3 else Phrase(SEVERAL_GPUS_FROM, {"stages": stages})
+            way = {3: SEVERAL_GPUS_ZERO_3, 1: SEVERAL_GPUS_ANY_STAGE}.get(
+                several, Phrase(SEVERAL_GPUS_FROM, {"stages": stages})
+            )
             ways.append(for_qlora(way, values, zero_stage=3, gpus=most))
     else:
         # A higher stage on the form's GPUs; where it makes room only on more of them, the two together (technical

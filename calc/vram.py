@@ -41,7 +41,7 @@ from calc.fit import (
 )
 from calc.formatting import GIBIBYTE, GIGABYTE, IN_WORDS, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
-from calc.formulas.model_states import ADAMW, RECIPES, STAGES, per_gpu
+from calc.formulas.model_states import ADAMW, RECIPES, STAGES, per_gpu, zero_twin
 from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
     BF16_ADAPTER_TRAINING_BYTES_PER_PARAMETER,
@@ -852,16 +852,6 @@ def _on_a_listed_card(step: Fraction, beside: Fraction) -> bool:
     buckets, ZeRO's buffers): only then is a GPU with more memory a way out (technical review, round 23: one was
     offered for a step of 1,872 GB)."""
     return step + beside <= max(card for _, _, card in _CARDS)
-
-
-def zero_twin(key: str) -> str:
-    """The recipe DeepSpeed's ZeRO runs for ``key``: a 16-bit recipe with no master copy, which ZeRO does not run
-    (technical review, round 22), as the first recipe with a master copy and the same optimizer (8-bit AdamW's for
-    8-bit AdamW); any other as it is."""
-    recipe = RECIPES[key]
-    if recipe.master_copy or recipe.states.weights != RECIPES["adamw-mixed"].states.weights:
-        return key
-    return next(name for name, other in RECIPES.items() if other.master_copy and other.optimizer == recipe.optimizer)
 
 
 def _changed(values: Mapping[str, object], change: Mapping[str, object]) -> dict[str, object]:

@@ -36,7 +36,7 @@ from calc.fit import (
     RECOMPUTE,
     RECOMPUTE_AND_FUSE,
     SENTENCE,
-    SEVERAL_GPUS_FROM,
+    SEVERAL_GPUS_ANY_STAGE,
     SEVERAL_GPUS_ZERO_3,
     SHORTEN,
     SHORTEN_TO,
@@ -75,7 +75,7 @@ from calc.i18n import load_translations
 from calc.inputs import address_number
 from calc.model_inputs import shape_of
 from calc.models import PRESETS
-from calc.outputs import Names, Phrase, Phrases, Quantity, gigabytes
+from calc.outputs import Phrase, Phrases, Quantity, gigabytes
 from calc.plan import SampleExceedsBudget
 from calc.problems import InputProblem
 from calc.step_inputs import EXPERT_TARGETS, Refused, step_setting
@@ -320,8 +320,10 @@ SHORTENED = (SHORTEN_TO, SHORTEN_TO_SPARE, SHORTEN_TO_TIGHT)
 
 
 def _named(ways):
-    """The ways' message ids, a length-named "shorten the sequences" as the plain one."""
-    return tuple(SHORTEN if isinstance(m, Phrase) and m.message in SHORTENED else m for m in ways.messages)
+    """The ways' message ids, a length-named "shorten the sequences" as the plain one, a named recipe as its
+    message."""
+    named = {**dict.fromkeys(SHORTENED, SHORTEN), LEANER_RECIPE: LEANER_RECIPE}
+    return tuple(named.get(m.message, m) if isinstance(m, Phrase) else m for m in ways.messages)
 
 
 def _sized(note):
@@ -910,7 +912,7 @@ def rounded_up(size: Fraction) -> Decimal:
             NOT_EMPTY,
             # The lowest stage that makes room, named (Spanish review, round 45).
             # Each stage that does, rather than "at least" the lowest (Spanish review, round 48).
-            (ADAPT_EXPERTS["full"], Phrase(SEVERAL_GPUS_FROM, {"stages": Names(("ZeRO-1", "ZeRO-2", "ZeRO-3"), "or")})),
+            (ADAPT_EXPERTS["full"], SEVERAL_GPUS_ANY_STAGE),
         ),
         # The leanest recipe already chosen: no other is offered, and LoRA on one 4090 would not fit either.
         (
@@ -1902,10 +1904,25 @@ def test_a_change_of_recipe_or_method_is_offered_where_it_alone_makes_room():
     """Llama-3.1-8B in full fine-tuning on one A100-80GB: 8-bit AdamW without a master copy, or LoRA, fits there, so
     both are offered; on one 4090, Llama-3.1-70B fits with neither, so neither is (technical review, round 24, D4)."""
     a100 = CALCULATOR.results(_on("a100-80gb", method="full"))["largest_micro_batch"].quantities["ways"].messages
-    assert LEANER_RECIPE in a100 and ADAPT["full"] in a100
+    # The recipe named, the first in the page's order that fits.
+    assert Phrase(LEANER_RECIPE, {"recipe": Phrase(RECIPES["adamw-bf16"].label, {})}) in a100
+    assert ADAPT["full"] in a100
     big = CALCULATOR.results(_on("rtx-4090", model="meta-llama/Llama-3.1-70B", method="full"))
     # Nor does ZeRO-3 on as many GPUs as the target batch of 64 allows (technical review, round 42): with LoRA it does.
     assert big["largest_micro_batch"].quantities["ways"] == Phrases((TRAIN["lora"], SEVERAL_GPUS_ZERO_3))
+
+
+def test_a_leaner_recipe_under_zero_is_one_deepspeed_runs_and_makes_room():
+    """Llama-3.1-70B in full fine-tuning under ZeRO-3 on sixteen A100-80GB: the recipe named is one ZeRO runs as it is
+    (Spanish review, round 48: "a recipe that keeps less", read as a 16-bit one, led to a verdict naming the form's own
+    recipe as DeepSpeed's), and with it one sample fits."""
+    values = _on("a100-80gb", model="meta-llama/Llama-3.1-70B", method="full", zero_stage="3", gpus=Decimal(16))
+    ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
+    (named,) = [way for way in ways if isinstance(way, Phrase) and way.message == LEANER_RECIPE]
+    (key,) = [key for key, recipe in RECIPES.items() if recipe.label == named.quantities["recipe"].message]
+    assert RECIPES[key].master_copy
+    results = CALCULATOR.results({**values, "optimizer": key})
+    assert results["largest_micro_batch"].value >= 1
 
 
 def test_the_peak_says_why_accumulating_adds_no_gradients_under_zero_3():

@@ -313,6 +313,16 @@ RECIPES: dict[str, TrainingRecipe] = {
 }
 
 
+def zero_twin(key: str) -> str:
+    """The recipe DeepSpeed's ZeRO runs for ``key``: a 16-bit recipe with no master copy, which ZeRO does not run
+    (technical review, round 22), as the first recipe with a master copy and the same optimizer (8-bit AdamW's for
+    8-bit AdamW); any other as it is."""
+    recipe = RECIPES[key]
+    if recipe.master_copy or recipe.states.weights != RECIPES["adamw-mixed"].states.weights:
+        return key
+    return next(name for name, other in RECIPES.items() if other.master_copy and other.optimizer == recipe.optimizer)
+
+
 def chosen_as(step: str) -> tuple[str, str]:
     """The recipe and the precision, the first in the page's order, that compute as ``step``: how the VRAM page's
     fields choose it.
