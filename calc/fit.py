@@ -158,17 +158,16 @@ FUSED_ADAMW = N_("use PyTorch's fused AdamW")
 SMALLER_BUFFERS = N_("lower ZeRO's buffer settings")
 FUSE = N_("choose fused attention")
 RECOMPUTE_AND_FUSE = N_("turn on full recomputation and choose fused attention")
-SHORTEN = N_("shorten the sequences")
-# The same where the page checked a length: the one it found (technical and Italian reviews, round 43); alone, the
-# longest with room to spare, or where none has, the longest that fits, said so (technical review, round 48: the
+# Shorter sequences, at a length the page found (technical and Italian reviews, round 43); alone, the longest with
+# room to spare, or where none has, the longest that fits, said so (technical review, round 48: the
 # length read as the longest that fits, where longer ones fitted tightly).
 SHORTEN_TO = N_("shorten the sequences to %(length)s\u00a0tokens")
 SHORTEN_TO_SPARE = N_("shorten the sequences to %(length)s\u00a0tokens (with room to spare)")
 SHORTEN_TO_TIGHT = N_("shorten the sequences to %(length)s\u00a0tokens (a tight fit)")
 # Where one sample is what does not fit: the sequence split across GPUs, which the page does not model.
 SPLIT_SEQUENCE = N_(
-    "split each sequence across several GPUs (context parallelism, such as DeepSpeed Ulysses, which the page does not "
-    "model)"
+    "split each sequence across several GPUs (sequence or context parallelism, such as DeepSpeed Ulysses or ring "
+    "attention, which the page does not model)"
 )
 # Where DistributedDataParallel's gradient buckets (calc.vram.ddp_buckets) are what leaves no room: without them.
 BUCKET_VIEW = N_(
@@ -242,7 +241,9 @@ LOWER_TYPED = N_(
     "lower the activation memory you typed (through a smaller micro-batch, full recomputation, fused attention, or "
     "shorter sequences; the page cannot check it)"
 )
-FEWER_PARAMETERS = N_("train fewer parameters, or shard them over more GPUs than the target batch has samples")
+FEWER_PARAMETERS = N_(
+    "train fewer parameters (not even ZeRO-3 on as many GPUs as the target batch has samples makes room for them)"
+)
 # Where nothing the page tries, alone or together, makes room on the GPUs it may ask for.
 NOTHING_TRIED = N_(
     "change more at once than the page checks (an adapter, ZeRO-3 on up to as many GPUs as the target batch has "
@@ -319,7 +320,9 @@ def ways_out(
             shorter = longest_length(length, lambda each: fits_once(sequence_length=each, comfortable=True))
             if not shorter:
                 shorter, words = longest_length(length, lambda each: fits_once(sequence_length=each)), SHORTEN_TO_TIGHT
-            ways.append(Phrase(words, {"length": Quantity(Decimal(shorter))}) if shorter else SHORTEN)
+            if shorter:
+                # Only a length the page found (technical and Italian reviews, round 49: offered where none fitted).
+                ways.append(Phrase(words, {"length": Quantity(Decimal(shorter))}))
         if not fixed_helps and split:
             ways.append(SPLIT_SEQUENCE)
     if not fixed_helps:
@@ -349,16 +352,17 @@ def ways_out(
         else:
             ways.append(for_qlora(TRAIN["qlora"] if prepared else QLORA_UNPREPARED, values, method="qlora"))
 
-    # The lowest stage from ``start`` that would make room on ``count`` GPUs. ZeRO-3 shards the most, so where it
-    # makes none no lower stage does, and it is asked first: one step's model where nothing helps. Then downwards:
-    # ZeRO-2 shards what ZeRO-1 does, and the gradients too, with the same bucket, so where ZeRO-2 makes no room
-    # ZeRO-1 makes none.
+    # The lowest stage from ``start`` that would make room on ``count`` GPUs, with room to spare (Italian review, round
+    # 49: more GPUs under ZeRO-2 were offered for LoRA, whose frozen base it does not shard, where 0.01 GB was left).
+    # ZeRO-3 shards the most, so where it makes none no lower stage does, and it is asked first: one step's model
+    # where nothing helps. Then downwards: ZeRO-2 shards what ZeRO-1 does, and the gradients too, with the same
+    # bucket, so where ZeRO-2 makes no room ZeRO-1 makes none.
     def lowest(start: int, count: int) -> int | None:
-        if start > 3 or not fits_once(zero_stage=3, gpus=count):
+        if start > 3 or not fits_once(zero_stage=3, gpus=count, comfortable=True):
             return None
         found = 3
         for lower in (2, 1):
-            if lower < start or not fits_once(zero_stage=lower, gpus=count):
+            if lower < start or not fits_once(zero_stage=lower, gpus=count, comfortable=True):
                 break
             found = lower
         return found
@@ -376,7 +380,7 @@ def ways_out(
         # A higher stage on the form's GPUs; where it makes room only on more of them, the two together (technical
         # and Spanish reviews, round 41: a higher stage was offered that fitted only on more GPUs).
         higher = lowest(stage + 1, gpus)
-        more = stage > 0 and most > gpus and fits_once(zero_stage=stage, gpus=most)
+        more = stage > 0 and most > gpus and fits_once(zero_stage=stage, gpus=most, comfortable=True)
         if higher is not None:
             higher_words = ZERO_3 if higher == 3 and stage < 2 else HIGHER_STAGE
             ways.append(for_qlora(higher_words, values, zero_stage=higher))
@@ -398,8 +402,19 @@ def ways_out(
             return Phrases((Phrase(OR_ELSE, {"together": together, "other": Phrase(LARGER_GPU, {})}),))
         return together
     if typed == "state activations" and ways == [LOWER_TYPED]:
-        # Both too large: each must shrink.
-        return Phrases((LOWER_TYPED, FEWER_PARAMETERS))
+        # Both too large: each must shrink, the state through ZeRO-3 where it holds the state with no activations at
+        # all, beside a lower typed figure (technical review, round 49: "more GPUs than the target batch has samples"
+        # was said where 8 held it).
+        empty = {"activation_memory": Decimal(0)}
+        sharding = [(ZERO_3, {"zero_stage": 3})] if gpus > 1 and stage < 3 else []
+        if most > gpus:
+            words = SEVERAL_GPUS_ZERO_3 if gpus == 1 else ZERO_3_MORE_GPUS if stage < 3 else MORE_GPUS
+            sharding.append((words, {"zero_stage": 3, "gpus": most}))
+        shard = next((words for words, change in sharding if fits_once(**empty, **change, comfortable=True)), None)
+        together = Phrases((shard, LOWER_TYPED) if shard else (LOWER_TYPED, FEWER_PARAMETERS))
+        if larger_gpu:
+            return Phrases((Phrase(OR_ELSE, {"together": together, "other": Phrase(LARGER_GPU, {})}),))
+        return Phrases((together,))
     if larger_gpu:
         ways.append(LARGER_GPU)
     elif not ways:

@@ -45,6 +45,7 @@ from calc.formulas.model_states import ADAMW, RECIPES, STAGES, per_gpu, zero_twi
 from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
     BF16_ADAPTER_TRAINING_BYTES_PER_PARAMETER,
+    NF4_BYTES_PER_WEIGHT,
     expert_shapes,
     linear_shapes,
     qlora_preparation,
@@ -572,7 +573,7 @@ BUFFERS_BEYOND_SPARE = N_(
 BUFFERS_FLOOR_BEYOND_SPARE = N_(
     "By this estimate, your GPU holds the total, with %(spare)s to spare, but not ZeRO-3's buffers, which the total "
     "leaves out: they add %(buffers)s to the step's peak at DeepSpeed's default settings, and at least %(floor)s at "
-    "any settings, for the largest module it gathers and that module's gradient. The step does not fit."
+    "any settings, for %(why)s. The step does not fit."
 )
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
@@ -624,8 +625,8 @@ def short_with_buffers(short: Phrase, buffers: Fraction) -> dict[str, Quantity |
 
 # Under ZeRO-3, after the note that sizes the buffers: the optimizer step holds fewer (buffers_by_moment).
 ZERO_3_AT_STEP = N_(
-    "%(note)s By the optimizer step, only the bucket, %(bucket)s, is left; the verdicts count at each moment the "
-    "buffers it holds."
+    "%(note)s By the optimizer step, DeepSpeed holds only the bucket, %(bucket)s: the verdicts count, at each "
+    "moment, the buffers held then."
 )
 
 
@@ -884,6 +885,8 @@ def _count_fits_with(values: Mapping[str, object], comfortable: bool = False, **
     parts, temporaries = _typed_parts(sharded)
     states = sum(parts.values()) - parts["activations"]
     room = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(sharded)
+    if comfortable:
+        room -= shortfall(room)
     buffers, at_step = _typed_buffers(sharded)
     return states + parts["activations"] + buffers <= room and states + temporaries + at_step <= room
 
@@ -932,19 +935,29 @@ def _fits_with(
 
 def buffers_floor(values: Mapping[str, object]) -> Fraction:
     """The least ZeRO's buffers can come to as the passes run, whatever their settings: under ZeRO-3, the largest
-    module being computed, which it gathers whole, and in full fine-tuning the full-size gradient of its largest
-    weight, which autograd writes before DeepSpeed copies it into the bucket and frees it (stage3.py at v0.19.5,
-    __add_grad_to_ipg_bucket; technical review, round 48); below ZeRO-3, a bucket too small to count. A parameter
-    count has no largest module: none."""
+    module being computed, which it gathers whole (a QLoRA projection in NF4), and in full fine-tuning the full-size
+    gradient of its largest weight, which autograd writes before DeepSpeed copies it into the bucket and frees it
+    (stage3.py at v0.19.5, __add_grad_to_ipg_bucket; technical review, round 48); an adapter's frozen base has no
+    gradient (Italian review, round 49). Below ZeRO-3, a bucket too small to count. A parameter count has no largest
+    module: none."""
     if int(values["zero_stage"]) < 3 or values["model"] == COUNT:
         return Fraction(0)
     shape = shape_of(values)
-    element = RECIPES[values["optimizer"]].states.weights
+    element = Fraction(RECIPES[values["optimizer"]].states.weights)
+    # QLoRA's projections stay in NF4 as gathered; a mixture's experts, which bitsandbytes leaves, in 16 bits.
+    projection = NF4_BYTES_PER_WEIGHT if values["method"] == "qlora" else element
     matrices = [i * o for i, o in linear_shapes(shape).values()]
     experts = [e * i * o for e, i, o in expert_shapes(shape).values()]
-    gathered = max([*matrices, sum(experts)])
-    gradient = max([*matrices, *experts]) if values["method"] == "full" else 0
-    return Fraction((gathered + gradient) * element)
+    gathered = max([*(m * projection for m in matrices), sum(experts) * element])
+    gradient = max([*matrices, *experts]) * element if values["method"] == "full" else 0
+    return gathered + gradient
+
+
+# Why ZeRO-3's buffers cannot go below buffers_floor: in full fine-tuning, with the gathered weight's gradient.
+FLOOR_WHY = {
+    True: N_("the largest module it gathers and that module's gradient"),
+    False: N_("the largest module it gathers"),
+}
 
 
 def _smaller_buffers_make_room(values: Mapping[str, object], one: tuple[Moment, ...], free: Fraction) -> bool:
@@ -1064,14 +1077,17 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     # DDP's buckets stay allocated throughout the step, as the overhead does, and so do ZeRO's buffers, which the
     # verdicts set beside the total: the micro-batch, and the planner's budget, have the rest.
     buckets = ddp_buckets(values)
-    buffers_note, buffers = zero_buffers(values) or (None, Fraction(0))
+    modelled = values["model"] != COUNT and values["activation_memory"] is None
+    # With the activation memory typed, the model state is the weights' shards alone: no gathered output layer counted
+    # (Spanish review, round 49: the buffers were 1.05 GB short of what the ways out counted).
+    buffers_note, buffers = zero_buffers(values, head_counted=modelled) or (None, Fraction(0))
     free = capacity - overhead - buckets - buffers
 
     # The gradients of earlier micro-batches at the peak: the step's.
     earlier = Fraction(0)
     note = window = None
     gathered = Fraction(0)  # the output layer ZeRO-3 gathers whole, where the peak holds it
-    if values["model"] != COUNT and values["activation_memory"] is None:
+    if modelled:
         shape, setting = _modelled_setting(values)
         # ZeRO's buffers are among each moment's fixed parts (with_buffers), as large as they are at that moment.
         free = capacity - overhead - buckets
@@ -1310,7 +1326,12 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         named = {"unmeasured": Phrases(left_out, style="nor")}
         kind = None if values["model"] == COUNT else bool(shape_of(values).experts)
         if buffers and spare < floor:
-            words = {"spare": yours.quantities["spare"], "buffers": shown_buffers, "floor": gigabytes(floor, 2)}
+            words = {
+                "spare": yours.quantities["spare"],
+                "buffers": shown_buffers,
+                "floor": gigabytes(floor, 2),
+                "why": Phrase(FLOOR_WHY[values["method"] == "full"], {}),
+            }
             yours = Phrase(BUFFERS_FLOOR_BEYOND_SPARE, words)
         elif buffers and spare < buffers:
             yours = Phrase(BUFFERS_BEYOND_SPARE, {"spare": yours.quantities["spare"], "buffers": shown_buffers})
