@@ -29,7 +29,7 @@ SENTENCE = (
     N_("By this estimate, the run fits on your GPU, with %(spare)s to spare."),
     N_(
         "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the run fits "
-        "only if this estimate is at most %(covered)s below the step's true peak (both without the overhead). "
+        "only if this estimate is %(covered)s below the step's true peak (both without the overhead). "
         "%(measured)s"
     ),
     N_("Your GPU is short by %(missing)s."),
@@ -100,6 +100,11 @@ MEASURED = {
 }
 
 
+# How far below the true peak an estimate may fall for the margin to cover it: the share, or less than the last place.
+AT_MOST = N_("at most %(share)s")
+UNDER_A_HUNDREDTH = Phrase(N_("less than %(share)s"), {"share": Quantity(Decimal("0.01"), PERCENT, places=2)})
+
+
 def coverage(margin: Fraction, estimate: Fraction, experts: bool | None) -> dict[str, Quantity | Phrase]:
     """How far below the true peak ``estimate`` may fall for ``margin`` to cover the difference, rounded down, beside
     the most it fell below in the measurements on models of its kind (``experts``: a mixture's, ``None``: not
@@ -107,20 +112,25 @@ def coverage(margin: Fraction, estimate: Fraction, experts: bool | None) -> dict
     ``s ≤ margin / (estimate + margin)``.
 
     >>> covered = coverage(Fraction(57, 100), Fraction(2418, 100), False)
-    >>> covered["covered"].shown(), covered["measured"].quantities["dense"].shown()
+    >>> covered["covered"].quantities["share"].shown(), covered["measured"].quantities["dense"].shown()
     (Decimal('2.30'), Decimal('1.00'))
+    >>> coverage(Fraction(1, 10**6), Fraction(2418, 100), False)["covered"] == UNDER_A_HUNDREDTH
+    True
     >>> coverage(Fraction(-1, 100), Fraction(2418, 100), True)["measured"].quantities["worst"].shown()
     Decimal('4.41')
     """
     # Figures as shown may put a margin a hundredth below nothing (the spare less buffers each rounded): it covers none.
     margin = max(margin, Fraction(0))
     covered = rounded_down(100 * margin / (estimate + margin), 2)
+    # A share that rounds down to nothing is less than the last place shown, not "at most 0.00%" (technical review,
+    # round 49).
+    within = Phrase(AT_MOST, {"share": Quantity(covered, PERCENT, places=2)}) if covered else UNDER_A_HUNDREDTH
     worst = {
         "worst": percent(WORST_SHORTFALL),
         "dense": percent(WORST_DENSE_SHORTFALL),
         "shortfall": Quantity(SHORTFALL * 100, PERCENT, places=1),
     }
-    return {"covered": Quantity(covered, PERCENT, places=2), "measured": Phrase(MEASURED[experts], worst)}
+    return {"covered": within, "measured": Phrase(MEASURED[experts], worst)}
 
 
 class Need:

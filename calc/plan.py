@@ -87,11 +87,13 @@ class SampleExceedsBudget(InputProblem):
         return (cls(Decimal("7.45")),)
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
+        # The planner has no model to check a way out on: it names the page that does, rather than offer unchecked
+        # ways (technical review, round 47).
         return translations.gettext(
-            "One sample alone needs %(needed)s, more than this budget. To raise the budget, choose a GPU with more "
-            "memory, shard the model over more GPUs with ZeRO, or train an adapter (LoRA or QLoRA), then take the new "
-            "budget from the per-GPU training memory calculator. To lower the memory per sample, turn on full "
-            "recomputation if it is off, choose fused attention, compute the loss in chunks, or shorten the sequences."
+            "One sample alone needs %(needed)s, more than this budget. The planner knows neither the model nor the "
+            "GPU, so it cannot tell what would make room: the per-GPU training memory calculator checks each way for "
+            "your run (a larger GPU, ZeRO over more GPUs, an adapter, recomputation, fused attention, the loss in "
+            "chunks, shorter sequences). Follow its link back here with the budget and the per-sample figure it finds."
         ) % {"needed": typed(self.needed, input.unit).text(locale, breakable=False)}  # 30.00 GB, as figures read
 
 

@@ -578,7 +578,7 @@ BUFFERS_FLOOR_BEYOND_SPARE = N_(
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
     "default settings, ZeRO's buffers add %(buffers)s to the step's peak, and the total leaves them out. With the "
-    "buffers counted, the run fits only if this estimate is at most %(covered)s below the step's true peak (both "
+    "buffers counted, the run fits only if this estimate is %(covered)s below the step's true peak (both "
     "without the overhead). %(measured)s"
 )
 # A tight fit where the measurements (validation/steps.json, tools/measure_steps.py: single steps on one CPU, stage 0)

@@ -1669,7 +1669,7 @@ def test_a_fit_within_zero_s_default_buffers_says_so():
         {**roomier, "gpu_memory": results["total_memory"].shown() + buffers.shown() + Decimal("0.1")}
     )
     said = narrow["your_gpu"].quantities["verdict"]
-    assert said.message == TIGHT_FOR_BUFFERS and said.quantities["covered"].shown() < Decimal("0.5")
+    assert said.message == TIGHT_FOR_BUFFERS and said.quantities["covered"].quantities["share"].shown() < Decimal("0.5")
     # Without ZeRO there are no buffers, and the verdict says nothing of them.
     assert "buffers" not in CALCULATOR.results(DEFAULTS)["your_gpu"].quantities
 
