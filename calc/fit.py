@@ -164,8 +164,11 @@ RECOMPUTE = N_("turn on full recomputation")
 # Where the step that does not fit is the optimizer's, with PyTorch AdamW's foreach temporaries, which the fused AdamW
 # (the Hugging Face Trainer's default with PyTorch 2.8 or later) does not allocate.
 FUSED_ADAMW = N_("use PyTorch's fused AdamW")
-# Where ZeRO's buffers at DeepSpeed's defaults (calc.vram.zero_buffers) are what leaves no room: smaller settings.
+# Where ZeRO's buffers at DeepSpeed's defaults (calc.vram.zero_buffers) are what leaves no room: smaller settings,
+# said where even the smallest leave a tight fit (Italian review, round 50: the verdict asked for them, the ways out
+# left them out).
 SMALLER_BUFFERS = N_("lower ZeRO's buffer settings")
+SMALLER_BUFFERS_TIGHT = N_("lower ZeRO's buffer settings (a tight fit, even at their smallest)")
 FUSE = N_("choose fused attention")
 RECOMPUTE_AND_FUSE = N_("turn on full recomputation and choose fused attention")
 # Shorter sequences, at a length the page found (technical and Italian reviews, round 43); alone, the longest with
@@ -267,7 +270,7 @@ def ways_out(
     fixed_helps: bool = True,
     experts: bool = False,
     fused: bool = False,
-    buffers: bool = False,
+    buffers: str = "",
     buckets: bool = False,
     fits: Callable[..., bool] = lambda **change: True,
     loss: bool = False,
@@ -279,12 +282,13 @@ def ways_out(
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
     state), unless one sample alone is more than the GPU holds (not ``fixed_helps``); QLoRA not for a mixture of
     ``experts`` (:data:`ADAPT_EXPERTS`); in full fine-tuning, a leaner recipe where there is one; first, where the
-    ``fused`` AdamW would drop the temporaries of the moment that does not fit, or where ZeRO's ``buffers`` or DDP's
-    ``buckets`` are what leave no room, smaller ones or none; where one sample alone is more than the GPU holds, the
-    sequence split across GPUs, where a sample shared by as many as the target batch allows could fit (``split``, the
-    best case of a split the page does not model); where the ``loss`` in chunks would make room, computing it so; a
-    larger GPU only where one holds the step (``larger_gpu``). With one GPU ZeRO shares nothing; with several, a
-    higher stage shares more, and each GPU's share of what is shared shrinks with their number. Each way that changes
+    ``fused`` AdamW would drop the temporaries of the moment that does not fit, or where ZeRO's ``buffers`` (the way to
+    offer, roomy or tight) or DDP's ``buckets`` are what leave no room, smaller ones or none; where one sample alone is
+    more than the GPU holds, the sequence split across GPUs, where a sample shared by as many as the target batch
+    allows could fit (``split``, the best case of a split the page does not model); where the ``loss`` in chunks
+    would make room, computing it so; a larger GPU only where one holds the step (``larger_gpu``). With one GPU ZeRO
+    shares nothing; with several, a higher stage shares more, and each GPU's share of what is shared shrinks with
+    their number. Each way that changes
     the form is offered only where ``fits`` (the form's values it changes) says the step would then fit: a recipe or
     a method on these GPUs, a ZeRO stage on them or on up to :func:`most_gpus`. Where none does, the fewest changes
     that do together (:func:`_together`), or, where none do either, :data:`NOTHING_TRIED`.
@@ -310,7 +314,7 @@ def ways_out(
 
     ways = [FUSED_ADAMW] if fused else []
     if buffers:
-        ways.append(SMALLER_BUFFERS)
+        ways.append(buffers)
     if buckets:
         ways.append(BUCKET_VIEW)
     if samples:

@@ -98,7 +98,7 @@ EXPECTED = Expectations(
     expert_width="This architecture's experts are as wide as its intermediate size: enter the same value.",
     not_one_sample=(
         "Not even one sample fits: compute the loss in chunks (the Trainer's use_liger_kernel=True), "
-        "shorten the sequences to 2,816\u00a0tokens (with room to spare), train QLoRA, train on several GPUs with "
+        "shorten the sequences to 2,944\u00a0tokens (with room to spare), train QLoRA, train on several GPUs with "
         "ZeRO-3, or choose a GPU with more memory."
     ),
 )
