@@ -245,7 +245,6 @@ def for_qlora(way: str | Phrase, values: Mapping[str, object], **change: object)
 
 # Where only ZeRO-3 can help, as with a frozen base, which only it shards.
 SEVERAL_GPUS_ZERO_3 = N_("train on several GPUs with ZeRO-3")
-HIGHER_STAGE = N_("choose a higher ZeRO stage")
 ZERO_3 = N_("choose ZeRO-3")
 MORE_GPUS = N_("use more GPUs")
 ZERO_3_MORE_GPUS = N_("use more GPUs under ZeRO-3")
@@ -277,6 +276,8 @@ def ways_out(
     larger_gpu: bool = True,
     split: bool = True,
     typed: str = "",
+    combine: bool = True,
+    nothing: str = NOTHING_TRIED,
 ) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
@@ -339,32 +340,56 @@ def ways_out(
                 ways.append(Phrase(words, {"length": Quantity(Decimal(shorter))}))
         if not fixed_helps and split:
             ways.append(SPLIT_SEQUENCE)
-    if not fixed_helps:
-        return Phrases((*ways, LARGER_GPU) if larger_gpu or not ways else tuple(ways), style="or")
     stage, gpus, most = int(values["zero_stage"]), int(values["gpus"]), most_gpus(values)
-    # A change of recipe or method is offered where it alone makes room, on these GPUs as they are sharded.
+    adapters = _adapters(values, experts)
+    if not fixed_helps:
+        # One sample alone is more than the GPU holds: what shrinks a sample, alone or with what shrinks the rest
+        # (technical review, round 50: a larger card was offered where none was, and QLoRA with recomputation, which
+        # fitted, was not).
+        together = () if ways or not combine else _together(values, fits_once, adapters, most)
+        return _or_else(together, ways, larger_gpu, nothing)
+
+    def said(way: str | Phrase, change: dict) -> str | Phrase:
+        """``way``, which ``change`` makes, with the recipe it needs where it is not the form's, and said to be tight
+        where it leaves no room beyond the estimate's error (technical review, round 50: an adapter was offered that
+        the form's fp32 recipe refuses, and recipes and methods that fitted only tightly were not said to)."""
+        if change.get("optimizer") == SIXTEEN["optimizer"] != values["optimizer"]:
+            recipe = {"recipe": Phrase(RECIPES[SIXTEEN["optimizer"]].label, {}), "precision": Names(("bf16",))}
+            way = Phrase(WITH_SIXTEEN, {"way": _phrase(way), **recipe})
+        return way if fits_once(**change, comfortable=True) else Phrase(TIGHT_WAY, {"way": _phrase(way)})
+
+    # A change of recipe or method is offered where it alone makes room, on these GPUs as they are sharded: the first
+    # with room to spare, or the first that fits.
     recipe = RECIPES[values["optimizer"]]
     leaner = [key for key, other in RECIPES.items() if other.states.total < recipe.states.total]
-    run = [key for key in leaner if not int(values["zero_stage"]) or zero_twin(key) == key]
-    if values["method"] == "full" and (found := next((key for key in run if fits_once(optimizer=key)), None)):
-        ways.append(Phrase(LEANER_RECIPE, {"recipe": Phrase(RECIPES[found].label, {})}))
-    sixteen = {"optimizer": "adamw-mixed", "precision": "bf16"}
-    if values["method"] == "lora" and recipe.states.weights > 2 and fits_once(**sixteen):
-        ways.append(BF16_BASE)
+    run = [key for key in leaner if not stage or zero_twin(key) == key]
+    if values["method"] == "full":
+        roomy = (key for key in run if fits_once(optimizer=key, comfortable=True))
+        if found := next(roomy, None) or next((key for key in run if fits_once(optimizer=key)), None):
+            ways.append(said(Phrase(LEANER_RECIPE, {"recipe": Phrase(RECIPES[found].label, {})}), {"optimizer": found}))
+    if values["method"] == "lora" and recipe.states.weights > 2 and fits_once(**SIXTEEN):
+        # The way names the recipe itself: only whether it is tight is said.
+        ways.append(
+            BF16_BASE if fits_once(**SIXTEEN, comfortable=True) else Phrase(TIGHT_WAY, {"way": _phrase(BF16_BASE)})
+        )
     adapt = ADAPT_EXPERTS if experts else ADAPT
-    methods = {"full": ("lora", "qlora"), "lora": ("qlora",)}.get(values["method"], ())
-    # An adapter as the page accepts it, in the form's recipe or, where that one is refused (QLoRA computes in 16 bits),
-    # in mixed precision.
-    adapters = [method for method in methods if method != "qlora" or not experts]
-    fitting = [m for m in adapters if fits_once(method=m) or fits_once(method=m, **sixteen)]
+
+    def backing(method: str, prepared: bool = False) -> dict | None:
+        """The change that makes room with ``method``: in the form's recipe or, where that one is refused or does
+        not fit (QLoRA computes in 16 bits), in mixed precision; QLoRA as peft prepares it where ``prepared``."""
+        base = {"method": method, **({"prepared": True} if prepared else {})}
+        return next((change for change in (base, {**base, **SIXTEEN}) if fits_once(**change)), None)
+
+    fitting = {method: change for method in adapters if (change := backing(method))}
     if values["method"] in adapt and fitting:
         # LoRA named only where it makes room, not only QLoRA (Spanish review, round 41); QLoRA as most recipes run
         # it, with peft's preparation, or said to be without it (Italian review, round 41).
-        prepared = fits_once(method="qlora", prepared=True) or fits_once(method="qlora", prepared=True, **sixteen)
         if values["method"] == "full" and "lora" in fitting:
-            ways.append(adapt["full"])
-        else:
-            ways.append(for_qlora(TRAIN["qlora"] if prepared else QLORA_UNPREPARED, values, method="qlora"))
+            ways.append(said(adapt["full"], fitting["lora"]))
+        elif prepared := backing("qlora", prepared=True):
+            ways.append(said(for_qlora(TRAIN["qlora"], values, method="qlora"), prepared))
+        elif "qlora" in fitting:
+            ways.append(said(for_qlora(QLORA_UNPREPARED, values, method="qlora"), fitting["qlora"]))
 
     # The lowest stage from ``start`` that would make room on ``count`` GPUs, with room to spare (Italian review, round
     # 49: more GPUs under ZeRO-2 were offered for LoRA, whose frozen base it does not shard, where 0.01 GB was left).
@@ -396,8 +421,11 @@ def ways_out(
         higher = lowest(stage + 1, gpus)
         more = stage > 0 and most > gpus and fits_once(zero_stage=stage, gpus=most, comfortable=True)
         if higher is not None:
-            higher_words = ZERO_3 if higher == 3 and stage < 2 else HIGHER_STAGE
-            ways.append(for_qlora(higher_words, values, zero_stage=higher))
+            # The stages named, lest "a higher stage" be read as the next one, which may not fit (technical review,
+            # round 50).
+            stages = Names(tuple(f"ZeRO-{each}" for each in range(higher, 4)), style="or")
+            higher_words = ZERO_3 if higher == 3 else Phrase(CHOOSE_STAGES, {"stages": stages})
+            ways.append(for_qlora(higher_words, values, zero_stage=3))
         elif not more and most > gpus and lowest(stage + 1, most) is not None:
             # A higher stage and more GPUs, where more GPUs at this stage would not do (technical review, round 44).
             ways.append(for_qlora(ZERO_3_MORE_GPUS, values, zero_stage=3))
@@ -410,11 +438,7 @@ def ways_out(
     if not ways and not typed and (together := _together(values, fits_once, adapters, most)):
         # Changes made together, before a larger card where one holds the step (Spanish review, round 43: only a
         # larger card was offered where a set of changes fitted the reader's own).
-        together = Phrases(together)
-        if larger_gpu:
-            # Grouped, so that the "and" of the set does not run into the "or" (technical review, round 45).
-            return Phrases((Phrase(OR_ELSE, {"together": together, "other": Phrase(LARGER_GPU, {})}),))
-        return together
+        return _or_else(together, ways, larger_gpu, nothing)
     if typed == "state activations" and ways == [LOWER_TYPED]:
         # Both too large: each must shrink, the state through ZeRO-3 where it holds the state with no activations at
         # all, beside a lower typed figure (technical review, round 49: "more GPUs than the target batch has samples"
@@ -429,16 +453,50 @@ def ways_out(
         if larger_gpu:
             return Phrases((Phrase(OR_ELSE, {"together": together, "other": Phrase(LARGER_GPU, {})}),))
         return Phrases((together,))
-    if larger_gpu:
-        ways.append(LARGER_GPU)
-    elif not ways:
-        # Nothing the page tries makes room, and no listed card holds the step (technical review, round 43: a larger
-        # card was offered that none listed is); with the activations typed, where the model state itself is too
-        # large, fewer parameters or more GPUs (technical review, round 48: lower activations were offered for an
-        # optimizer step, which holds none).
-        ways.append(FEWER_PARAMETERS if typed else NOTHING_TRIED)
-    return Phrases(tuple(ways), style="or")
+    # With the activations typed, where the model state itself is too large, fewer parameters (technical review,
+    # round 48: lower activations were offered for an optimizer step, which holds none).
+    return _or_else((), ways, larger_gpu, FEWER_PARAMETERS if typed else nothing)
 
+
+def _or_else(together: tuple, ways: list, larger_gpu: bool, nothing: str) -> Phrases:
+    """The set of changes made ``together``, grouped apart from a larger card (technical review, round 45: the "and"
+    of the set ran into the "or"); or the ``ways`` found, then a larger card; a larger card only where one holds the
+    step (technical review, round 43: one was offered that no listed card is), and where nothing makes room,
+    ``nothing``."""
+    if together:
+        if larger_gpu:
+            return Phrases((Phrase(OR_ELSE, {"together": Phrases(together), "other": Phrase(LARGER_GPU, {})}),))
+        return Phrases(together)
+    if larger_gpu:
+        return Phrases((*ways, LARGER_GPU), style="or")
+    return Phrases(tuple(ways) or (nothing,), style="or")
+
+
+def _adapters(values: Mapping[str, object], experts: bool) -> list[str]:
+    """The adapters a way out may switch the form's method to: QLoRA not for a mixture of experts."""
+    methods = {"full": ("lora", "qlora"), "lora": ("qlora",)}.get(str(values["method"]), ())
+    return [method for method in methods if method != "qlora" or not experts]
+
+
+def _phrase(way: str | Phrase) -> Phrase:
+    """A way, as a phrase another wraps."""
+    return way if isinstance(way, Phrase) else Phrase(way, {})
+
+
+# The recipe an adapter falls back on where the form's is refused for it or does not fit (QLoRA computes in 16 bits).
+SIXTEEN = {"optimizer": "adamw-mixed", "precision": "bf16"}
+# A way out that needs that recipe too, and one that fits only within the estimate's measured error (technical
+# review, round 50: an adapter was offered that the form's fp32 recipe refuses; recipes and methods that fitted only
+# tightly were not said to).
+WITH_SIXTEEN = N_("%(way)s with the recipe “%(recipe)s” at precision %(precision)s")
+TIGHT_WAY = N_("%(way)s (a tight fit)")
+# The ZeRO stages that make room, named (technical review, round 50: "a higher stage" read as the next one).
+CHOOSE_STAGES = N_("choose %(stages)s")
+# Where no one change shrinks a sample that no listed card holds.
+SAMPLE_NOTHING_TRIED = N_(
+    "combine several of full recomputation, fused attention, shorter sequences, and a sequence split across GPUs, "
+    "which the page does not check together"
+)
 
 # The adapters, each named alone, where a way out combines one with other changes.
 TRAIN = {"lora": ADAPT_EXPERTS["full"], "qlora": ADAPT["lora"]}
@@ -477,7 +535,6 @@ def _together(
     if most > gpus:
         words = SEVERAL_GPUS_ZERO_3 if gpus == 1 else ZERO_3_MORE_GPUS if stage < 3 else MORE_GPUS
         sharding.append(((words,), {"zero_stage": 3, "gpus": most}))
-    sixteen = {"optimizer": "adamw-mixed", "precision": "bf16"}
     # QLoRA as most recipes run it, its base prepared by peft.
     methods: list[tuple[tuple[str, ...], dict]] = [((), {})] + [
         (
@@ -485,7 +542,7 @@ def _together(
             {**change, "prepared": True} if method == "qlora" else change,
         )
         for method in adapters
-        for change in ({"method": method}, {"method": method, **sixteen})
+        for change in ({"method": method}, {"method": method, **SIXTEEN})
     ]
     candidates = [
         (
