@@ -2029,3 +2029,25 @@ def test_zero_3_s_least_buffers_for_qlora_are_a_projection_in_nf4_without_a_grad
     assert buffers_floor(values) == NF4_BYTES_PER_WEIGHT * 8192 * 28672
     full = _on("rtx-4090", method="full", zero_stage="3", gpus=Decimal(8))
     assert buffers_floor(full) == 2 * 2 * 4096 * 14336  # bf16 weights gathered, and their gradient
+
+
+def test_a_sample_larger_than_the_largest_card_is_offered_changes_made_together_and_no_larger_card():
+    """Llama-3.1-70B in LoRA on an H200, the largest listed card, at 8,192 tokens without recomputation: one sample
+    alone is more than the card, no one change makes room, and no card is larger; QLoRA with full recomputation does
+    (technical review, round 50: only "choose a GPU with more memory" was offered)."""
+    from calc.fit import QLORA_PREPARED
+
+    values = _on("h200", model="meta-llama/Llama-3.1-70B", method="lora", sequence_length=Decimal(8192),
+                 recomputation="none")  # fmt: skip
+    ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"]
+    assert ways == Phrases((QLORA_PREPARED, RECOMPUTE))
+    change = {"method": "qlora", "recomputation": "full"}
+    assert CALCULATOR.results({**values, **change})["largest_micro_batch"].value >= 1
+    # A sample that no listed card holds, whatever one change: told to combine, not offered a larger card.
+    from calc.fit import SAMPLE_NOTHING_TRIED
+
+    huge = _on("v100-16gb", model="Qwen/Qwen3-32B", method="full", zero_stage="2", gpus=Decimal(4),
+               optimizer="adamw-8bit", sequence_length=Decimal(131072), attention="eager", recomputation="none",
+               target_batch=Decimal(16))  # fmt: skip
+    largest = CALCULATOR.results(huge)["largest_micro_batch"]
+    assert largest.quantities["sample_ways"] == Phrases((SAMPLE_NOTHING_TRIED,), style="or")
