@@ -116,7 +116,7 @@ EXPECTED = Expectations(
     ),
     not_one_sample=(
         "Nemmeno un campione entra in memoria: calcola la loss a blocchi (use_liger_kernel=True nel Trainer), "
-        "accorcia le sequenze a 2944\u00a0token o meno (entrano con un margine ampio), passa a QLoRA, usa più GPU "
-        "con ZeRO-3 o scegli una GPU con più memoria."
+        "accorcia le sequenze a 2944\u00a0token o meno (il passo entra con un margine ampio), passa a QLoRA, "
+        "usa più GPU con ZeRO-3 o scegli una GPU con più memoria."
     ),
 )
