@@ -10,7 +10,7 @@ EXPECTED = Expectations(
     ),
     formulas=("E = b ⋅ a ⋅ g", "M = b ⋅ A", "E = 1 ⋅ 64 ⋅ 1 = 64", "M = 1 ⋅ 7,45 = 7,45\u00a0GB"),
     ready="Los resultados se actualizan mientras escribes.",
-    failed="No se pudo iniciar la calculadora interactiva en este navegador.",
+    failed="No se ha podido iniciar la calculadora interactiva en este navegador.",
     prompt_empty="Completa el campo «Pasos de acumulación» para ver los resultados.",
     prompt_two_empty=(
         "Completa los campos «Pasos de acumulación» y «GPU en paralelismo de datos» para ver los resultados."
