@@ -32,7 +32,7 @@ SENTENCE = (
         "only if this estimate is %(covered)s below the step's true peak (both without the overhead). "
         "%(measured)s"
     ),
-    N_("Your GPU is short by %(missing)s."),
+    N_("Your GPU is %(missing)s short."),
 )
 
 # A listed card without bf16 (calc.gpus.GPU.bf16) when the precision is bf16: in the table, and about the reader's own.
@@ -195,9 +195,10 @@ CHUNKED_LOSS = N_("compute the loss in chunks (the Trainer's use_liger_kernel=Tr
 # and under ZeRO one that DeepSpeed runs as it is (Spanish review, round 48: a 16-bit recipe, which ZeRO runs with
 # a master copy, led back to the form's own).
 LEANER_RECIPE = N_("choose the training recipe “%(recipe)s”")
-ADAPT = {"full": N_("train an adapter (LoRA or QLoRA)"), "lora": N_("train QLoRA")}
+ADAPT = {"full": N_("train a LoRA or QLoRA adapter"), "lora": N_("train QLoRA")}
 # An adapter over a base kept in fp32: the base in 16 bits halves its weights.
-BF16_BASE = N_("load the base model in bf16 (a 16-bit recipe at precision bf16)")
+BF16_BASE = N_("load the base model in bf16")
+BF16_BASE_HOW = Phrase(N_("a 16-bit recipe at precision bf16"), {})
 # In a mixture of experts QLoRA quantizes the attention projections only (calc.formulas.parameters.quantized_weights):
 # the experts, most of the weights, stay in 16 bits, so it saves little over LoRA.
 ADAPT_EXPERTS = {"full": N_("train LoRA")}
@@ -228,9 +229,7 @@ def quant_storage(precision: str) -> str:
 
 # A way to ZeRO-3 for QLoRA names that setting (technical review, round 48: offered without it, the base would stay
 # whole on every GPU).
-QLORA_ZERO_3 = N_(
-    "%(way)s (with %(storage)s in BitsAndBytesConfig, without which ZeRO-3 does not shard the 4-bit base)"
-)
+QLORA_ZERO_3 = N_("with %(storage)s in BitsAndBytesConfig, without which ZeRO-3 does not shard the 4-bit base")
 
 
 def for_qlora(way: str | Phrase, values: Mapping[str, object], **change: object) -> str | Phrase:
@@ -240,7 +239,20 @@ def for_qlora(way: str | Phrase, values: Mapping[str, object], **change: object)
     if run["method"] != "qlora" or int(run["zero_stage"]) < 3 or int(run["gpus"]) < 2:
         return way
     storage = Names((quant_storage(str(run["precision"])),))
-    return Phrase(QLORA_ZERO_3, {"way": way if isinstance(way, Phrase) else Phrase(way, {}), "storage": storage})
+    return noted(way, Phrase(QLORA_ZERO_3, {"storage": storage}))
+
+
+# What a way needs, or how much room it leaves, said beside it in one parenthesis (Spanish review, round 51: two
+# parentheses in a row).
+NOTED = N_("%(way)s (%(notes)s)")
+
+
+def noted(way: str | Phrase, note: Phrase) -> Phrase:
+    """``way`` with ``note`` beside its others."""
+    if isinstance(way, Phrase) and way.message == NOTED:
+        notes = way.quantities["notes"]
+        return Phrase(NOTED, {"way": way.quantities["way"], "notes": Phrases((*notes.messages, note), "semicolon")})
+    return Phrase(NOTED, {"way": _phrase(way), "notes": Phrases((note,), "semicolon")})
 
 
 # Where only ZeRO-3 can help, as with a frozen base, which only it shards.
@@ -249,6 +261,9 @@ ZERO_3 = N_("choose ZeRO-3")
 MORE_GPUS = N_("use more GPUs")
 ZERO_3_MORE_GPUS = N_("use more GPUs under ZeRO-3")
 LARGER_GPU = N_("choose a GPU with more memory")
+# For QLoRA, where a listed card holds the base as loaded but not as peft prepares it (Italian review, round 51: no
+# card was offered where the H200 held Mixtral as loaded, while LoRA's ways offered QLoRA so).
+WITHOUT_PREPARATION = Phrase(N_("without peft's prepare_model_for_kbit_training"), {})
 LOWER_TYPED = N_(
     "lower the activation memory you typed (through a smaller micro-batch, full recomputation, fused attention, or "
     "shorter sequences; the page cannot check it)"
@@ -278,6 +293,7 @@ def ways_out(
     typed: str = "",
     combine: bool = True,
     nothing: str = NOTHING_TRIED,
+    larger: str | Phrase = LARGER_GPU,
 ) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
@@ -347,16 +363,14 @@ def ways_out(
         # (technical review, round 50: a larger card was offered where none was, and QLoRA with recomputation, which
         # fitted, was not).
         together = () if ways or not combine else _together(values, fits_once, adapters, most)
-        return _or_else(together, ways, larger_gpu, nothing)
+        return _or_else(together, ways, larger_gpu, nothing, larger)
 
     def said(way: str | Phrase, change: dict) -> str | Phrase:
         """``way``, which ``change`` makes, with the recipe it needs where it is not the form's, and said to be tight
         where it leaves no room beyond the estimate's error (technical review, round 50: an adapter was offered that
         the form's fp32 recipe refuses, and recipes and methods that fitted only tightly were not said to)."""
-        if change.get("optimizer") == SIXTEEN["optimizer"] != values["optimizer"]:
-            recipe = {"recipe": Phrase(RECIPES[SIXTEEN["optimizer"]].label, {}), "precision": Names(("bf16",))}
-            way = Phrase(WITH_SIXTEEN, {"way": _phrase(way), **recipe})
-        return way if fits_once(**change, comfortable=True) else Phrase(TIGHT_WAY, {"way": _phrase(way)})
+        way = with_sixteen(way, values, change)
+        return way if fits_once(**change, comfortable=True) else noted(way, TIGHT_NOTE)
 
     # A change of recipe or method is offered where it alone makes room, on these GPUs as they are sharded: the first
     # with room to spare, or the first that fits.
@@ -366,12 +380,16 @@ def ways_out(
     if values["method"] == "full":
         roomy = (key for key in run if fits_once(optimizer=key, comfortable=True))
         if found := next(roomy, None) or next((key for key in run if fits_once(optimizer=key)), None):
-            ways.append(said(Phrase(LEANER_RECIPE, {"recipe": Phrase(RECIPES[found].label, {})}), {"optimizer": found}))
+            way: str | Phrase = Phrase(LEANER_RECIPE, {"recipe": Phrase(RECIPES[found].label, {})})
+            if recipe.master_copy and not RECIPES[found].master_copy and RECIPES[found].states.weights < 4:
+                way = noted(way, Phrase(WITHOUT_MASTER, {}))
+            if stage and not RECIPES[found].optimizer.foreach_adamw:
+                way = noted(way, Phrase(UNTESTED_UNDER_ZERO, {}))
+            ways.append(said(way, {"optimizer": found}))
     if values["method"] == "lora" and recipe.states.weights > 2 and fits_once(**SIXTEEN):
         # The way names the recipe itself: only whether it is tight is said.
-        ways.append(
-            BF16_BASE if fits_once(**SIXTEEN, comfortable=True) else Phrase(TIGHT_WAY, {"way": _phrase(BF16_BASE)})
-        )
+        base = noted(BF16_BASE, BF16_BASE_HOW)
+        ways.append(base if fits_once(**SIXTEEN, comfortable=True) else noted(base, TIGHT_NOTE))
     adapt = ADAPT_EXPERTS if experts else ADAPT
 
     def backing(method: str, prepared: bool = False) -> dict | None:
@@ -438,7 +456,7 @@ def ways_out(
     if not ways and not typed and (together := _together(values, fits_once, adapters, most)):
         # Changes made together, before a larger card where one holds the step (Spanish review, round 43: only a
         # larger card was offered where a set of changes fitted the reader's own).
-        return _or_else(together, ways, larger_gpu, nothing)
+        return _or_else(together, ways, larger_gpu, nothing, larger)
     if typed == "state activations" and ways == [LOWER_TYPED]:
         # Both too large: each must shrink, the state through ZeRO-3 where it holds the state with no activations at
         # all, beside a lower typed figure (technical review, round 49: "more GPUs than the target batch has samples"
@@ -451,25 +469,35 @@ def ways_out(
         shard = next((words for words, change in sharding if fits_once(**empty, **change, comfortable=True)), None)
         together = Phrases((shard, LOWER_TYPED) if shard else (LOWER_TYPED, FEWER_PARAMETERS))
         if larger_gpu:
-            return Phrases((Phrase(OR_ELSE, {"together": together, "other": Phrase(LARGER_GPU, {})}),))
+            return Phrases((Phrase(OR_ELSE, {"together": together, "other": _phrase(larger)}),))
         return Phrases((together,))
     # With the activations typed, where the model state itself is too large, fewer parameters (technical review,
     # round 48: lower activations were offered for an optimizer step, which holds none).
-    return _or_else((), ways, larger_gpu, FEWER_PARAMETERS if typed else nothing)
+    return _or_else((), ways, larger_gpu, FEWER_PARAMETERS if typed else nothing, larger)
 
 
-def _or_else(together: tuple, ways: list, larger_gpu: bool, nothing: str) -> Phrases:
+def _or_else(together: tuple, ways: list, larger_gpu: bool, nothing: str, larger: str | Phrase = LARGER_GPU) -> Phrases:
     """The set of changes made ``together``, grouped apart from a larger card (technical review, round 45: the "and"
     of the set ran into the "or"); or the ``ways`` found, then a larger card; a larger card only where one holds the
     step (technical review, round 43: one was offered that no listed card is), and where nothing makes room,
-    ``nothing``."""
+    ``nothing``; ``larger``, the words for a larger card."""
     if together:
         if larger_gpu:
-            return Phrases((Phrase(OR_ELSE, {"together": Phrases(together), "other": Phrase(LARGER_GPU, {})}),))
+            return Phrases((Phrase(OR_ELSE, {"together": Phrases(together), "other": _phrase(larger)}),))
         return Phrases(together)
     if larger_gpu:
-        return Phrases((*ways, LARGER_GPU), style="or")
+        return Phrases((*ways, larger), style="or")
     return Phrases(tuple(ways) or (nothing,), style="or")
+
+
+def with_sixteen(way: str | Phrase, values: Mapping[str, object], change: Mapping[str, object]) -> str | Phrase:
+    """``way``, naming the mixed-precision recipe where ``change`` switches the form's to it (before its notes)."""
+    if change.get("optimizer") != SIXTEEN["optimizer"] or values["optimizer"] == SIXTEEN["optimizer"]:
+        return way
+    if isinstance(way, Phrase) and way.message == NOTED:
+        return Phrase(NOTED, {**way.quantities, "way": with_sixteen(way.quantities["way"], values, change)})
+    recipe = {"recipe": Phrase(RECIPES[SIXTEEN["optimizer"]].label, {}), "precision": Names((SIXTEEN["precision"],))}
+    return Phrase(WITH_SIXTEEN, {"way": _phrase(way), **recipe})
 
 
 def _adapters(values: Mapping[str, object], experts: bool) -> list[str]:
@@ -489,7 +517,16 @@ SIXTEEN = {"optimizer": "adamw-mixed", "precision": "bf16"}
 # review, round 50: an adapter was offered that the form's fp32 recipe refuses; recipes and methods that fitted only
 # tightly were not said to).
 WITH_SIXTEEN = N_("%(way)s with the recipe “%(recipe)s” at precision %(precision)s")
-TIGHT_WAY = N_("%(way)s (a tight fit)")
+TIGHT_NOTE = Phrase(N_("a tight fit"), {})
+# A leaner recipe that drops the fp32 master copy, whose small updates bf16 weights can lose (Italian review, round
+# 51); one whose optimizer is not PyTorch's Adam or AdamW, which ZeRO refuses unless told (DeepSpeed 0.19.5,
+# runtime/engine.py, _do_optimizer_sanity_check, and zero/utils.py, ZERO_SUPPORTED_OPTIMIZERS; the Hugging Face Trainer
+# sets the flag itself, integrations/deepspeed.py; Italian review, round 51).
+WITHOUT_MASTER = N_("no fp32 master copy: small updates can be lost to bf16's rounding")
+UNTESTED_UNDER_ZERO = N_(
+    'with "zero_allow_untested_optimizer": true in the DeepSpeed configuration, which the Hugging Face Trainer '
+    "sets itself"
+)
 # The ZeRO stages that make room, named (technical review, round 50: "a higher stage" read as the next one).
 CHOOSE_STAGES = N_("choose %(stages)s")
 # Where no one change shrinks a sample that no listed card holds.
@@ -535,10 +572,11 @@ def _together(
     if most > gpus:
         words = SEVERAL_GPUS_ZERO_3 if gpus == 1 else ZERO_3_MORE_GPUS if stage < 3 else MORE_GPUS
         sharding.append(((words,), {"zero_stage": 3, "gpus": most}))
-    # QLoRA as most recipes run it, its base prepared by peft.
-    methods: list[tuple[tuple[str, ...], dict]] = [((), {})] + [
+    # QLoRA as most recipes run it, its base prepared by peft; an adapter in mixed precision, where the set needs it,
+    # says so (technical review, round 51: "train LoRA" fitted only with a recipe it did not name).
+    methods: list[tuple[tuple[str | Phrase, ...], dict]] = [((), {})] + [
         (
-            (QLORA_PREPARED if method == "qlora" else TRAIN[method],),
+            (with_sixteen(QLORA_PREPARED if method == "qlora" else TRAIN[method], values, change),),
             {**change, "prepared": True} if method == "qlora" else change,
         )
         for method in adapters

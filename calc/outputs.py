@@ -157,7 +157,8 @@ NOR_MORE = N_("%(others)s, or %(last)s")
 
 @dataclass(frozen=True)
 class Phrases:
-    """Message ids, each translated, joined as the language joins a list ("or" with ``style="or"``): a sentence's
+    """Message ids, each translated, joined as the language joins a list ("or" with ``style="or"``, "nor" after a
+    negation with ``style="nor"``, clauses of their own with ``style="semicolon"``): a sentence's
     options, built from those that apply rather than written out for each combination. An option may be a phrase
     with figures of its own, or a list of its own (changes made together).
 
@@ -175,6 +176,9 @@ class Phrases:
 
     def text(self, locale: Locale, translations: NullTranslations) -> str:
         words = [translations.gettext(m) if isinstance(m, str) else m.text(locale, translations) for m in self.messages]
+        if self.style == "semicolon":
+            # Notes beside a way out, each a clause of its own.
+            return "; ".join(words)
         if self.style == "nor" and len(words) > 1:
             # CLDR has no list after a negation, which Spanish joins with "ni" and Italian with "né" (Spanish review,
             # round 48: "no abarcaron A o B"): the catalogs give the conjunction, CLDR the commas before it.
