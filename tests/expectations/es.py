@@ -125,7 +125,7 @@ EXPECTED = Expectations(
     ),
     not_one_sample=(
         "No cabe ni una muestra: calcula la pérdida por partes (use_liger_kernel=True en el Trainer), "
-        "acorta las secuencias a 2944\u00a0tokens o menos (así cabe con margen), pasa a QLoRA, "
+        "acorta las secuencias a 2944\u00a0tokens o menos (cabe con margen), pasa a QLoRA, "
         "reparte el entrenamiento entre varias GPU con ZeRO-3 o elige una GPU con más memoria."
     ),
 )
