@@ -60,7 +60,7 @@ from calc.step_inputs import (
     with_targets,
 )
 from calc.step_outputs import attention_note, moment_phrase, window_note
-from calc.transformers_releases import EXPERTS_AS_LINEAR_UNTIL, EXPERTS_AS_PARAMETERS_SINCE
+from calc.transformers_releases import EXPERTS_AS_LINEAR_UNTIL, GROUPED_EXPERTS_SINCE
 
 # Only the presets whose architecture the estimate covers.
 MODEL = model_choice(keep=lambda shape: shape.model_type in FAMILIES)
@@ -222,7 +222,7 @@ def facts() -> dict[str, Fact]:
     recipe, precision = chosen_as("autocast-bf16")
     return {
         "checkpointing_since": ACTIVATION_CHECKPOINTING_SINCE,
-        "experts_since": EXPERTS_AS_PARAMETERS_SINCE,
+        "grouped_experts_since": GROUPED_EXPERTS_SINCE,
         "experts_until": EXPERTS_AS_LINEAR_UNTIL,
         # transformers 5.24, integrations/moe.py (_can_use_grouped_mm): torch._grouped_mm up to torch 2.8 runs on Hopper
         # only (compute capability 9.x); from 2.9 on Ampere or later.

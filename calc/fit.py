@@ -294,6 +294,7 @@ def ways_out(
     combine: bool = True,
     nothing: str = NOTHING_TRIED,
     larger: str | Phrase = LARGER_GPU,
+    roomy: bool = True,
 ) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
@@ -340,15 +341,19 @@ def ways_out(
         switches = {RECOMPUTE: {"recomputation": "full"}, FUSE: {"attention": "flash"}}
         off = {way: change for way, change in switches.items() if any(values[k] != v for k, v in change.items())}
         alone = [way for way, change in off.items() if fits_once(**change)]
-        ways.extend(alone)
+        # Each said to be tight where it leaves no room beyond the estimate's error (Italian review, round 52).
+        ways.extend(way if fits_once(**off[way], comfortable=roomy) else noted(way, TIGHT_NOTE) for way in alone)
         if len(off) == 2 and not alone and fits_once(**off[RECOMPUTE], **off[FUSE]):
-            ways.append(RECOMPUTE_AND_FUSE)
+            pair = {**off[RECOMPUTE], **off[FUSE]}
+            roomy_pair = fits_once(**pair, comfortable=roomy)
+            ways.append(RECOMPUTE_AND_FUSE if roomy_pair else noted(RECOMPUTE_AND_FUSE, TIGHT_NOTE))
         if loss:
             ways.append(CHUNKED_LOSS)
         if int(values["sequence_length"]) > 1:
             # With room to spare where a length has it, lest the way out be tight (technical review, round 47).
-            length, words = int(values["sequence_length"]), SHORTEN_TO_SPARE
-            shorter = longest_length(length, lambda each: fits_once(sequence_length=each, comfortable=True))
+            # Where ``fits`` cannot judge room to spare (a sample alone on a card), the length alone is named.
+            length, words = int(values["sequence_length"]), SHORTEN_TO_SPARE if roomy else SHORTEN_TO
+            shorter = longest_length(length, lambda each: fits_once(sequence_length=each, comfortable=roomy))
             if not shorter:
                 shorter, words = longest_length(length, lambda each: fits_once(sequence_length=each)), SHORTEN_TO_TIGHT
             if shorter:
@@ -362,7 +367,15 @@ def ways_out(
         # One sample alone is more than the GPU holds: what shrinks a sample, alone or with what shrinks the rest
         # (technical review, round 50: a larger card was offered where none was, and QLoRA with recomputation, which
         # fitted, was not).
-        together = () if ways or not combine else _together(values, fits_once, adapters, most)
+        together = _together(values, fits_once, adapters, most) if combine else ()
+        within_pair = RECOMPUTE_AND_FUSE in map(_bare_way, ways) and all(way in (RECOMPUTE, FUSE) for way in together)
+        if ways and together and (within_pair or any(_bare_way(way) in map(_bare_way, ways) for way in together)):
+            together = ()
+        if ways and together:
+            # Beside the ways that shrink a sample alone, a set that keeps the sequences longer (Italian review,
+            # round 52: only 384 tokens were offered where QLoRA with recomputation fitted at 4,096), unless one of
+            # its changes already makes room alone.
+            ways, together = [*ways, Phrases(together)], ()
         return _or_else(together, ways, larger_gpu, nothing, larger)
 
     def said(way: str | Phrase, change: dict) -> str | Phrase:
@@ -402,9 +415,16 @@ def ways_out(
     if values["method"] in adapt and fitting:
         # LoRA named only where it makes room, not only QLoRA (Spanish review, round 41); QLoRA as most recipes run
         # it, with peft's preparation, or said to be without it (Italian review, round 41).
+        prepared = backing("qlora", prepared=True) if "qlora" in adapters else None
         if values["method"] == "full" and "lora" in fitting:
-            ways.append(said(adapt["full"], fitting["lora"]))
-        elif prepared := backing("qlora", prepared=True):
+            lora = said(adapt["full"], fitting["lora"])
+            if lora != adapt["full"] and prepared and fits_once(**prepared, comfortable=True):
+                # LoRA tight, QLoRA roomy: each said apart (Spanish review, round 52: "(a tight fit)" read as QLoRA's
+                # too, which left 10.93 GB).
+                ways.extend((for_qlora(TRAIN["qlora"], values, method="qlora"), said(TRAIN["lora"], fitting["lora"])))
+            else:
+                ways.append(lora)
+        elif prepared:
             ways.append(said(for_qlora(TRAIN["qlora"], values, method="qlora"), prepared))
         elif "qlora" in fitting:
             ways.append(said(for_qlora(QLORA_UNPREPARED, values, method="qlora"), fitting["qlora"]))
@@ -476,6 +496,14 @@ def ways_out(
     return _or_else((), ways, larger_gpu, FEWER_PARAMETERS if typed else nothing, larger)
 
 
+def changes_together(values: Mapping[str, object], fits: Callable[..., bool], experts: bool) -> Phrases | None:
+    """The fewest changes that together make room (:func:`_together`), or None: for a step whose fixed part and
+    single sample are each more than a card holds, checked on the whole step before each is made room for apart
+    (Italian review, round 52: a length was offered for the sample that no way for the fixed part fitted beside)."""
+    together = _together(values, fits, _adapters(values, experts), most_gpus(values))
+    return Phrases(together) if together else None
+
+
 def _or_else(together: tuple, ways: list, larger_gpu: bool, nothing: str, larger: str | Phrase = LARGER_GPU) -> Phrases:
     """The set of changes made ``together``, grouped apart from a larger card (technical review, round 45: the "and"
     of the set ran into the "or"); or the ``ways`` found, then a larger card; a larger card only where one holds the
@@ -504,6 +532,11 @@ def _adapters(values: Mapping[str, object], experts: bool) -> list[str]:
     """The adapters a way out may switch the form's method to: QLoRA not for a mixture of experts."""
     methods = {"full": ("lora", "qlora"), "lora": ("qlora",)}.get(str(values["method"]), ())
     return [method for method in methods if method != "qlora" or not experts]
+
+
+def _bare_way(way: str | Phrase) -> str | Phrase:
+    """A way without its notes."""
+    return _bare_way(way.quantities["way"]) if isinstance(way, Phrase) and way.message == NOTED else way
 
 
 def _phrase(way: str | Phrase) -> Phrase:
@@ -539,8 +572,9 @@ SAMPLE_NOTHING_TRIED = N_(
 TRAIN = {"lora": ADAPT_EXPERTS["full"], "qlora": ADAPT["lora"]}
 # QLoRA where its base fits as loaded but not as peft's prepare_model_for_kbit_training leaves it (calc.vram).
 QLORA_UNPREPARED = N_("train QLoRA without peft's prepare_model_for_kbit_training")
-# QLoRA in a set of changes, checked as most recipes run it, and said so (technical review, round 45).
-QLORA_PREPARED = N_("train QLoRA with peft's prepare_model_for_kbit_training")
+# QLoRA in a set of changes, checked as most recipes run it, and said so (technical review, round 45) as a note: it
+# fits even with peft's preparation, which adds memory (Spanish review, round 52: "with" read as a call to make).
+QLORA_PREPARED = Phrase(N_("even with peft's prepare_model_for_kbit_training"), {})
 # A set of changes, then another way: grouped.
 OR_ELSE = N_("%(together)s, or else %(other)s")
 
@@ -576,7 +610,11 @@ def _together(
     # says so (technical review, round 51: "train LoRA" fitted only with a recipe it did not name).
     methods: list[tuple[tuple[str | Phrase, ...], dict]] = [((), {})] + [
         (
-            (with_sixteen(QLORA_PREPARED if method == "qlora" else TRAIN[method], values, change),),
+            (
+                with_sixteen(
+                    noted(TRAIN["qlora"], QLORA_PREPARED) if method == "qlora" else TRAIN[method], values, change
+                ),
+            ),
             {**change, "prepared": True} if method == "qlora" else change,
         )
         for method in adapters
@@ -598,7 +636,11 @@ def _together(
 
     ordered = [candidate for candidate in sorted(candidates, key=cost) if len(candidate[0]) > 1]
     roomy = next((words for words, change in ordered if fits(**change, comfortable=True)), ())
-    return roomy or next((words for words, change in ordered if fits(**change)), ())
+    if roomy:
+        return roomy
+    # A set that fits only within the estimate's error says so, after its last change (Italian review, round 52).
+    tight = next((words for words, change in ordered if fits(**change)), ())
+    return (*tight[:-1], noted(tight[-1], TIGHT_NOTE)) if tight else ()
 
 
 def _shared(method: tuple[tuple, dict], shard: tuple[tuple, dict], values: Mapping[str, object]) -> tuple:

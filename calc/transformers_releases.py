@@ -20,3 +20,12 @@ EXPERTS_AS_PARAMETERS_SINCE = Citation(
     "https://github.com/huggingface/transformers/blob/v5.0.0/src/transformers/models/mixtral/modeling_mixtral.py#L63-L71",
 )
 EXPERTS_AS_LINEAR_UNTIL = "4.57"
+
+# The release from which from_pretrained sets a mixture's experts to grouped matrix products unless told otherwise
+# (PreTrainedModel.get_correct_experts_implementation: "grouped_mm" where none is requested, "eager" where PyTorch
+# cannot dispatch it): read in the 5.0.0 wheel's modeling_utils.py (Italian review, round 52: the page cited the
+# experts' parameters for it).
+GROUPED_EXPERTS_SINCE = Citation(
+    "5.0",
+    "https://github.com/huggingface/transformers/blob/v5.0.0/src/transformers/modeling_utils.py#L1930-L1948",
+)

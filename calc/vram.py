@@ -36,6 +36,7 @@ from calc.fit import (
     Need,
     accumulates,
     carried,
+    changes_together,
     coverage,
     most_gpus,
     noted,
@@ -579,9 +580,9 @@ BUFFERS_BEYOND_SPARE = N_(
 # Where even the least ZeRO-3's buffers come to (buffers_floor) is more than the spare: no setting makes the step fit
 # (technical review, round 48: "lower those settings" where 0.01 GB would be left at their smallest).
 BUFFERS_FLOOR_BEYOND_SPARE = N_(
-    "By this estimate, your GPU holds the total, with %(spare)s to spare, but not ZeRO-3's buffers, which the total "
-    "leaves out: they add %(buffers)s to the step's peak at DeepSpeed's default settings, and at least %(floor)s at "
-    "any settings, for %(why)s. The step does not fit."
+    "By this estimate, the step does not fit: your GPU holds the total, with %(spare)s to spare, but not ZeRO-3's "
+    "buffers, which the total leaves out. They add %(buffers)s to the step's peak at DeepSpeed's default settings, "
+    "and at least %(floor)s at any settings, for %(why)s."
 )
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
@@ -1214,7 +1215,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 **_larger(binding.fixed_total + (0 if huge else most.per_sample_total), prepared, capacity - free),
             )
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
-            if huge:
+            whole = huge and changes_together(
+                values, lambda **change: _fits_with(values, **change), bool(shape.experts)
+            )
+            if whole:
+                # Changes that make room for the whole step at once, checked so (Italian review, round 52).
+                largest = Phrase(NOT_EMPTY, {**words, "ways": whole})
+            elif huge:
                 sample_ways = ways_out(
                     values,
                     samples=True,
@@ -1223,6 +1230,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                     and _chunks_make_room_on_a_card(shape, one, setting, capacity - free),
                     larger_gpu=False,
                     combine=False,
+                    roomy=False,
                     nothing=SAMPLE_NOTHING_TRIED,
                     fits=lambda **change: _sample_fits_a_card(values, capacity - free, **change),
                     split=_on_a_listed_card(most.per_sample_total / most_gpus(values), capacity - free),

@@ -324,6 +324,10 @@ SHORTENED = (SHORTEN_TO, SHORTEN_TO_SPARE, SHORTEN_TO_TIGHT)
 SHORTEN = "a shorter length, named"  # what _named makes of any of them
 
 
+# QLoRA in a set of changes, said to fit even with peft's preparation (Spanish review, round 52).
+PREPARED_QLORA = noted(TRAIN["qlora"], QLORA_PREPARED)
+
+
 def _unnoted(way):
     """A way without the notes beside it (calc.fit.noted)."""
     while isinstance(way, Phrase) and way.message == NOTED:
@@ -1053,7 +1057,7 @@ def test_where_not_one_sample_fits_the_page_offers_only_what_is_not_chosen_and_c
         # one change makes room and no listed card holds the step, so the fewest changes that do, an adapter first
         # (Spanish review, round 40, D3); QLoRA, which leaves room to spare, before LoRA, which fits only tightly
         # (Italian review, round 42).
-        ("rtx-4090", {"method": "full", "recomputation": "none", "attention": "eager"}, (QLORA_PREPARED, RECOMPUTE)),
+        ("rtx-4090", {"method": "full", "recomputation": "none", "attention": "eager"}, (PREPARED_QLORA, RECOMPUTE)),
         # On a T4, QLoRA's prepared base leaves no room either: ZeRO-3 on as many GPUs as the target batch allows.
         ("t4", {"method": "full", "recomputation": "none", "attention": "eager"}, (SEVERAL_GPUS_ZERO_3, RECOMPUTE)),
     ],
@@ -1064,7 +1068,7 @@ def test_where_no_one_change_makes_room_the_page_offers_the_fewest_that_do(gpu, 
     assert largest.quantities["ways"] == Phrases(ways, style="standard")
     # Each set makes room: a micro-batch of one fits with all of it.
     change = {"recomputation": "full"}
-    for method, words in (("lora", TRAIN["lora"]), ("qlora", QLORA_PREPARED)):
+    for method, words in (("lora", TRAIN["lora"]), ("qlora", PREPARED_QLORA)):
         if words in ways:
             change["method"] = method
     if SEVERAL_GPUS_ZERO_3 in ways:
@@ -1152,22 +1156,41 @@ def test_a_set_of_changes_and_a_larger_card_are_grouped_apart():
 
 
 def test_where_one_sample_is_more_than_any_card_the_fixed_part_and_the_sample_are_each_made_room_for():
-    """Llama-3.1-70B in full fine-tuning without recomputation, eager: one sample alone is more than the largest listed
-    card. What shrinks the fixed part is checked on the fixed part, what shrinks a sample on a sample alone, each
-    said apart (technical review, round 43: the fixed part's ways were refused for a sample no card holds, and the
-    sample's offered unchecked)."""
-    values = _on("rtx-4090", model="meta-llama/Llama-3.1-70B", method="full", recomputation="none", attention="eager")
+    """Llama-3.1-70B in full fine-tuning without recomputation, eager, at 32,768 tokens on a T4: one sample alone is
+    more than the largest listed card, and no set of changes the page tries fits the whole step. What shrinks the
+    fixed part is checked on the fixed part, what shrinks a sample on a sample alone, each said apart (technical
+    review, round 43: the fixed part's ways were refused for a sample no card holds, and the sample's offered
+    unchecked)."""
+    values = _on("t4", model="meta-llama/Llama-3.1-70B", method="full", recomputation="none", attention="eager",
+                 sequence_length=Decimal(32768))  # fmt: skip
     largest = CALCULATOR.results(values)["largest_micro_batch"]
     assert largest.message == NOT_EMPTY_NOR_ONE
-    # ZeRO-3 alone, on as many GPUs as the target batch allows, would leave 0.01 GB at the optimizer step: with LoRA
-    # it has room to spare (Italian review, round 49).
     assert largest.quantities["ways"] == Phrases((TRAIN["lora"], SEVERAL_GPUS_ZERO_3))
-    assert _named(largest.quantities["sample_ways"]) == (RECOMPUTE, FUSE, SHORTEN, SPLIT_SEQUENCE)
+    # A length for a sample alone on a card, where room to spare is not judged (Italian review, round 52).
+    assert _named(largest.quantities["sample_ways"]) == (RECOMPUTE_AND_FUSE, SHORTEN)
+    (_, shorter) = largest.quantities["sample_ways"].messages
+    assert shorter.message == SHORTEN_TO
     # Each way for the sample alone brings it within the largest listed card.
     h200 = gpu_memory(GPUS_BY_ID["h200"]) - Decimal(1)  # less the overhead
-    for change in ({"recomputation": "full"}, {"attention": "flash"}):
+    for change in (
+        {"recomputation": "full", "attention": "flash"},
+        {"sequence_length": shorter.quantities["length"].value},
+    ):
         fixed = {**values, **change, "zero_stage": "3", "gpus": Decimal(64), "gpu": "h200", "gpu_memory": h200 + 1}
         assert CALCULATOR.results(fixed)["per_sample"].value <= h200
+
+
+def test_where_one_sample_is_more_than_any_card_a_set_of_changes_that_fits_the_whole_step_comes_first():
+    """Llama-3.1-70B in full fine-tuning without recomputation, eager, on an RTX 4090: a set of changes fits the whole
+    step, checked so, and is offered instead of ways for the fixed part and the sample apart (Italian review, round
+    52: a length was offered for the sample that no way for the fixed part fitted beside)."""
+    values = _on("rtx-4090", model="meta-llama/Llama-3.1-70B", method="full", recomputation="none", attention="eager")
+    largest = CALCULATOR.results(values)["largest_micro_batch"]
+    assert largest.message == NOT_EMPTY
+    offered = {_unnoted(way) for way in largest.quantities["ways"].messages}
+    assert offered == {TRAIN["qlora"], SEVERAL_GPUS_ZERO_3, RECOMPUTE}
+    change = {"method": "qlora", "zero_stage": "3", "gpus": Decimal(64), "recomputation": "full"}
+    assert CALCULATOR.results({**values, **change})["largest_micro_batch"].value >= 1
 
 
 @pytest.mark.parametrize("locale", LOCALES)
@@ -2051,12 +2074,10 @@ def test_a_sample_larger_than_the_largest_card_is_offered_changes_made_together_
     """Llama-3.1-70B in LoRA on an H200, the largest listed card, at 8,192 tokens without recomputation: one sample
     alone is more than the card, no one change makes room, and no card is larger; QLoRA with full recomputation does
     (technical review, round 50: only "choose a GPU with more memory" was offered)."""
-    from calc.fit import QLORA_PREPARED
-
     values = _on("h200", model="meta-llama/Llama-3.1-70B", method="lora", sequence_length=Decimal(8192),
                  recomputation="none")  # fmt: skip
     ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"]
-    assert ways == Phrases((QLORA_PREPARED, RECOMPUTE))
+    assert ways == Phrases((PREPARED_QLORA, RECOMPUTE))
     change = {"method": "qlora", "recomputation": "full"}
     assert CALCULATOR.results({**values, **change})["largest_micro_batch"].value >= 1
     # A sample that no listed card holds, whatever one change: told to combine, not offered a larger card.
