@@ -237,7 +237,8 @@ CALCULATOR = Calculator(
             # The rows jump from one step to the reader's (technical review, round 38): say which they are.
             rows=N_(
                 "The table lists one accumulation step, your setting and its multiples up to four times, and, "
-                "with a budget, the most steps whose whole batch would fit it in one pass."
+                "with a budget, the largest number of steps whose whole batch would still fit that budget in a single "
+                "pass."
             ),
         ),
         *SNIPPETS,

@@ -263,7 +263,7 @@ ZERO_3_MORE_GPUS = N_("use more GPUs under ZeRO-3")
 LARGER_GPU = N_("choose a GPU with more memory")
 # For QLoRA, where a listed card holds the base as loaded but not as peft prepares it (Italian review, round 51: no
 # card was offered where the H200 held Mixtral as loaded, while LoRA's ways offered QLoRA so).
-WITHOUT_PREPARATION = Phrase(N_("without peft's prepare_model_for_kbit_training"), {})
+WITHOUT_PREPARATION = Phrase(N_("which holds it only without peft's prepare_model_for_kbit_training"), {})
 LOWER_TYPED = N_(
     "lower the activation memory you typed (through a smaller micro-batch, full recomputation, fused attention, or "
     "shorter sequences; the page cannot check it)"
@@ -356,8 +356,9 @@ def ways_out(
             shorter = longest_length(length, lambda each: fits_once(sequence_length=each, comfortable=roomy))
             if not shorter:
                 shorter, words = longest_length(length, lambda each: fits_once(sequence_length=each)), SHORTEN_TO_TIGHT
-            if shorter:
-                # Only a length the page found (technical and Italian reviews, round 49: offered where none fitted).
+            # Only a length the page found (technical and Italian reviews, round 49: offered where none fitted), and one
+            # a run might train at, not a few tokens (technical review, round 52: 16 tokens were offered).
+            if shorter and shorter >= min(SHORTEST_OFFERED, length // 4):
                 ways.append(Phrase(words, {"length": Quantity(Decimal(shorter))}))
         if not fixed_helps and split:
             ways.append(SPLIT_SEQUENCE)
@@ -375,7 +376,7 @@ def ways_out(
             # Beside the ways that shrink a sample alone, a set that keeps the sequences longer (Italian review,
             # round 52: only 384 tokens were offered where QLoRA with recomputation fitted at 4,096), unless one of
             # its changes already makes room alone.
-            ways, together = [*ways, Phrases(together)], ()
+            ways, together = [*ways, _set(together)], ()
         return _or_else(together, ways, larger_gpu, nothing, larger)
 
     def said(way: str | Phrase, change: dict) -> str | Phrase:
@@ -501,7 +502,10 @@ def changes_together(values: Mapping[str, object], fits: Callable[..., bool], ex
     single sample are each more than a card holds, checked on the whole step before each is made room for apart
     (Italian review, round 52: a length was offered for the sample that no way for the fixed part fitted beside)."""
     together = _together(values, fits, _adapters(values, experts), most_gpus(values))
-    return Phrases(together) if together else None
+    if not together:
+        return None
+    changes = _set(together)
+    return Phrases((changes,)) if isinstance(changes, Phrase) else changes
 
 
 def _or_else(together: tuple, ways: list, larger_gpu: bool, nothing: str, larger: str | Phrase = LARGER_GPU) -> Phrases:
@@ -510,9 +514,10 @@ def _or_else(together: tuple, ways: list, larger_gpu: bool, nothing: str, larger
     step (technical review, round 43: one was offered that no listed card is), and where nothing makes room,
     ``nothing``; ``larger``, the words for a larger card."""
     if together:
+        changes = _set(together)
         if larger_gpu:
-            return Phrases((Phrase(OR_ELSE, {"together": Phrases(together), "other": _phrase(larger)}),))
-        return Phrases(together)
+            return Phrases((Phrase(OR_ELSE, {"together": changes, "other": _phrase(larger)}),))
+        return Phrases((changes,)) if isinstance(changes, Phrase) else changes
     if larger_gpu:
         return Phrases((*ways, larger), style="or")
     return Phrases(tuple(ways) or (nothing,), style="or")
@@ -522,10 +527,14 @@ def with_sixteen(way: str | Phrase, values: Mapping[str, object], change: Mappin
     """``way``, naming the mixed-precision recipe where ``change`` switches the form's to it (before its notes)."""
     if change.get("optimizer") != SIXTEEN["optimizer"] or values["optimizer"] == SIXTEEN["optimizer"]:
         return way
-    if isinstance(way, Phrase) and way.message == NOTED:
-        return Phrase(NOTED, {**way.quantities, "way": with_sixteen(way.quantities["way"], values, change)})
     recipe = {"recipe": Phrase(RECIPES[SIXTEEN["optimizer"]].label, {}), "precision": Names((SIXTEEN["precision"],))}
-    return Phrase(WITH_SIXTEEN, {"way": _phrase(way), **recipe})
+    return noted(way, Phrase(WITH_SIXTEEN, recipe))
+
+
+def _set(together: tuple) -> Phrases | Phrase:
+    """Changes to make together: three or more said so, lest the list read as alternatives (technical review, round
+    52)."""
+    return Phrases(together) if len(together) < 3 else Phrase(ALL_TOGETHER, {"changes": Phrases(together)})
 
 
 def _adapters(values: Mapping[str, object], experts: bool) -> list[str]:
@@ -549,7 +558,7 @@ SIXTEEN = {"optimizer": "adamw-mixed", "precision": "bf16"}
 # A way out that needs that recipe too, and one that fits only within the estimate's measured error (technical
 # review, round 50: an adapter was offered that the form's fp32 recipe refuses; recipes and methods that fitted only
 # tightly were not said to).
-WITH_SIXTEEN = N_("%(way)s with the recipe “%(recipe)s” at precision %(precision)s")
+WITH_SIXTEEN = N_("with the recipe “%(recipe)s” at precision %(precision)s")
 TIGHT_NOTE = Phrase(N_("a tight fit"), {})
 # A leaner recipe that drops the fp32 master copy, whose small updates bf16 weights can lose (Italian review, round
 # 51); one whose optimizer is not PyTorch's Adam or AdamW, which ZeRO refuses unless told (DeepSpeed 0.19.5,
@@ -573,8 +582,9 @@ TRAIN = {"lora": ADAPT_EXPERTS["full"], "qlora": ADAPT["lora"]}
 # QLoRA where its base fits as loaded but not as peft's prepare_model_for_kbit_training leaves it (calc.vram).
 QLORA_UNPREPARED = N_("train QLoRA without peft's prepare_model_for_kbit_training")
 # QLoRA in a set of changes, checked as most recipes run it, and said so (technical review, round 45) as a note: it
-# fits even with peft's preparation, which adds memory (Spanish review, round 52: "with" read as a call to make).
-QLORA_PREPARED = Phrase(N_("even with peft's prepare_model_for_kbit_training"), {})
+# was checked with peft's preparation, which adds memory (Spanish review, round 52: "with" read as a call to make).
+QLORA_PREPARED = Phrase(N_("checked with peft's prepare_model_for_kbit_training"), {})
+ALL_TOGETHER = N_("make all these changes together: %(changes)s")
 # A set of changes, then another way: grouped.
 OR_ELSE = N_("%(together)s, or else %(other)s")
 
@@ -650,6 +660,10 @@ def _shared(method: tuple[tuple, dict], shard: tuple[tuple, dict], values: Mappi
     if method[0]:
         return (*(for_qlora(way, values, **change) for way in method[0]), *shard[0])
     return tuple(for_qlora(way, values, **change) for way in shard[0])
+
+
+# The shortest sequence offered as a way out, unless the form's own is short: a quarter of it then.
+SHORTEST_OFFERED = 256
 
 
 def longest_length(length: int, fits: Callable[[int], bool], step: int = 128) -> int | None:

@@ -153,6 +153,9 @@ def written(
 NOR_TWO = N_("%(others)s or %(last)s")
 # TRANSLATORS: as above, after a comma-separated list of the other items.
 NOR_MORE = N_("%(others)s, or %(last)s")
+# TRANSLATORS: two options, the first holding an "or" of its own ("choose ZeRO-2 or ZeRO-3, or choose a GPU with more
+# memory"): set them apart as the language does.
+OR_TWO_APART = N_("%(first)s, or %(second)s")
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,12 @@ class Phrases:
 
     def text(self, locale: Locale, translations: NullTranslations) -> str:
         words = [translations.gettext(m) if isinstance(m, str) else m.text(locale, translations) for m in self.messages]
+        if self.style == "or" and len(words) == 2:
+            # Two options, one holding an "or" or an "and" of its own: set apart by a comma where the language does so
+            # (technical review, round 52: "choose ZeRO-2 or ZeRO-3 or choose a GPU with more memory").
+            joints = [format_names(["\0", "\1"], locale, style=style)[1:-1] for style in ("or", "standard")]
+            if any(joint in word for joint in joints for word in words):
+                return translations.gettext(OR_TWO_APART) % {"first": words[0], "second": words[1]}
         if self.style == "semicolon":
             # Notes beside a way out, each a clause of its own.
             return "; ".join(words)

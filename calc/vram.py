@@ -32,6 +32,7 @@ from calc.fit import (
     SHORTFALL,
     SMALLER_BUFFERS,
     SMALLER_BUFFERS_TIGHT,
+    TIGHT_NOTE,
     WITHOUT_PREPARATION,
     Need,
     accumulates,
@@ -798,10 +799,14 @@ COUNTING = {
 }
 # Where one sample alone is more than the largest listed card holds, what else it takes (technical review, round 28: a
 # larger GPU was the one way offered for a sample of 187 GB).
+# Where no set of changes the page tries fits the whole step: the sample's ways are checked on a sample alone, so the
+# reader is sent back once a sample fits (technical review, round 52: "Even then" read as if they fitted beside the
+# fixed part's).
 NOT_EMPTY_NOR_ONE = N_(
     "Even without samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
-    "%(needed)s %(moment)s, %(counting)s. To make room, %(ways)s. Even then, one sample alone needs "
-    "%(sample)s, more than any listed GPU holds: %(sample_ways)s."
+    "%(needed)s %(moment)s, %(counting)s. To make room for it, %(ways)s. One sample alone, though, needs %(sample)s at "
+    "these settings, more than any listed GPU holds, and no set of changes the page checks makes room for both. "
+    "First bring one sample within a card (%(sample_ways)s), then check the step here again."
 )
 
 
@@ -998,7 +1003,9 @@ def _larger(step: Fraction, prepared: Fraction, beside: Fraction) -> dict[str, o
     prepares it (``prepared`` more; Spanish review, round 44), or else, said so, as loaded (Italian review, round
     51)."""
     if _on_a_listed_card(step + prepared, beside):
-        return {"larger_gpu": True}
+        # Said to be tight where no listed card holds it beyond the estimate's error (technical review, round 52).
+        roomy = _on_a_listed_card(step + prepared + shortfall(step + prepared), beside)
+        return {"larger_gpu": True, **({} if roomy else {"larger": noted(LARGER_GPU, TIGHT_NOTE)})}
     if prepared and _on_a_listed_card(step, beside):
         return {"larger_gpu": True, "larger": noted(LARGER_GPU, WITHOUT_PREPARATION)}
     return {"larger_gpu": False}

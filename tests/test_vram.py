@@ -17,6 +17,7 @@ from calc.evaluation import default_texts, evaluate, restore
 from calc.fit import (
     ADAPT,
     ADAPT_EXPERTS,
+    ALL_TOGETHER,
     BF16_BASE,
     BUCKET_VIEW,
     CELL,
@@ -47,7 +48,6 @@ from calc.fit import (
     SPLIT_SEQUENCE,
     TRAIN,
     UNTESTED_UNDER_ZERO,
-    WITH_SIXTEEN,
     WITHOUT_MASTER,
     ZERO_3,
     ZERO_3_MORE_GPUS,
@@ -985,19 +985,7 @@ def rounded_up(size: Fraction) -> Decimal:
             NOT_EMPTY,
             # The base in bf16 fits within the estimate's error only, and says so (technical review, round 50).
             # QLoRA, which the form's fp32 recipe refuses, with the recipe it is checked in.
-            (
-                BF16_BASE,
-                Phrase(
-                    WITH_SIXTEEN,
-                    {
-                        "way": Phrase(ADAPT["lora"], {}),
-                        "recipe": Phrase(RECIPES["adamw-mixed"].label, {}),
-                        "precision": Names(("bf16",)),
-                    },
-                ),
-                SEVERAL_GPUS_ZERO_3,
-                LARGER_GPU,
-            ),
+            (BF16_BASE, ADAPT["lora"], SEVERAL_GPUS_ZERO_3, LARGER_GPU),
         ),
         (
             "h100-80gb",
@@ -1187,7 +1175,9 @@ def test_where_one_sample_is_more_than_any_card_a_set_of_changes_that_fits_the_w
     values = _on("rtx-4090", model="meta-llama/Llama-3.1-70B", method="full", recomputation="none", attention="eager")
     largest = CALCULATOR.results(values)["largest_micro_batch"]
     assert largest.message == NOT_EMPTY
-    offered = {_unnoted(way) for way in largest.quantities["ways"].messages}
+    (together,) = largest.quantities["ways"].messages
+    assert together.message == ALL_TOGETHER  # three changes, said to be made together (technical review, round 52)
+    offered = {_unnoted(way) for way in together.quantities["changes"].messages}
     assert offered == {TRAIN["qlora"], SEVERAL_GPUS_ZERO_3, RECOMPUTE}
     change = {"method": "qlora", "zero_stage": "3", "gpus": Decimal(64), "recomputation": "full"}
     assert CALCULATOR.results({**values, **change})["largest_micro_batch"].value >= 1
@@ -2145,3 +2135,7 @@ def test_the_notes_beside_a_way_out_say_what_it_needs_and_how_much_room_it_leave
         first.text(EN, NullTranslations())
         == "load the base model in bf16 (a 16-bit recipe at precision bf16; a tight fit)"
     )
+    # QLoRA, which the form's fp32 recipe refuses, with the recipe it is checked in, in the same parenthesis.
+    second = CALCULATOR.results(fp32)["largest_micro_batch"].quantities["ways"].messages[1]
+    said = "train QLoRA (with the recipe “AdamW, mixed precision” at precision bf16)"
+    assert second.text(EN, NullTranslations()) == said
