@@ -582,8 +582,9 @@ TRAIN = {"lora": ADAPT_EXPERTS["full"], "qlora": ADAPT["lora"]}
 # QLoRA where its base fits as loaded but not as peft's prepare_model_for_kbit_training leaves it (calc.vram).
 QLORA_UNPREPARED = N_("train QLoRA without peft's prepare_model_for_kbit_training")
 # QLoRA in a set of changes, checked as most recipes run it, and said so (technical review, round 45) as a note: it
-# was checked with peft's preparation, which adds memory (Spanish review, round 52: "with" read as a call to make).
-QLORA_PREPARED = Phrase(N_("checked with peft's prepare_model_for_kbit_training"), {})
+# was checked with the fp32 copies peft's preparation adds, not the activations it may grow (Spanish review, round 52:
+# "with" read as a call to make, and as more than was checked).
+QLORA_PREPARED = Phrase(N_("counting the fp32 copies that peft's prepare_model_for_kbit_training adds"), {})
 ALL_TOGETHER = N_("make all these changes together: %(changes)s")
 # A set of changes, then another way: grouped.
 OR_ELSE = N_("%(together)s, or else %(other)s")
