@@ -395,7 +395,10 @@ def ways_out(
         roomy = (key for key in run if fits_once(optimizer=key, comfortable=True))
         if found := next(roomy, None) or next((key for key in run if fits_once(optimizer=key)), None):
             way: str | Phrase = Phrase(LEANER_RECIPE, {"recipe": Phrase(RECIPES[found].label, {})})
-            if recipe.master_copy and not RECIPES[found].master_copy and RECIPES[found].states.weights < 4:
+            # From fp32 weights, kept as a master copy or trained as they are, to bf16 ones kept alone (Italian review,
+            # round 53: said only from a master copy).
+            fp32_weights = recipe.master_copy or recipe.states.weights >= 4
+            if fp32_weights and not RECIPES[found].master_copy and RECIPES[found].states.weights < 4:
                 way = noted(way, Phrase(WITHOUT_MASTER, {}))
             if stage and not RECIPES[found].optimizer.foreach_adamw:
                 way = noted(way, Phrase(UNTESTED_UNDER_ZERO, {}))
@@ -418,13 +421,20 @@ def ways_out(
         # it, with peft's preparation, or said to be without it (Italian review, round 41).
         prepared = backing("qlora", prepared=True) if "qlora" in adapters else None
         if values["method"] == "full" and "lora" in fitting:
-            lora = said(adapt["full"], fitting["lora"])
-            if lora != adapt["full"] and prepared and fits_once(**prepared, comfortable=True):
-                # LoRA tight, QLoRA roomy: each said apart (Spanish review, round 52: "(a tight fit)" read as QLoRA's
-                # too, which left 10.93 GB).
-                ways.extend((for_qlora(TRAIN["qlora"], values, method="qlora"), said(TRAIN["lora"], fitting["lora"])))
+            # One way for both adapters where they need the same change and fit alike; else each said apart, with
+            # what it needs (Spanish review, round 52: "(a tight fit)" read as QLoRA's too, which left 10.93 GB;
+            # Italian review, round 53: QLoRA lost the 16-bit recipe it needed).
+            lora_change = fitting["lora"]
+            alike = prepared is not None and {**prepared, "method": "lora", "prepared": None} == {
+                **lora_change,
+                "prepared": None,
+            }
+            both = alike and fits_once(**prepared, comfortable=True) == fits_once(**lora_change, comfortable=True)
+            if both or prepared is None:
+                ways.append(said(adapt["full"] if both else TRAIN["lora"], lora_change))
             else:
-                ways.append(lora)
+                ways.append(said(for_qlora(TRAIN["qlora"], values, method="qlora"), prepared))
+                ways.append(said(TRAIN["lora"], lora_change))
         elif prepared:
             ways.append(said(for_qlora(TRAIN["qlora"], values, method="qlora"), prepared))
         elif "qlora" in fitting:
@@ -646,12 +656,26 @@ def _together(
         return len(candidate[0]), "zero_stage" in candidate[1]
 
     ordered = [candidate for candidate in sorted(candidates, key=cost) if len(candidate[0]) > 1]
-    roomy = next((words for words, change in ordered if fits(**change, comfortable=True)), ())
-    if roomy:
-        return roomy
-    # A set that fits only within the estimate's error says so, after its last change (Italian review, round 52).
-    tight = next((words for words, change in ordered if fits(**change)), ())
-    return (*tight[:-1], noted(tight[-1], TIGHT_NOTE)) if tight else ()
+    for roomy in (True, False):
+        found = next(((words, change) for words, change in ordered if fits(**change, comfortable=roomy)), None)
+        if found:
+            words = _longest_in(found, length, fits, roomy)
+            # A set that fits only within the estimate's error says so, after its last change (Italian review, round
+            # 52).
+            return words if roomy else (*words[:-1], noted(words[-1], TIGHT_NOTE))
+    return ()
+
+
+def _longest_in(found: tuple[tuple, dict], length: int, fits: Callable[..., bool], roomy: bool) -> tuple:
+    """A set's words, its shorter sequences the longest that fit with its other changes, to 128 tokens, rather than the
+    half, quarter or eighth the set was found at (Italian review, round 53: 4,096 tokens where 6,144 fitted)."""
+    words, change = found
+    if "sequence_length" not in change:
+        return words
+    rest = {name: value for name, value in change.items() if name != "sequence_length"}
+    longest = longest_length(length, lambda each: fits(**rest, sequence_length=each, comfortable=roomy))
+    shorter = Phrase(SHORTEN_TO, {"length": Quantity(Decimal(longest or change["sequence_length"]))})
+    return tuple(shorter if isinstance(way, Phrase) and way.message == SHORTEN_TO else way for way in words)
 
 
 def _shared(method: tuple[tuple, dict], shard: tuple[tuple, dict], values: Mapping[str, object]) -> tuple:

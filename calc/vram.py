@@ -450,7 +450,8 @@ TIGHT_AS_PREPARED = N_(
     "%(verdict)s That is without peft's prepare_model_for_kbit_training, which most QLoRA recipes call: with it, "
     "%(spare)s would be left, a tight fit."
 )
-FITS_ONLY_AS_LOADED_CELL = N_("%(verdict)s (only without prepare_model_for_kbit_training)")
+# Without parentheses of its own, which a card without bf16 adds after it (Italian review, round 53).
+FITS_ONLY_AS_LOADED_CELL = N_("%(verdict)s, only without prepare_model_for_kbit_training")
 
 
 def _qlora_note(

@@ -1116,7 +1116,7 @@ def test_a_qlora_form_s_ways_out_hold_with_peft_s_preparation():
     assert (
         grouped.text(EN, NullTranslations())
         == "train on several GPUs with ZeRO-3 (with bnb_4bit_quant_storage=torch.float16 in BitsAndBytesConfig, "
-        "without which ZeRO-3 does not shard the 4-bit base) and shorten the sequences to 2,048\u00a0tokens, or else "
+        "without which ZeRO-3 does not shard the 4-bit base) and shorten the sequences to 2,944\u00a0tokens, or else "
         "choose a GPU with more memory"
     )
     (shorter,) = [way for way in together if isinstance(way, Phrase) and way.message == SHORTEN_TO]
@@ -2139,3 +2139,24 @@ def test_the_notes_beside_a_way_out_say_what_it_needs_and_how_much_room_it_leave
     second = CALCULATOR.results(fp32)["largest_micro_batch"].quantities["ways"].messages[1]
     said = "train QLoRA (with the recipe “AdamW, mixed precision” at precision bf16)"
     assert second.text(EN, NullTranslations()) == said
+
+
+def test_each_adapter_says_what_it_needs_and_a_set_names_the_longest_length_that_fits():
+    """From an fp32 recipe, LoRA fits as it is but QLoRA needs a 16-bit one: said apart, each with what it needs
+    (Italian review, round 53: "train a LoRA or QLoRA adapter" led to a QLoRA the form refuses); a set of changes names
+    the longest length that fits with its other changes, not the half it was found at (Italian review, round 53)."""
+    fp32 = _on("a100-80gb", method="full", optimizer="sgd-fp32", precision="fp32")
+    ways = CALCULATOR.results(fp32)["largest_micro_batch"].quantities["ways"].messages
+    qlora = "train QLoRA (with the recipe “AdamW, mixed precision” at precision bf16)"
+    assert [way.text(EN, NullTranslations()) if isinstance(way, Phrase) else way for way in ways[:2]] == [
+        qlora,
+        TRAIN["lora"],
+    ]
+    gemma = _on("l4", model="google/gemma-3-1b-pt", method="full", sequence_length=Decimal(8192))
+    (grouped,) = CALCULATOR.results(gemma)["largest_micro_batch"].quantities["ways"].messages
+    lora, shorter = grouped.quantities["together"].messages
+    assert lora == TRAIN["lora"] and shorter.quantities["length"].value == 6144
+    longer = {**gemma, "method": "lora", "sequence_length": Decimal(6144 + 128)}
+    # 128 tokens more leave no room to spare, or none at all.
+    results = CALCULATOR.results(longer)
+    assert not isinstance(results["largest_micro_batch"], Quantity) or _tight(results["your_gpu"])
