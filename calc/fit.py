@@ -14,7 +14,7 @@ from fractions import Fraction
 from calc.batch_inputs import GPUS
 from calc.formatting import GIGABYTE, PERCENT, rounded, rounded_down, rounded_up
 from calc.formulas.model_states import RECIPES, zero_twin
-from calc.gpus import GPU
+from calc.gpus import GPU, GPUS_BY_ID
 from calc.i18n import N_
 from calc.outputs import LESS_THAN, Names, Phrase, Phrases, Quantity, percent
 
@@ -205,7 +205,7 @@ ADAPT_EXPERTS = {"full": N_("train LoRA")}
 # The stages that make room on several GPUs, named where one below ZeRO-3 does (Spanish review, round 45), each of
 # them rather than "at least" the lowest, which held only up to the GPUs checked (Spanish review, round 48).
 SEVERAL_GPUS_FROM = N_("train on several GPUs with %(stages)s")
-SEVERAL_GPUS_ANY_STAGE = N_("train on several GPUs with any ZeRO stage")
+SEVERAL_GPUS_ANY_STAGE = N_("train on several GPUs with ZeRO at any stage")
 MOST_GPUS = int(GPUS.maximum)  # as many as the form takes: what sharding leaves once it shares all it can
 
 
@@ -525,6 +525,10 @@ def _or_else(together: tuple, ways: list, larger_gpu: bool, nothing: str, larger
     ``nothing``; ``larger``, the words for a larger card."""
     if together:
         changes = _set(together)
+        if larger_gpu and isinstance(changes, Phrase):
+            # A larger card before a list of changes introduced by a colon, which anything after would join
+            # (technical review, round 53).
+            return Phrases((larger, changes), style="or")
         if larger_gpu:
             return Phrases((Phrase(OR_ELSE, {"together": changes, "other": _phrase(larger)}),))
         return Phrases((changes,)) if isinstance(changes, Phrase) else changes
@@ -537,7 +541,11 @@ def with_sixteen(way: str | Phrase, values: Mapping[str, object], change: Mappin
     """``way``, naming the mixed-precision recipe where ``change`` switches the form's to it (before its notes)."""
     if change.get("optimizer") != SIXTEEN["optimizer"] or values["optimizer"] == SIXTEEN["optimizer"]:
         return way
-    recipe = {"recipe": Phrase(RECIPES[SIXTEEN["optimizer"]].label, {}), "precision": Names((SIXTEEN["precision"],))}
+    # fp16 on a card without bf16, which takes the same memory (technical review, round 53: "at precision bf16" beside
+    # the verdict's "choose fp16").
+    card = GPUS_BY_ID.get(str(values.get("gpu")))
+    precision = "fp16" if card is not None and not card.bf16 else SIXTEEN["precision"]
+    recipe = {"recipe": Phrase(RECIPES[SIXTEEN["optimizer"]].label, {}), "precision": Names((precision,))}
     return noted(way, Phrase(WITH_SIXTEEN, recipe))
 
 

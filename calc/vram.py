@@ -806,8 +806,8 @@ COUNTING = {
 NOT_EMPTY_NOR_ONE = N_(
     "Even without samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
     "%(needed)s %(moment)s, %(counting)s. To make room for it, %(ways)s. One sample alone, though, needs %(sample)s at "
-    "these settings, more than any listed GPU holds, and no set of changes the page checks makes room for both. "
-    "First bring one sample within a card (%(sample_ways)s), then check the step here again."
+    "these settings, more than any listed GPU holds, and no set of changes the page checks on this GPU makes room "
+    "for both. First bring one sample within a card: %(sample_ways)s. Then check the step here again."
 )
 
 
@@ -1008,7 +1008,9 @@ def _larger(step: Fraction, prepared: Fraction, beside: Fraction) -> dict[str, o
         roomy = _on_a_listed_card(step + prepared + shortfall(step + prepared), beside)
         return {"larger_gpu": True, **({} if roomy else {"larger": noted(LARGER_GPU, TIGHT_NOTE)})}
     if prepared and _on_a_listed_card(step, beside):
-        return {"larger_gpu": True, "larger": noted(LARGER_GPU, WITHOUT_PREPARATION)}
+        larger = noted(LARGER_GPU, WITHOUT_PREPARATION)
+        roomy = _on_a_listed_card(step + shortfall(step), beside)
+        return {"larger_gpu": True, "larger": larger if roomy else noted(larger, TIGHT_NOTE)}
     return {"larger_gpu": False}
 
 
@@ -1127,6 +1129,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
 
     # The gradients of earlier micro-batches at the peak: the step's.
     earlier = Fraction(0)
+    at_floor = Fraction(0)  # the step with ZeRO's buffers at their least, where there are some
     note = window = None
     gathered = Fraction(0)  # the output layer ZeRO-3 gathers whole, where the peak holds it
     if modelled:
@@ -1146,6 +1149,12 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             micro_batch = int(values["micro_batch"])
             held = moments(shape, replace(setting, accumulating=accumulates(values, micro_batch)))
             buffers = peak_of(with_buffers(held, by_moment), micro_batch).total - step.total
+            # The step with the buffers at their least, each moment its own: none beside the optimizer step (technical
+            # review, round 53: the floor was set beside a peak at the optimizer step).
+            floor = buffers_floor(values)
+            at_floor = max(
+                m.fixed_total + micro_batch * m.per_sample_total + (floor if m.name != "optimizer" else 0) for m in held
+            )
         own = binding.fixed.get("zero_buffers", Fraction(0))  # the buffers at the moment that limits
         # A larger card is offered for QLoRA only where it holds the base as most recipes prepare it (Spanish review,
         # round 44: the H200 was offered for Mixtral, which its prepared base would not fit).
@@ -1187,7 +1196,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 # At best a split shares a sample's activations evenly (Spanish review, round 45: offered where even
                 # that would not fit).
                 split=binding.per_sample_total / most_gpus(values) <= left,
-                **_larger(binding.fixed_total + binding.per_sample_total, prepared, capacity - free),
+                **_larger(max(m.fixed_total + m.per_sample_total for m in one), prepared, capacity - free),
             )
             largest = Phrase(NOT_ONE, {"ways": ways})
         else:
@@ -1220,7 +1229,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 buffers=crowds,
                 buckets=bool(buckets) and all(m.fixed_total + m.per_sample_total <= free + buckets for m in one),
                 fits=lambda **change: _fits_with(values, samples=not huge, **change),
-                **_larger(binding.fixed_total + (0 if huge else most.per_sample_total), prepared, capacity - free),
+                # Each moment's fixed part with its own sample (technical review, round 53: one moment's fixed part
+                # was added to another's sample).
+                **_larger(
+                    max(m.fixed_total + (0 if huge else m.per_sample_total) for m in one), prepared, capacity - free
+                ),
             )
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
             whole = huge and changes_together(
@@ -1286,6 +1299,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         at_step = _typed_buffers(values)[1]
         step_free = free + buffers - at_step
         if buffers:
+            at_floor = states + max(Fraction(values["activation_memory"]) * GB + buffers_floor(values), temporaries)
             with_activations = states + parts["activations"] + buffers
             buffers = (
                 max(with_activations, states + temporaries + at_step) - states - max(parts["activations"], temporaries)
@@ -1321,7 +1335,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 buffers=crowds,
                 fits=lambda **change: _count_fits_with(values, **change),
                 # The whole step with the activations typed, not its fixed part alone (Italian review, round 43).
-                larger_gpu=_on_a_listed_card(need, overhead + buckets),
+                **_larger(need, Fraction(0), overhead + buckets),
                 # What does not fit: the state and the optimizer step, the typed activations, or both.
                 typed=" ".join(
                     name
@@ -1364,6 +1378,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     total = sum(parts.values())
     need = Need(total, error + buffers)  # once for every card's verdict
     floor = buffers_floor(values) if buffers else Fraction(0)
+    floor_total = at_floor + overhead + buckets  # what a card needs where no setting lowers the buffers further
 
     rows = part_rows(parts, labels)
     # Your GPU's verdict is the table's (tight within the estimate's error and ZeRO's buffers) and says why.
@@ -1378,7 +1393,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # round 47), "ni" in Spanish (Spanish review, round 48).
         named = {"unmeasured": Phrases(left_out, style="nor")}
         kind = None if values["model"] == COUNT else bool(shape_of(values).experts)
-        if buffers and spare < floor:
+        if buffers and floor and capacity < floor_total:
             words = {
                 "spare": yours.quantities["spare"],
                 "buffers": shown_buffers,
@@ -1426,7 +1441,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         verdict = need.verdict(card, CELL, shown=memory.value)
         if buffers and card < total:
             verdict = Phrase(SHORT_WITH_BUFFERS_CELL, short_with_buffers(verdict, buffers))
-        elif buffers and total <= card < total + floor:
+        elif buffers and floor and total <= card < floor_total:
             words = {**verdict.quantities, "floor": gigabytes(floor, 2)}
             verdict = Phrase(BUFFERS_FLOOR_BEYOND_SPARE_CELL, words)
         elif buffers and total <= card < total + buffers:
