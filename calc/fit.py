@@ -189,7 +189,11 @@ BUCKET_VIEW = N_(
 )
 # Where the moment that limits the micro-batch is the loss's: its fp32 tensors over the vocabulary, which a fused
 # linear cross entropy computes a chunk of tokens at a time (the activations page's FAQ cites Liger Kernel's).
-CHUNKED_LOSS = N_("compute the loss in chunks (the Trainer's use_liger_kernel=True)")
+# The form has no field for it, so the page cannot show the step with it (Spanish review, round 53).
+CHUNKED_LOSS = N_(
+    "compute the loss in chunks (the Trainer's use_liger_kernel=True; the form has no field for it, so the page cannot "
+    "confirm it)"
+)
 # In full fine-tuning, where another recipe keeps fewer bytes per parameter and that makes room: the weights, gradients
 # and optimizer state shrink with it. Named, the first of those that do in the page's order (AdamW's before SGD's),
 # and under ZeRO one that DeepSpeed runs as it is (Spanish review, round 48: a 16-bit recipe, which ZeRO runs with
@@ -370,7 +374,12 @@ def ways_out(
         # fitted, was not).
         together = _together(values, fits_once, adapters, most) if combine else ()
         within_pair = RECOMPUTE_AND_FUSE in map(_bare_way, ways) and all(way in (RECOMPUTE, FUSE) for way in together)
-        if ways and together and (within_pair or any(_bare_way(way) in map(_bare_way, ways) for way in together)):
+        offered = list(map(_bare_way, ways))
+        if ways and together and (within_pair or any(_bare_way(way) in offered for way in together)):
+            together = ()
+        # Nor a set whose sequences are no longer than a length offered alone (Spanish review, round 53: "train LoRA
+        # and shorten to 4,096 tokens" beside "shorten to 4,096 tokens").
+        if ways and together and _length_of(together) <= max(map(_length_of, offered), default=0):
             together = ()
         if ways and together:
             # Beside the ways that shrink a sample alone, a set that keeps the sequences longer (Italian review,
@@ -559,6 +568,17 @@ def _adapters(values: Mapping[str, object], experts: bool) -> list[str]:
     """The adapters a way out may switch the form's method to: QLoRA not for a mixture of experts."""
     methods = {"full": ("lora", "qlora"), "lora": ("qlora",)}.get(str(values["method"]), ())
     return [method for method in methods if method != "qlora" or not experts]
+
+
+def _length_of(ways: tuple | str | Phrase) -> int:
+    """The sequence length a way, or a set of them, shortens to; a very long one where none is shortened."""
+    ways = ways if isinstance(ways, tuple) else (ways,)
+    lengths = [
+        int(way.quantities["length"].value)
+        for way in map(_bare_way, ways)
+        if isinstance(way, Phrase) and way.message in (SHORTEN_TO, SHORTEN_TO_SPARE, SHORTEN_TO_TIGHT)
+    ]
+    return min(lengths, default=2**62)
 
 
 def _bare_way(way: str | Phrase) -> str | Phrase:

@@ -784,7 +784,9 @@ def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Ph
 
 
 # Where not even one sample fits: the fixed part fits, or not even that.
-NOT_ONE = N_("Not even one sample fits: %(ways)s.")
+# The ways after a sentence of their own, as where the fixed part does not fit (Spanish review, round 53: after a
+# colon they read as the reason, not the remedy).
+NOT_ONE = N_("Not even one sample fits. To make room, %(ways)s.")
 # The step with the activation memory typed, where its fixed part fits but the whole does not.
 TYPED_SHORT = N_("With the activation memory typed, the step does not fit. To make room, %(ways)s.")
 NOT_EMPTY = N_(
