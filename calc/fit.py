@@ -16,6 +16,7 @@ from calc.formatting import GIGABYTE, PERCENT, rounded, rounded_down, rounded_up
 from calc.formulas.model_states import RECIPES, zero_twin
 from calc.gpus import GPU, GPUS_BY_ID
 from calc.i18n import N_
+from calc.model_inputs import COUNT
 from calc.outputs import LESS_THAN, Names, Phrase, Phrases, Quantity, percent
 
 GB = 10**9
@@ -268,10 +269,31 @@ LARGER_GPU = N_("choose a GPU with more memory")
 # For QLoRA, where a listed card holds the base as loaded but not as peft prepares it (Italian review, round 51: no
 # card was offered where the H200 held Mixtral as loaded, while LoRA's ways offered QLoRA so).
 WITHOUT_PREPARATION = Phrase(N_("which holds it only without peft's prepare_model_for_kbit_training"), {})
-LOWER_TYPED = N_(
-    "lower the activation memory you typed (through a smaller micro-batch, full recomputation, fused attention, or "
-    "shorter sequences; the page cannot check it)"
-)
+LOWER_TYPED = N_("lower the activation memory you typed (through %(how)s; the page cannot check it)")
+# What lowers it, each only where the form has not chosen it already (Spanish review, round 54: a micro-batch of one,
+# full recomputation and fused attention were offered where they were the form's); a count's form shows neither
+# recomputation nor attention, so both are named.
+TYPED_HOW = {
+    "micro_batch": N_("a smaller micro-batch"),
+    "recomputation": N_("full recomputation"),
+    "attention": N_("fused attention"),
+    "sequence_length": N_("shorter sequences"),
+}
+
+
+def lower_typed(values: Mapping[str, object]) -> Phrase:
+    """Lowering a typed activation memory, through what the form has not chosen already."""
+    count = values["model"] == COUNT
+    chosen = {
+        "micro_batch": int(values["micro_batch"]) <= 1,
+        "recomputation": not count and values["recomputation"] == "full",
+        "attention": not count and values["attention"] == "flash",
+        "sequence_length": int(values["sequence_length"]) <= 1,
+    }
+    how = Phrases(tuple(words for name, words in TYPED_HOW.items() if not chosen[name]), style="or")
+    return Phrase(LOWER_TYPED, {"how": how})
+
+
 FEWER_PARAMETERS = N_(
     "train fewer parameters (not even ZeRO-3 on as many GPUs as the target batch has samples makes room for them)"
 )
@@ -492,12 +514,12 @@ def ways_out(
     if "activations" in typed:
         # The typed figure is what does not fit: what would lower it, which the page cannot check (technical review,
         # round 48: a 38 GB figure was offered only a larger card).
-        ways.append(LOWER_TYPED)
+        ways.append(lower_typed(values))
     if not ways and not typed and (together := _together(values, fits_once, adapters, most)):
         # Changes made together, before a larger card where one holds the step (Spanish review, round 43: only a
         # larger card was offered where a set of changes fitted the reader's own).
         return _or_else(together, ways, larger_gpu, nothing, larger)
-    if typed == "state activations" and ways == [LOWER_TYPED]:
+    if typed == "state activations" and ways == [lower_typed(values)]:
         # Both too large: each must shrink, the state through ZeRO-3 where it holds the state with no activations at
         # all, beside a lower typed figure (technical review, round 49: "more GPUs than the target batch has samples"
         # was said where 8 held it).
@@ -507,7 +529,8 @@ def ways_out(
             words = SEVERAL_GPUS_ZERO_3 if gpus == 1 else ZERO_3_MORE_GPUS if stage < 3 else MORE_GPUS
             sharding.append((words, {"zero_stage": 3, "gpus": most}))
         shard = next((words for words, change in sharding if fits_once(**empty, **change, comfortable=True)), None)
-        together = Phrases((shard, LOWER_TYPED) if shard else (LOWER_TYPED, FEWER_PARAMETERS))
+        lower = lower_typed(values)
+        together = Phrases((shard, lower) if shard else (lower, FEWER_PARAMETERS))
         if larger_gpu:
             return Phrases((Phrase(OR_ELSE, {"together": together, "other": _phrase(larger)}),))
         return Phrases((together,))

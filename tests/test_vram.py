@@ -2023,19 +2023,19 @@ def test_with_the_activation_memory_typed_the_state_is_sharded_where_zero_3_hold
     """7B parameters counted, 30 GB of activations typed, one RTX 4090: both too large. ZeRO-3 on several GPUs holds
     the state with no activations at all, so it is offered with a lower typed figure; 700B, which it does not hold on
     as many GPUs as the target batch has samples, is told to train fewer parameters (technical review, round 49)."""
-    from calc.fit import FEWER_PARAMETERS, LOWER_TYPED
+    from calc.fit import FEWER_PARAMETERS, lower_typed
 
     values = {**COUNTED, "parameters": Decimal(7), "gpus": Decimal(1), "gpu": "rtx-4090",
               "activation_memory": Decimal(30)}  # fmt: skip
     values = {**values, "gpu_memory": gpu_memory(GPUS_BY_ID["rtx-4090"])}
     (together,) = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
-    assert together == Phrases((SEVERAL_GPUS_ZERO_3, LOWER_TYPED))
+    assert together == Phrases((SEVERAL_GPUS_ZERO_3, lower_typed(values)))
     sharded = {**values, "zero_stage": "3", "gpus": Decimal(64), "activation_memory": Decimal(0)}
     assert CALCULATOR.results(sharded)["your_gpu"].message == SENTENCE[0]
     (huge,) = (
         CALCULATOR.results({**values, "parameters": Decimal(700)})["largest_micro_batch"].quantities["ways"].messages
     )
-    assert huge == Phrases((LOWER_TYPED, FEWER_PARAMETERS))
+    assert huge == Phrases((lower_typed(values), FEWER_PARAMETERS))
 
 
 def test_with_the_activation_memory_typed_zero_3_s_buffers_hold_no_output_layer():
@@ -2171,3 +2171,19 @@ def test_zero_3_s_least_buffers_are_set_beside_the_passes_not_the_optimizer_step
     results = CALCULATOR.results(values)
     assert results["largest_micro_batch"].value >= 1
     assert _bare(results["your_gpu"]).message == TIGHT_FOR_BUFFERS
+
+
+def test_lowering_a_typed_activation_memory_names_only_what_the_form_has_not_chosen():
+    """With a micro-batch of one, full recomputation and fused attention chosen, only shorter sequences are left to
+    lower a typed activation memory (Spanish review, round 54: all four were offered); with eager attention and a
+    micro-batch of four, those are named too."""
+    from calc.fit import LOWER_TYPED
+
+    values = _on("rtx-4090", activation_memory=Decimal(12))
+    ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
+    (lower,) = [way for way in ways if isinstance(way, Phrase) and way.message == LOWER_TYPED]
+    assert lower.quantities["how"].messages == ("shorter sequences",)
+    eager = _on("rtx-4090", activation_memory=Decimal(40), attention="eager", micro_batch=Decimal(4))
+    ways = CALCULATOR.results(eager)["largest_micro_batch"].quantities["ways"].messages
+    (lower,) = [way for way in ways if isinstance(way, Phrase) and way.message == LOWER_TYPED]
+    assert lower.quantities["how"].messages == ("a smaller micro-batch", "fused attention", "shorter sequences")
