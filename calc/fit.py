@@ -504,7 +504,8 @@ def ways_out(
             # The stages named, lest "a higher stage" be read as the next one, which may not fit (technical review,
             # round 50).
             stages = Names(tuple(f"ZeRO-{each}" for each in range(higher, 4)), style="or")
-            higher_words = ZERO_3 if higher == 3 else Phrase(CHOOSE_STAGES, {"stages": stages})
+            stage_words = {3: ZERO_3, 1: CHOOSE_ANY_STAGE}
+            higher_words = stage_words.get(higher, Phrase(CHOOSE_STAGES, {"stages": stages}))
             ways.append(for_qlora(higher_words, values, zero_stage=3))
         elif not more and most > gpus and lowest(stage + 1, most) is not None:
             # A higher stage and more GPUs, where more GPUs at this stage would not do (technical review, round 44).
@@ -632,6 +633,8 @@ UNTESTED_UNDER_ZERO = N_(
 )
 # The ZeRO stages that make room, named (technical review, round 50: "a higher stage" read as the next one).
 CHOOSE_STAGES = N_("choose %(stages)s")
+# Every stage: not a list of three inside the list of ways (technical review, round 54).
+CHOOSE_ANY_STAGE = N_("choose ZeRO at any stage")
 # Where no one change shrinks a sample that no listed card holds.
 SAMPLE_NOTHING_TRIED = N_(
     "combine several of full recomputation, fused attention, shorter sequences, and a sequence split across GPUs, "

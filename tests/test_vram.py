@@ -118,6 +118,7 @@ from calc.vram import (
     ZERO_3_BUFFERS_BESIDE_HEAD,
     ZERO_3_BUFFERS_MODULE,
     ZERO_3_BUFFERS_WITHIN_HEAD,
+    ZERO_3_GRADIENT,
     billions,
     buffers_by_moment,
     gpu_memory,
@@ -344,8 +345,11 @@ def _named(ways):
 
 
 def _sized(note):
-    """ZeRO's buffers note without what follows it under ZeRO-3 (ZERO_3_AT_STEP): the note that sizes them."""
-    return note.quantities["note"] if note is not None and note.message == ZERO_3_AT_STEP else note
+    """ZeRO's buffers note without what follows it under ZeRO-3 (ZERO_3_AT_STEP, ZERO_3_GRADIENT): the note that
+    sizes them."""
+    while note is not None and note.message in (ZERO_3_AT_STEP, ZERO_3_GRADIENT):
+        note = note.quantities["note"]
+    return note
 
 
 def _bare(said):
