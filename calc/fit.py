@@ -494,7 +494,7 @@ def ways_out(
             way = {3: SEVERAL_GPUS_ZERO_3, 1: SEVERAL_GPUS_ANY_STAGE}.get(
                 several, Phrase(SEVERAL_GPUS_FROM, {"stages": stages})
             )
-            ways.append(for_qlora(way, values, zero_stage=3, gpus=most))
+            ways.append(as_twin(for_qlora(way, values, zero_stage=3, gpus=most), values))
     else:
         # A higher stage on the form's GPUs; where it makes room only on more of them, the two together (technical
         # and Spanish reviews, round 41: a higher stage was offered that fitted only on more GPUs).
@@ -506,10 +506,10 @@ def ways_out(
             stages = Names(tuple(f"ZeRO-{each}" for each in range(higher, 4)), style="or")
             stage_words = {3: ZERO_3, 1: CHOOSE_ANY_STAGE}
             higher_words = stage_words.get(higher, Phrase(CHOOSE_STAGES, {"stages": stages}))
-            ways.append(for_qlora(higher_words, values, zero_stage=3))
+            ways.append(as_twin(for_qlora(higher_words, values, zero_stage=3), values))
         elif not more and most > gpus and lowest(stage + 1, most) is not None:
             # A higher stage and more GPUs, where more GPUs at this stage would not do (technical review, round 44).
-            ways.append(for_qlora(ZERO_3_MORE_GPUS, values, zero_stage=3))
+            ways.append(as_twin(for_qlora(ZERO_3_MORE_GPUS, values, zero_stage=3), values))
         if more:
             ways.append(MORE_GPUS)
     if "activations" in typed:
@@ -586,6 +586,20 @@ def _set(together: tuple) -> Phrases | Phrase:
     """Changes to make together: three or more said so, lest the list read as alternatives (technical review, round
     52)."""
     return Phrases(together) if len(together) < 3 else Phrase(ALL_TOGETHER, {"changes": Phrases(together)})
+
+
+# A way to ZeRO from a recipe without a master copy, which ZeRO runs with one (calc.vram._changed): said (Italian
+# review, round 55: ZeRO-3 on 8 GPUs read as a fit for the form's recipe, where DeepSpeed's needed 16).
+AS_TWIN = N_("judged with “%(twin)s”, which DeepSpeed's ZeRO runs for this recipe")
+
+
+def as_twin(way: str | Phrase, values: Mapping[str, object]) -> str | Phrase:
+    """``way``, which turns ZeRO on, with the recipe it was judged in where ZeRO runs the form's with a master copy."""
+    twin = zero_twin(str(values["optimizer"]))
+    full = values["method"] == "full" or values["model"] == COUNT
+    if int(values["zero_stage"]) or not full or twin == values["optimizer"]:
+        return way
+    return noted(way, Phrase(AS_TWIN, {"twin": Phrase(RECIPES[twin].label, {})}))
 
 
 def _adapters(values: Mapping[str, object], experts: bool) -> list[str]:

@@ -2191,3 +2191,22 @@ def test_lowering_a_typed_activation_memory_names_only_what_the_form_has_not_cho
     ways = CALCULATOR.results(eager)["largest_micro_batch"].quantities["ways"].messages
     (lower,) = [way for way in ways if isinstance(way, Phrase) and way.message == LOWER_TYPED]
     assert lower.quantities["how"].messages == ("a smaller micro-batch", "fused attention", "shorter sequences")
+
+
+def test_round_55_a_larger_micro_batch_a_twin_judged_way_and_qlora_s_buffers_are_said():
+    """Short at a micro-batch of one, a micro-batch of two fits, needing no accumulation: the verdict says why
+    (Spanish review, round 55); a way to ZeRO from a recipe without a master copy names the recipe it was judged in
+    (Italian review, round 55); QLoRA's prepared total that does not fit gives the figure with ZeRO's buffers
+    (Spanish review, round 55)."""
+    from calc.fit import AS_TWIN
+    from calc.vram import QLORA_PREPARED_SHORT_BUFFERS, QLORA_SHARDED, SHORT_BUT_LARGER
+
+    short = CALCULATOR.results(_on("a100-40gb", method="full", gpus=Decimal(32), zero_stage="1"))
+    assert short["your_gpu"].message == SHORT_BUT_LARGER and short["largest_micro_batch"].value == 2
+    bf16 = _on("a100-80gb", model="meta-llama/Llama-3.1-70B", method="full", optimizer="adamw-bf16")
+    (*_, sharded) = CALCULATOR.results(bf16)["largest_micro_batch"].quantities["ways"].messages
+    assert sharded.quantities["notes"].messages[-1].message == AS_TWIN
+    qlora = _on("rtx-4090", method="qlora", recomputation="none", zero_stage="3", gpus=Decimal(2),
+                sequence_length=Decimal(1536))  # fmt: skip
+    note = CALCULATOR.results(qlora)["qlora_base"]
+    assert note.message == QLORA_SHARDED and note.quantities["note"].message == QLORA_PREPARED_SHORT_BUFFERS
