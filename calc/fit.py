@@ -332,10 +332,9 @@ def ways_out(
     allows could fit (``split``, the best case of a split the page does not model); where the ``loss`` in chunks
     would make room, computing it so; a larger GPU only where one holds the step (``larger_gpu``). With one GPU ZeRO
     shares nothing; with several, a higher stage shares more, and each GPU's share of what is shared shrinks with
-    their number. Each way that changes
-    the form is offered only where ``fits`` (the form's values it changes) says the step would then fit: a recipe or
-    a method on these GPUs, a ZeRO stage on them or on up to :func:`most_gpus`. Where none does, the fewest changes
-    that do together (:func:`_together`), or, where none do either, :data:`NOTHING_TRIED`.
+    their number. Each way that changes the form is offered only where ``fits`` (the form's values it changes) says
+    the step would then fit: a recipe or a method on these GPUs, a ZeRO stage on them or on up to :func:`most_gpus`.
+    Where none does, the fewest changes that do together (:func:`_together`), or, where none do either, ``nothing``.
 
     >>> values = {"recomputation": "full", "attention": "flash", "sequence_length": 1, "method": "lora",
     ...     "optimizer": "adamw-mixed", "zero_stage": "1", "gpus": 8, "target_batch": 64}
@@ -595,9 +594,10 @@ AS_TWIN = N_("judged with “%(twin)s”, which DeepSpeed's ZeRO runs for this r
 
 def as_twin(way: str | Phrase, values: Mapping[str, object]) -> str | Phrase:
     """``way``, which turns ZeRO on, with the recipe it was judged in where ZeRO runs the form's with a master copy."""
+    if int(values["zero_stage"]):
+        return way
     twin = zero_twin(str(values["optimizer"]))
-    full = values["method"] == "full" or values["model"] == COUNT
-    if int(values["zero_stage"]) or not full or twin == values["optimizer"]:
+    if (values["method"] != "full" and values["model"] != COUNT) or twin == values["optimizer"]:
         return way
     return noted(way, Phrase(AS_TWIN, {"twin": Phrase(RECIPES[twin].label, {})}))
 
