@@ -424,7 +424,8 @@ def ways_out(
     if values["method"] == "full":
         roomy = (key for key in run if fits_once(optimizer=key, comfortable=True))
         if found := next(roomy, None) or next((key for key in run if fits_once(optimizer=key)), None):
-            way: str | Phrase = Phrase(LEANER_RECIPE, {"recipe": Phrase(RECIPES[found].label, {})})
+            # Whether it is tight first, lest it read as a consequence of what follows (Spanish review, round 56).
+            way = said(Phrase(LEANER_RECIPE, {"recipe": Phrase(RECIPES[found].label, {})}), {"optimizer": found})
             # From fp32 weights, kept as a master copy or trained as they are, to bf16 ones kept alone (Italian review,
             # round 53: said only from a master copy).
             fp32_weights = recipe.master_copy or recipe.states.weights >= 4
@@ -432,7 +433,7 @@ def ways_out(
                 way = noted(way, Phrase(WITHOUT_MASTER, {}))
             if stage and not RECIPES[found].optimizer.foreach_adamw:
                 way = noted(way, Phrase(UNTESTED_UNDER_ZERO, {}))
-            ways.append(said(way, {"optimizer": found}))
+            ways.append(way)
     if values["method"] == "lora" and recipe.states.weights > 2 and fits_once(**SIXTEEN):
         # The way names the recipe itself: only whether it is tight is said.
         base = noted(BF16_BASE, BF16_BASE_HOW)

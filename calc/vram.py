@@ -375,8 +375,8 @@ TYPED_LABELS = {**LABELS, "activations": N_("Activations")}
 # are typed; with a model whose step is not modelled.
 NEEDS_MODEL = Phrase(
     N_(
-        "To compute it, the page needs the model's shape: choose a model from the list and leave the activation memory "
-        "blank."
+        "To compute it, the page needs the model's shape: choose a model from the list, paste its config.json, or type "
+        "its shape, and leave the activation memory blank."
     ),
     {},
 )
