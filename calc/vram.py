@@ -1474,7 +1474,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 yours = Phrase(SHORTFALL_LEFT_OUT, {"verdict": yours, **named})
     elif buffers and yours.message == SENTENCE[2]:
         yours = Phrase(SHORT_WITH_BUFFERS, short_with_buffers(yours, buffers))
-    if yours.message in (SENTENCE[2], SHORT_WITH_BUFFERS) and isinstance(largest, Quantity):
+    larger = isinstance(largest, Quantity) and largest.value > int(values["micro_batch"])
+    if yours.message in (SENTENCE[2], SHORT_WITH_BUFFERS) and larger:
         # Short at the form's micro-batch, yet a larger one fits: one that needs no accumulation, whose gradients the
         # smaller one holds (Spanish review, round 55: "short" beside "largest micro-batch: 2" read as a mistake).
         yours = Phrase(SHORT_BUT_LARGER, {"verdict": yours, "count": largest})

@@ -2203,6 +2203,9 @@ def test_round_55_a_larger_micro_batch_a_twin_judged_way_and_qlora_s_buffers_are
 
     short = CALCULATOR.results(_on("a100-40gb", method="full", gpus=Decimal(32), zero_stage="1"))
     assert short["your_gpu"].message == SHORT_BUT_LARGER and short["largest_micro_batch"].value == 2
+    # Not where the micro-batch that fits is smaller than the form's (technical review, round 56).
+    four = CALCULATOR.results(_on("rtx-4090", micro_batch=Decimal(4)))
+    assert four["largest_micro_batch"].value == 1 and four["your_gpu"].message != SHORT_BUT_LARGER
     bf16 = _on("a100-80gb", model="meta-llama/Llama-3.1-70B", method="full", optimizer="adamw-bf16")
     (*_, sharded) = CALCULATOR.results(bf16)["largest_micro_batch"].quantities["ways"].messages
     assert sharded.quantities["notes"].messages[-1].message == AS_TWIN
