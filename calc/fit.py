@@ -355,6 +355,11 @@ def ways_out(
             checked[key] = fits(**change)
         return checked[key]
 
+    def judged(way: str | Phrase, change: Mapping[str, object], judge: bool = True) -> str | Phrase:
+        """``way``, which ``change`` makes, said to be tight where it leaves no room beyond the estimate's error
+        (Italian review, round 52; technical review, round 50), where ``fits`` can ``judge`` room to spare."""
+        return way if fits_once(**change, comfortable=judge) else noted(way, TIGHT_NOTE)
+
     ways = [FUSED_ADAMW] if fused else []
     if buffers:
         ways.append(buffers)
@@ -367,11 +372,9 @@ def ways_out(
         off = {way: change for way, change in switches.items() if any(values[k] != v for k, v in change.items())}
         alone = [way for way, change in off.items() if fits_once(**change)]
         # Each said to be tight where it leaves no room beyond the estimate's error (Italian review, round 52).
-        ways.extend(way if fits_once(**off[way], comfortable=roomy) else noted(way, TIGHT_NOTE) for way in alone)
+        ways.extend(judged(way, off[way], roomy) for way in alone)
         if len(off) == 2 and not alone and fits_once(**off[RECOMPUTE], **off[FUSE]):
-            pair = {**off[RECOMPUTE], **off[FUSE]}
-            roomy_pair = fits_once(**pair, comfortable=roomy)
-            ways.append(RECOMPUTE_AND_FUSE if roomy_pair else noted(RECOMPUTE_AND_FUSE, TIGHT_NOTE))
+            ways.append(judged(RECOMPUTE_AND_FUSE, {**off[RECOMPUTE], **off[FUSE]}, roomy))
         if loss:
             ways.append(CHUNKED_LOSS)
         if int(values["sequence_length"]) > 1:
@@ -410,11 +413,9 @@ def ways_out(
         return _or_else(together, ways, larger_gpu, nothing, larger)
 
     def said(way: str | Phrase, change: dict) -> str | Phrase:
-        """``way``, which ``change`` makes, with the recipe it needs where it is not the form's, and said to be tight
-        where it leaves no room beyond the estimate's error (technical review, round 50: an adapter was offered that
-        the form's fp32 recipe refuses, and recipes and methods that fitted only tightly were not said to)."""
-        way = with_sixteen(way, values, change)
-        return way if fits_once(**change, comfortable=True) else noted(way, TIGHT_NOTE)
+        """``way``, which ``change`` makes, with the recipe it needs where it is not the form's (technical review,
+        round 50: an adapter was offered that the form's fp32 recipe refuses), said to be tight where it is."""
+        return judged(with_sixteen(way, values, change), change)
 
     # A change of recipe or method is offered where it alone makes room, on these GPUs as they are sharded: the first
     # with room to spare, or the first that fits.
@@ -422,8 +423,8 @@ def ways_out(
     leaner = [key for key, other in RECIPES.items() if other.states.total < recipe.states.total]
     run = [key for key in leaner if not stage or zero_twin(key) == key]
     if values["method"] == "full":
-        roomy = (key for key in run if fits_once(optimizer=key, comfortable=True))
-        if found := next(roomy, None) or next((key for key in run if fits_once(optimizer=key)), None):
+        roomy_keys = (key for key in run if fits_once(optimizer=key, comfortable=True))
+        if found := next(roomy_keys, None) or next((key for key in run if fits_once(optimizer=key)), None):
             # Whether it is tight first, lest it read as a consequence of what follows (Spanish review, round 56).
             way = said(Phrase(LEANER_RECIPE, {"recipe": Phrase(RECIPES[found].label, {})}), {"optimizer": found})
             # From fp32 weights, kept as a master copy or trained as they are, to bf16 ones kept alone (Italian review,
@@ -436,8 +437,7 @@ def ways_out(
             ways.append(way)
     if values["method"] == "lora" and recipe.states.weights > 2 and fits_once(**SIXTEEN):
         # The way names the recipe itself: only whether it is tight is said.
-        base = noted(BF16_BASE, BF16_BASE_HOW)
-        ways.append(base if fits_once(**SIXTEEN, comfortable=True) else noted(base, TIGHT_NOTE))
+        ways.append(judged(noted(BF16_BASE, BF16_BASE_HOW), SIXTEEN))
     adapt = ADAPT_EXPERTS if experts else ADAPT
 
     def backing(method: str, prepared: bool = False) -> dict | None:
@@ -490,9 +490,8 @@ def ways_out(
         # On one GPU no stage shares anything: a stage on several, as many as it takes.
         several = lowest(max(stage, 1), most) if most > 1 else None
         if several is not None:
-            stages = Names(tuple(f"ZeRO-{each}" for each in range(several, 4)), style="or")
             way = {3: SEVERAL_GPUS_ZERO_3, 1: SEVERAL_GPUS_ANY_STAGE}.get(
-                several, Phrase(SEVERAL_GPUS_FROM, {"stages": stages})
+                several, Phrase(SEVERAL_GPUS_FROM, {"stages": _stages_from(several)})
             )
             ways.append(as_twin(for_qlora(way, values, zero_stage=3, gpus=most), values))
     else:
@@ -503,24 +502,24 @@ def ways_out(
         if higher is not None:
             # The stages named, lest "a higher stage" be read as the next one, which may not fit (technical review,
             # round 50).
-            stages = Names(tuple(f"ZeRO-{each}" for each in range(higher, 4)), style="or")
             stage_words = {3: ZERO_3, 1: CHOOSE_ANY_STAGE}
-            higher_words = stage_words.get(higher, Phrase(CHOOSE_STAGES, {"stages": stages}))
+            higher_words = stage_words.get(higher, Phrase(CHOOSE_STAGES, {"stages": _stages_from(higher)}))
             ways.append(as_twin(for_qlora(higher_words, values, zero_stage=3), values))
         elif not more and most > gpus and lowest(stage + 1, most) is not None:
             # A higher stage and more GPUs, where more GPUs at this stage would not do (technical review, round 44).
             ways.append(as_twin(for_qlora(ZERO_3_MORE_GPUS, values, zero_stage=3), values))
         if more:
             ways.append(MORE_GPUS)
+    lower = lower_typed(values) if typed else None
     if "activations" in typed:
         # The typed figure is what does not fit: what would lower it, which the page cannot check (technical review,
         # round 48: a 38 GB figure was offered only a larger card).
-        ways.append(lower_typed(values))
+        ways.append(lower)
     if not ways and not typed and (together := _together(values, fits_once, adapters, most)):
         # Changes made together, before a larger card where one holds the step (Spanish review, round 43: only a
         # larger card was offered where a set of changes fitted the reader's own).
         return _or_else(together, ways, larger_gpu, nothing, larger)
-    if typed == "state activations" and ways == [lower_typed(values)]:
+    if typed == "state activations" and ways == [lower]:
         # Both too large: each must shrink, the state through ZeRO-3 where it holds the state with no activations at
         # all, beside a lower typed figure (technical review, round 49: "more GPUs than the target batch has samples"
         # was said where 8 held it).
@@ -530,7 +529,6 @@ def ways_out(
             words = SEVERAL_GPUS_ZERO_3 if gpus == 1 else ZERO_3_MORE_GPUS if stage < 3 else MORE_GPUS
             sharding.append((words, {"zero_stage": 3, "gpus": most}))
         shard = next((words for words, change in sharding if fits_once(**empty, **change, comfortable=True)), None)
-        lower = lower_typed(values)
         together = Phrases((shard, lower) if shard else (lower, FEWER_PARAMETERS))
         if larger_gpu:
             return Phrases((Phrase(OR_ELSE, {"together": together, "other": _phrase(larger)}),))
@@ -538,6 +536,11 @@ def ways_out(
     # With the activations typed, where the model state itself is too large, fewer parameters (technical review,
     # round 48: lower activations were offered for an optimizer step, which holds none).
     return _or_else((), ways, larger_gpu, FEWER_PARAMETERS if typed else nothing, larger)
+
+
+def _stages_from(lowest: int) -> Names:
+    """The ZeRO stages from ``lowest`` up, as a list with "or"."""
+    return Names(tuple(f"ZeRO-{each}" for each in range(lowest, 4)), style="or")
 
 
 def changes_together(values: Mapping[str, object], fits: Callable[..., bool], experts: bool) -> Phrases | None:
