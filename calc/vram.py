@@ -984,7 +984,7 @@ def _fits_with(
         # One sample's step, with the earlier micro-batches' gradients where it reaches the target only by accumulating.
         step = moments(shape, replace(setting, accumulating=accumulates(sharded, 1)))
         beside = buffers_by_moment(sharded, setting)
-        extra = dict.fromkeys(MOMENTS, Fraction(0))
+        extra = dict.fromkeys(MOMENTS, 0)
         # QLoRA as most recipes run it, its base prepared by peft: asked for, or the form's own (Italian review,
         # round 48).
         if (prepared or values["method"] == "qlora") and sharded["method"] == "qlora":
@@ -997,7 +997,7 @@ def _fits_with(
             # that passed over lengths the verdict called roomy; technical and Spanish reviews, round 51: less the
             # buffers again, a looser one).
             free -= shortfall(max(m.fixed_total + extra[m.name] + (m.per_sample_total if samples else 0) for m in step))
-        return limit_of(held, free)[1] >= 1 if samples else all(m.fixed_total <= free for m in held)
+        return all((m.at(1) if samples else m.fixed_total) <= free for m in held)
     except InputProblem:
         return False  # a setup the page refuses is no way out
 

@@ -260,7 +260,8 @@ def _parts(**values: Fraction | int) -> Mapping[str, Fraction | int]:
 
 def _whole(value: Fraction | int) -> Fraction | int:
     """A whole number of bytes as an int: Fraction arithmetic costs ten times as much."""
-    return value.numerator if isinstance(value, Fraction) and value.denominator == 1 else value
+    # An int's denominator is 1 too; no isinstance, which on Fraction goes through the numbers ABCs.
+    return value.numerator if value.denominator == 1 else value
 
 
 @dataclass
@@ -982,8 +983,8 @@ def limit_of(candidates: tuple[Moment, ...], budget: int | Fraction) -> tuple[Mo
     >>> moment.name, fits
     ('loss', 5)
     """
-    moment = min(candidates, key=lambda candidate: _bound(candidate, Fraction(budget)))
-    bound = _bound(moment, Fraction(budget))
+    budget = Fraction(budget)
+    bound, moment = min(((_bound(candidate, budget), candidate) for candidate in candidates), key=lambda pair: pair[0])
     return moment, 0 if bound < 0 else math.floor(bound)
 
 
