@@ -202,8 +202,8 @@ CHUNKED_LOSS = N_(
 LEANER_RECIPE = N_("choose the training recipe “%(recipe)s”")
 ADAPT = {"full": N_("train a LoRA or QLoRA adapter"), "lora": N_("train QLoRA")}
 # An adapter over a base kept in fp32: the base in 16 bits halves its weights.
-BF16_BASE = N_("load the base model in bf16")
-BF16_BASE_HOW = Phrase(N_("a 16-bit recipe at precision bf16"), {})
+BASE_IN_16_BITS = N_("load the base model in %(precision)s")
+BASE_IN_16_BITS_HOW = N_("a 16-bit recipe at precision %(precision)s")
 # In a mixture of experts QLoRA quantizes the attention projections only (calc.formulas.parameters.quantized_weights):
 # the experts, most of the weights, stay in 16 bits, so it saves little over LoRA.
 ADAPT_EXPERTS = {"full": N_("train LoRA")}
@@ -234,7 +234,7 @@ def quant_storage(precision: str) -> str:
 
 # A way to ZeRO-3 for QLoRA names that setting (technical review, round 48: offered without it, the base would stay
 # whole on every GPU).
-QLORA_ZERO_3 = N_("with %(storage)s in BitsAndBytesConfig, without which ZeRO-3 does not shard the 4-bit base")
+QLORA_ZERO_3 = N_("with %(storage)s in BitsAndBytesConfig, for ZeRO-3 to shard the 4-bit base")
 
 
 def for_qlora(way: str | Phrase, values: Mapping[str, object], **change: object) -> str | Phrase:
@@ -243,7 +243,7 @@ def for_qlora(way: str | Phrase, values: Mapping[str, object], **change: object)
     run = {**values, **change}
     if run["method"] != "qlora" or int(run["zero_stage"]) < 3 or int(run["gpus"]) < 2:
         return way
-    storage = Names((quant_storage(str(run["precision"])),))
+    storage = Names((quant_storage(on_card(str(run["precision"]), values)),))
     return noted(way, Phrase(QLORA_ZERO_3, {"storage": storage}))
 
 
@@ -377,17 +377,36 @@ def ways_out(
             ways.append(judged(RECOMPUTE_AND_FUSE, {**off[RECOMPUTE], **off[FUSE]}, roomy))
         if loss:
             ways.append(CHUNKED_LOSS)
-        if int(values["sequence_length"]) > 1:
-            # With room to spare where a length has it, lest the way out be tight (technical review, round 47).
-            # Where ``fits`` cannot judge room to spare (a sample alone on a card), the length alone is named.
-            length, words = int(values["sequence_length"]), SHORTEN_TO_SPARE if roomy else SHORTEN_TO
-            shorter = longest_length(length, lambda each: fits_once(sequence_length=each, comfortable=roomy))
+        length = int(values["sequence_length"])
+
+        def shortened(**change: object) -> tuple[int, bool] | None:
+            """The longest length that fits with ``change``, and whether it fits with room to spare (else tightly):
+            with room where a length has it, lest the way out be tight (technical review, round 47); only a length
+            the page found (technical and Italian reviews, round 49: offered where none fitted), and one a run might
+            train at, not a few tokens (technical review, round 52: 16 tokens were offered)."""
+            spare = roomy
+            shorter = longest_length(length, lambda each: fits_once(**change, sequence_length=each, comfortable=roomy))
             if not shorter:
-                shorter, words = longest_length(length, lambda each: fits_once(sequence_length=each)), SHORTEN_TO_TIGHT
-            # Only a length the page found (technical and Italian reviews, round 49: offered where none fitted), and one
-            # a run might train at, not a few tokens (technical review, round 52: 16 tokens were offered).
-            if shorter and shorter >= min(SHORTEST_OFFERED, length // 4):
-                ways.append(Phrase(words, {"length": Quantity(Decimal(shorter))}))
+                shorter, spare = longest_length(length, lambda each: fits_once(**change, sequence_length=each)), False
+            return (shorter, spare) if shorter and shorter >= min(SHORTEST_OFFERED, length // 4) else None
+
+        if length > 1 and (plain := shortened()):
+            # Where ``fits`` cannot judge room to spare (a sample alone on a card), the length alone is named.
+            words = SHORTEN_TO_SPARE if plain[1] else SHORTEN_TO if not roomy else SHORTEN_TO_TIGHT
+            ways.append(Phrase(words, {"length": Quantity(Decimal(plain[0]))}))
+            # Where the switches make no room, alone or together, they with a longer length than shortening alone
+            # allows (Italian review, round 57: 512 tokens were offered where full recomputation let 3,968 fit).
+            switched = {name: value for way in off for name, value in off[way].items()}
+            if (
+                off
+                and not alone
+                and not fits_once(**switched)
+                and (longer := shortened(**switched))
+                and longer[0] > plain[0]
+            ):
+                to = Phrase(SHORTEN_TO, {"length": Quantity(Decimal(longer[0]))})
+                together = (*off, to if longer[1] or not roomy else noted(to, TIGHT_NOTE))
+                ways.append(_set(together))
         if not fixed_helps and split:
             ways.append(SPLIT_SEQUENCE)
     stage, gpus, most = int(values["zero_stage"]), int(values["gpus"]), most_gpus(values)
@@ -435,16 +454,17 @@ def ways_out(
             if stage and not RECIPES[found].optimizer.foreach_adamw:
                 way = noted(way, Phrase(UNTESTED_UNDER_ZERO, {}))
             ways.append(way)
-    if values["method"] == "lora" and recipe.states.weights > 2 and fits_once(**SIXTEEN):
+    if values["method"] == "lora" and recipe.states.weights > 2 and fits_once(**sixteen(values)):
         # The way names the recipe itself: only whether it is tight is said.
-        ways.append(judged(noted(BF16_BASE, BF16_BASE_HOW), SIXTEEN))
+        words = {"precision": Names((sixteen(values)["precision"],))}
+        ways.append(judged(noted(Phrase(BASE_IN_16_BITS, words), Phrase(BASE_IN_16_BITS_HOW, words)), sixteen(values)))
     adapt = ADAPT_EXPERTS if experts else ADAPT
 
     def backing(method: str, prepared: bool = False) -> dict | None:
         """The change that makes room with ``method``: in the form's recipe or, where that one is refused or does
         not fit (QLoRA computes in 16 bits), in mixed precision; QLoRA as peft prepares it where ``prepared``."""
         base = {"method": method, **({"prepared": True} if prepared else {})}
-        return next((change for change in (base, {**base, **SIXTEEN}) if fits_once(**change)), None)
+        return next((change for change in (base, {**base, **sixteen(values)}) if fits_once(**change)), None)
 
     fitting = {method: change for method in adapters if (change := backing(method))}
     if values["method"] in adapt and fitting:
@@ -568,26 +588,32 @@ def _or_else(together: tuple, ways: list, larger_gpu: bool, nothing: str, larger
         if larger_gpu:
             return Phrases((Phrase(OR_ELSE, {"together": changes, "other": _phrase(larger)}),))
         return Phrases((changes,)) if isinstance(changes, Phrase) else changes
+    # A set of changes introduced by a colon last, which any way after it would join (technical review, round 53).
+    listed = sorted(ways, key=lambda way: isinstance(way, Phrase) and way.message in LISTED_SETS)
     if larger_gpu:
-        return Phrases((*ways, larger), style="or")
-    return Phrases(tuple(ways) or (nothing,), style="or")
+        listed = sorted([*listed, larger], key=lambda way: isinstance(way, Phrase) and way.message in LISTED_SETS)
+    return Phrases(tuple(listed) or (nothing,), style="or")
 
 
 def with_sixteen(way: str | Phrase, values: Mapping[str, object], change: Mapping[str, object]) -> str | Phrase:
     """``way``, naming the mixed-precision recipe where ``change`` switches the form's to it (before its notes)."""
-    if change.get("optimizer") != SIXTEEN["optimizer"] or values["optimizer"] == SIXTEEN["optimizer"]:
+    mixed = sixteen(values)
+    if change.get("optimizer") != mixed["optimizer"] or values["optimizer"] == mixed["optimizer"]:
         return way
-    # fp16 on a card without bf16, which takes the same memory (technical review, round 53: "at precision bf16" beside
-    # the verdict's "choose fp16").
-    card = GPUS_BY_ID.get(str(values.get("gpu")))
-    precision = "fp16" if card is not None and not card.bf16 else SIXTEEN["precision"]
-    recipe = {"recipe": Phrase(RECIPES[SIXTEEN["optimizer"]].label, {}), "precision": Names((precision,))}
+    recipe = {"recipe": Phrase(RECIPES[mixed["optimizer"]].label, {}), "precision": Names((mixed["precision"],))}
     return noted(way, Phrase(WITH_SIXTEEN, recipe))
 
 
 def _set(together: tuple) -> Phrases | Phrase:
     """Changes to make together: three or more said so, lest the list read as alternatives (technical review, round
-    52)."""
+    52); a set that fits only tightly (its last change noted so by :func:`_together`) said so before its changes,
+    where the note cannot read as its last change's (technical review, round 57)."""
+    *rest, last = together
+    if isinstance(last, Phrase) and last.message == NOTED and TIGHT_NOTE in last.quantities["notes"].messages:
+        notes = tuple(note for note in last.quantities["notes"].messages if note != TIGHT_NOTE)
+        way = last.quantities["way"]
+        last = Phrase(NOTED, {"way": way, "notes": Phrases(notes, "semicolon")}) if notes else way
+        return Phrase(BOTH_TIGHT if len(together) == 2 else ALL_TIGHT, {"changes": Phrases((*rest, last))})
     return Phrases(together) if len(together) < 3 else Phrase(ALL_TOGETHER, {"changes": Phrases(together)})
 
 
@@ -614,7 +640,9 @@ def _adapters(values: Mapping[str, object], experts: bool) -> list[str]:
 
 def _length_of(ways: tuple | str | Phrase) -> int:
     """The sequence length a way, or a set of them, shortens to; a very long one where none is shortened."""
-    ways = ways if isinstance(ways, tuple) else (ways,)
+    if isinstance(ways, Phrase) and ways.message in LISTED_SETS:
+        ways = ways.quantities["changes"]
+    ways = ways.messages if isinstance(ways, Phrases) else ways if isinstance(ways, tuple) else (ways,)
     lengths = [
         int(way.quantities["length"].value)
         for way in map(_bare_way, ways)
@@ -634,7 +662,24 @@ def _phrase(way: str | Phrase) -> Phrase:
 
 
 # The recipe an adapter falls back on where the form's is refused for it or does not fit (QLoRA computes in 16 bits).
-SIXTEEN = {"optimizer": "adamw-mixed", "precision": "bf16"}
+
+
+def on_card(precision: str, values: Mapping[str, object]) -> str:
+    """``precision`` as the form's card runs it: fp16 for bf16 on a card without bf16, which takes the same memory
+    (technical reviews, rounds 53 and 57: bf16 named beside the verdict's "choose fp16").
+
+    >>> on_card("bf16", {"gpu": "t4"}), on_card("bf16", {"gpu": "h100-80gb"}), on_card("fp32", {"gpu": "t4"})
+    ('fp16', 'bf16', 'fp32')
+    """
+    card = GPUS_BY_ID.get(str(values.get("gpu")))
+    return "fp16" if precision == "bf16" and card is not None and not card.bf16 else precision
+
+
+def sixteen(values: Mapping[str, object]) -> dict[str, str]:
+    """The mixed-precision recipe a way out may switch to, at the 16-bit precision the card runs."""
+    return {"optimizer": "adamw-mixed", "precision": on_card("bf16", values)}
+
+
 # A way out that needs that recipe too, and one that fits only within the estimate's measured error (technical
 # review, round 50: an adapter was offered that the form's fp32 recipe refuses; recipes and methods that fitted only
 # tightly were not said to).
@@ -668,6 +713,9 @@ QLORA_UNPREPARED = N_("train QLoRA without peft's prepare_model_for_kbit_trainin
 # "with" read as a call to make, and as more than was checked).
 QLORA_PREPARED = Phrase(N_("counting the fp32 copies that peft's prepare_model_for_kbit_training adds"), {})
 ALL_TOGETHER = N_("make all these changes together: %(changes)s")
+BOTH_TIGHT = N_("make both changes together, which leave only a tight fit: %(changes)s")
+ALL_TIGHT = N_("make all these changes together, which leave only a tight fit: %(changes)s")
+LISTED_SETS = (ALL_TOGETHER, BOTH_TIGHT, ALL_TIGHT)
 # A set of changes, then another way: grouped.
 OR_ELSE = N_("%(together)s, or else %(other)s")
 
@@ -711,7 +759,7 @@ def _together(
             {**change, "prepared": True} if method == "qlora" else change,
         )
         for method in adapters
-        for change in ({"method": method}, {"method": method, **SIXTEEN})
+        for change in ({"method": method}, {"method": method, **sixteen(values)})
     ]
     candidates = [
         (

@@ -29,3 +29,11 @@ GROUPED_EXPERTS_SINCE = Citation(
     "5.0",
     "https://github.com/huggingface/transformers/blob/v5.0.0/src/transformers/modeling_utils.py#L1930-L1948",
 )
+
+# The release from which gradient checkpointing is non-reentrant by default and makes the input embeddings' output
+# require gradients for every model that takes input_ids (PreTrainedModel.gradient_checkpointing_enable), where 4.57
+# checkpointed reentrantly and did so only under transformers' own PEFT integration: a peft model over a 4-bit base,
+# whose frozen embeddings pass on no gradient, then gave its adapters none unless enable_input_require_grads() was
+# called, as peft's prepare_model_for_kbit_training does. Read in the 4.57.0 and 5.0.0 wheels (Italian review,
+# round 57).
+INPUT_GRADIENTS_SINCE = "5.0"

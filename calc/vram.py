@@ -41,6 +41,7 @@ from calc.fit import (
     coverage,
     most_gpus,
     noted,
+    on_card,
     places_of,
     quant_storage,
     shortfall,
@@ -128,6 +129,7 @@ from calc.transformers_releases import (
     AUTO_DTYPE_SOURCE,
     EXPERTS_AS_LINEAR_UNTIL,
     EXPERTS_AS_PARAMETERS_SINCE,
+    INPUT_GRADIENTS_SINCE,
 )
 
 
@@ -416,7 +418,9 @@ QLORA_PREPARED_SHORT = N_(
     "base to fp32 and turns on gradient checkpointing. The weights then take %(extra)s more per GPU, for a total of "
     "at least %(prepared)s: more than your GPU holds. To stay within it, leave that call out; if you chose "
     "recomputation here, turn it on yourself instead, as activation_checkpointing=True does in the Trainer's "
-    "arguments (gradient_checkpointing=True before transformers %(renamed)s)."
+    "arguments (gradient_checkpointing=True before transformers %(renamed)s). Before transformers %(reentrant)s, "
+    "also call the model's enable_input_require_grads(), as that call does: without it, those versions' "
+    "recomputation gives the adapters no gradients."
 )
 
 QLORA_PREPARED_SHORT_BUFFERS = N_(
@@ -426,7 +430,8 @@ QLORA_PREPARED_SHORT_BUFFERS = N_(
     "at least %(prepared)s, or %(with_buffers)s with ZeRO's buffers: more than your GPU holds. To stay within it, "
     "leave that call out; if you chose recomputation here, turn it on yourself instead, as "
     "activation_checkpointing=True does in the Trainer's arguments (gradient_checkpointing=True before transformers "
-    "%(renamed)s)."
+    "%(renamed)s). Before transformers %(reentrant)s, also call the model's enable_input_require_grads(), as that "
+    "call does: without it, those versions' recomputation gives the adapters no gradients."
 )
 
 # bitsandbytes replaces only nn.Linear modules (calc.formulas.parameters.quantized_weights); transformers 5 keeps a
@@ -468,39 +473,41 @@ def _qlora_note(
     values: Mapping[str, object],
     total: Fraction,
     capacity: Fraction,
-    gathered: Fraction = Fraction(0),
-    buffers: Fraction = Fraction(0),
-) -> tuple[Phrase, Fraction] | None:
-    """With QLoRA on a model, what peft's preparation would add (its fp32 copies, sharded as the weights are, and
-    the output layer ZeRO-3 gathers whole at the peak, ``gathered`` bytes in 16 bits, which it makes twice as large),
-    and the total with them, which every card's verdict is also held to."""
+    buffers: Fraction,
+    rise: Fraction,
+    buffered: Fraction,
+) -> tuple[Phrase, Fraction, Fraction] | None:
+    """With QLoRA on a model, what peft's preparation would add to the ``total`` (its fp32 copies, sharded as the
+    weights are, and the output layer ZeRO-3 gathers, twice as large in fp32, where a moment holds it): the peak's
+    ``rise``, and with ZeRO's buffers (which add ``buffers`` to the total as loaded) ``buffered``, each moment with
+    its own, as the ways out count them (technical
+    review, round 57: the buffers of one moment were added to another's preparation). The note, and the total with
+    them, without and with the buffers, which every card's verdict is also held to."""
     if values["method"] != "qlora" or values["model"] == COUNT:
         return None
-    sharded = int(values["gpus"]) if int(values["zero_stage"]) >= 3 else 1
-    # The gathered head in fp32 rather than bf16: its 16-bit size again (Spanish review, round 35).
-    extra = gigabytes(Fraction(qlora_preparation(shape_of(values))) / sharded + gathered, 2)
+    extra = gigabytes(rise, 2)
     # The sum of the two figures as shown, so that the reader's addition gives it.
     prepared = Quantity(gigabytes(total, 2).shown() + extra.shown(), GIGABYTE, places=2)
-    prepared_total = total + Fraction(extra.value) * GB
+    prepared_total, with_buffers = total + rise, total + buffered
     # Leaving the call out is advice only where the base as loaded fits (Spanish and Italian reviews, round 40).
-    words = {"compute": Names((values["precision"],)), "extra": extra, "prepared": prepared}
-    if total + buffers <= capacity < prepared_total + buffers:
-        words |= {"renamed": Names((RENAMED_IN,))}
+    words = {"compute": Names((on_card(str(values["precision"]), values),)), "extra": extra, "prepared": prepared}
+    if total + buffers <= capacity < with_buffers:
+        words |= {"renamed": Names((RENAMED_IN,)), "reentrant": Names((INPUT_GRADIENTS_SINCE,))}
         if buffers:
             # The figure the conclusion rests on, ZeRO's buffers included (Spanish review, round 55: "at least
             # 24.25 GB: more than your GPU holds" of a 25.75 GB card).
-            with_buffers = Quantity(prepared.shown() + gigabytes(buffers, 2).shown(), GIGABYTE, places=2)
-            note = Phrase(QLORA_PREPARED_SHORT_BUFFERS, {**words, "with_buffers": with_buffers})
+            note = Phrase(QLORA_PREPARED_SHORT_BUFFERS, {**words, "with_buffers": gigabytes(with_buffers, 2)})
         else:
             note = Phrase(QLORA_PREPARED_SHORT, words)
     else:
         note = Phrase(QLORA_AS_LOADED, words)
-    if sharded > 1:
+    if int(values["gpus"]) > 1 and int(values["zero_stage"]) >= 3:
         # ZeRO-3 and FSDP shard floating-point tensors only: the Limitations say why.
-        note = Phrase(QLORA_SHARDED, {"note": note, "storage": Names((quant_storage(values["precision"]),))})
+        storage = Names((quant_storage(on_card(str(values["precision"]), values)),))
+        note = Phrase(QLORA_SHARDED, {"note": note, "storage": storage})
     since, until = Names((EXPERTS_AS_PARAMETERS_SINCE.text,)), Names((EXPERTS_AS_LINEAR_UNTIL,))
     experts = {"note": note, "since": since, "until": until}
-    return (Phrase(QLORA_EXPERTS, experts) if shape_of(values).experts else note), prepared_total
+    return (Phrase(QLORA_EXPERTS, experts) if shape_of(values).experts else note), prepared_total, with_buffers
 
 
 # The PyTorch release from which the Hugging Face Trainer's default optim is "adamw_torch_fused" (transformers'
@@ -624,10 +631,12 @@ SHORT_BUT_LARGER = N_(
     "%(verdict)s A micro-batch of %(count)s fits, though: it reaches the target batch without accumulating, so the "
     "step holds no gradients of earlier micro-batches."
 )
-WAYS_AS_TWIN = N_("%(largest)s Each way is judged as DeepSpeed's ZeRO runs this recipe, with “%(twin)s”.")
+WAYS_AS_TWIN = N_(
+    "%(largest)s Each of these ways was checked as DeepSpeed's ZeRO would run this recipe, that is, with “%(twin)s”."
+)
 VERDICT_WITHOUT_MASTER = N_(
-    "%(verdict)s That is for this recipe as counted; DeepSpeed's ZeRO would add an fp32 master copy: for DeepSpeed, "
-    "choose “%(twin)s”."
+    "%(verdict)s This total is for the recipe as chosen. DeepSpeed's ZeRO adds an fp32 master copy, so to size a "
+    "DeepSpeed run, choose “%(twin)s”."
 )
 ZERO_WITHOUT_MASTER = N_(
     "%(note)s DeepSpeed's ZeRO keeps an fp32 master copy of each GPU's share of the weights by default, which this "
@@ -661,8 +670,9 @@ def short_with_buffers(short: Phrase, buffers: Fraction) -> dict[str, Quantity |
 
 # Under ZeRO-3 in full fine-tuning, the gradient written whole before it reaches the bucket (largest_gradient).
 ZERO_3_GRADIENT = N_(
-    "%(note)s As the backward pass runs, the verdicts also count the full-size gradient of one weight, up to "
-    "%(gradient)s, which autograd writes before DeepSpeed copies it into the bucket."
+    "%(note)s As the backward pass runs, the verdicts also count the full-size gradients that autograd writes before "
+    "DeepSpeed copies them into the bucket: one weight's in each layer, up to %(gradient)s, and the token "
+    "embeddings', %(embeddings)s. The output layer's, written whole as the backward pass starts, is not counted."
 )
 # Under ZeRO-3, after the note that sizes the buffers: the optimizer step holds fewer (buffers_by_moment).
 ZERO_3_AT_STEP = N_(
@@ -698,9 +708,20 @@ def buffers_by_moment(values: Mapping[str, object], setting: Setting) -> dict[st
     def at(moment: str) -> Fraction:
         if moment == "optimizer":
             return bucket
-        return (headed if holds_gathered_matrix(moment, setting) else full) + (gradient if "layer's" in moment else 0)
+        written = gradient if "layer's" in moment else embeddings if moment == "embeddings" else 0
+        return (headed if holds_gathered_matrix(moment, setting) else full) + written
 
+    embeddings = embeddings_gradient(values)
     return {moment: at(moment) for moment in MOMENTS}
+
+
+def embeddings_gradient(values: Mapping[str, object]) -> Fraction:
+    """Under ZeRO-3 in full fine-tuning, the token embeddings' full-size gradient, which their backward writes
+    (embedding_dense_backward) before DeepSpeed copies it into the bucket (Spanish review, round 57); none otherwise."""
+    if not largest_gradient(values):
+        return Fraction(0)
+    shape = shape_of(values)
+    return Fraction(shape.vocab_size * shape.hidden_size * RECIPES[values["optimizer"]].states.weights)
 
 
 def largest_gradient(values: Mapping[str, object]) -> Fraction:
@@ -931,6 +952,38 @@ def _changed(values: Mapping[str, object], change: Mapping[str, object]) -> dict
     return sharded
 
 
+def _one_sample(values: Mapping[str, object]) -> tuple[Moment, ...]:
+    """A micro-batch of one's moments, ZeRO's buffers at each, as the ways out judge the form: under ZeRO, on the
+    recipe DeepSpeed runs (:func:`_changed`; technical review, round 57: a larger card was judged on the recipe as
+    counted, beside "Each way is judged as DeepSpeed's ZeRO runs this recipe")."""
+    judged = _changed(values, {})
+    shape, setting = _modelled_setting(judged)
+    step = moments(shape, replace(setting, accumulating=accumulates(judged, 1)))
+    return with_buffers(step, buffers_by_moment(judged, setting))
+
+
+def _typed_step(values: Mapping[str, object]) -> tuple[Fraction, Fraction]:
+    """With the activation memory typed, what the step needs, ZeRO's buffers included (beside the activations, or the
+    bucket beside the optimizer step's temporaries, the larger), and its estimate without them."""
+    parts, temporaries = _typed_parts(values)
+    # QLoRA's base as peft prepares it, as the verdict holds it (technical review, round 57: the ways counted it as
+    # loaded).
+    states = sum(parts.values()) - parts["activations"] + _typed_preparation(values)
+    buffers, at_step = _typed_buffers(values)
+    need = max(states + parts["activations"] + buffers, states + temporaries + at_step)
+    return need, states + max(parts["activations"], temporaries)
+
+
+def _typed_preparation(values: Mapping[str, object]) -> Fraction:
+    """With the activation memory typed, what peft's preparation adds to a QLoRA model's state: its fp32 copies,
+    sharded as the weights are (_qlora_note)."""
+    if values["method"] != "qlora" or values["model"] == COUNT:
+        return Fraction(0)
+    return Fraction(qlora_preparation(shape_of(values))) / (
+        int(values["gpus"]) if int(values["zero_stage"]) >= 3 else 1
+    )
+
+
 def _typed_buffers(values: Mapping[str, object]) -> tuple[Fraction, Fraction]:
     """ZeRO's buffers where the activation memory is typed: beside the activations, and at the optimizer step, where
     ZeRO-3 holds only its bucket (buffers_by_moment; technical review, round 42: the two modes disagreed)."""
@@ -946,13 +999,11 @@ def _count_fits_with(values: Mapping[str, object], comfortable: bool = False, **
     if "method" in change:
         return False
     sharded = _changed(values, change)
-    parts, temporaries = _typed_parts(sharded)
-    states = sum(parts.values()) - parts["activations"]
+    need, estimate = _typed_step(sharded)
     room = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(sharded)
     if comfortable:
-        room -= shortfall(states + max(parts["activations"], temporaries))  # as the verdict rules it (_fits_with)
-    buffers, at_step = _typed_buffers(sharded)
-    return states + parts["activations"] + buffers <= room and states + temporaries + at_step <= room
+        room -= shortfall(estimate)  # as the verdict rules it (_fits_with)
+    return need <= room
 
 
 def _preparation_by_moment(values: Mapping[str, object], shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
@@ -1179,21 +1230,26 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     earlier = Fraction(0)
     at_floor = Fraction(0)  # the step with ZeRO's buffers at their least, where there are some
     note = window = None
-    gathered = Fraction(0)  # the output layer ZeRO-3 gathers whole, where the peak holds it
+    # What peft's preparation of a QLoRA base adds to the step's peak, without and with ZeRO's buffers (_qlora_note).
+    rise = buffered = Fraction(0)
     if modelled:
         shape, setting = _modelled_setting(values)
         # ZeRO's buffers are among each moment's fixed parts (with_buffers), as large as they are at that moment.
         free = capacity - overhead - buckets
         by_moment = buffers_by_moment(values, setting)
         step, earlier, binding, count, most, any_plan = _modelled_step(values, free, shape, setting, by_moment)
-        one = with_buffers(moments(shape, replace(setting, accumulating=accumulates(values, 1))), by_moment)
+        one = _one_sample(values)
         if buffers:
             # The note sizes them as the total's peak holds them: less ZeRO-3's gathered output layer, which the
             # total counts, where the peak holds it (Spanish reviews, round 21, D2, and round 44).
             buffers_note = zero_buffers(values, head_counted=holds_gathered_matrix(step.moment, setting))[0]
             if int(values["zero_stage"]) == 3:
                 if gradient := largest_gradient(values):
-                    words = {"note": buffers_note, "gradient": gigabytes(gradient, 2)}
+                    words = {
+                        "note": buffers_note,
+                        "gradient": gigabytes(gradient, 2),
+                        "embeddings": gigabytes(embeddings_gradient(values), 2),
+                    }
                     buffers_note = Phrase(ZERO_3_GRADIENT, words)
                 buffers_note = Phrase(ZERO_3_AT_STEP, {"note": buffers_note, "bucket": _bucket(values)})
             # What they add to the step's peak at the form's micro-batch, each moment with its own.
@@ -1212,8 +1268,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         prepared = _preparation_by_moment(values, shape, setting)[binding.name] if values["method"] == "qlora" else 0
         note = attention_note(values, shape)
         window = window_note(values, shape)
-        if holds_gathered_matrix(step.moment, setting):
-            gathered = gathered_matrix(shape, setting)
+        if values["method"] == "qlora":
+            micro_batch = int(values["micro_batch"])
+            held = moments(shape, replace(setting, accumulating=accumulates(values, micro_batch)))
+            preparation = _preparation_by_moment(values, shape, setting)
+            rise = max(m.at(micro_batch) + preparation[m.name] for m in held) - step.total
+            buffered = max(m.at(micro_batch) + preparation[m.name] + by_moment.get(m.name, 0) for m in held)
+            buffered -= step.total
         # Whether the budget counts the earlier micro-batches' gradients (the largest micro-batch accumulates), so
         # that it holds for any plan, or only for a step without accumulation, which the planner must be told.
         budget_for = "any" if any_plan else "single"
@@ -1347,6 +1408,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         parts, temporaries = _typed_parts(values)
         labels = TYPED_LABELS
         states = sum(parts.values()) - parts["activations"]
+        rise = _typed_preparation(values)
         at_step = _typed_buffers(values)[1]
         step_free = free + buffers - at_step
         typed_bytes = Fraction(values["activation_memory"]) * GB
@@ -1356,6 +1418,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             buffers = (
                 max(with_activations, states + temporaries + at_step) - states - max(parts["activations"], temporaries)
             )
+        buffered = rise + buffers
         # The optimizer step holds its temporaries where the activations are gone, as the step's last moment does:
         # the peak is the larger of the two, the earlier of equals. Where the step alone does not fit, nothing is left.
         left = free - states if states + temporaries <= step_free else step_free - states - temporaries
@@ -1385,7 +1448,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 buffers=crowds,
                 fits=lambda **change: _count_fits_with(values, **change),
                 # The whole step with the activations typed, not its fixed part alone (Italian review, round 43).
-                **_larger(need, Fraction(0), overhead + buckets),
+                # On the recipe DeepSpeed runs, as every way (technical review, round 57).
+                **_larger(_typed_step(_changed(values, {}))[0], Fraction(0), overhead + buckets),
                 # What does not fit: the state and the optimizer step, the typed activations, or both.
                 typed=" ".join(
                     name
@@ -1481,12 +1545,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     carried_budget = Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None
     # With ZeRO's buffers beside the total, as the verdicts count them (Italian review, round 44: two T4s under ZeRO-3
     # held QLoRA's prepared base by the total alone).
-    qlora_note, prepared = _qlora_note(values, total, capacity, gathered, buffers) or (None, total)
-    if total + buffers <= capacity < prepared + buffers:
+    qlora = _qlora_note(values, total, capacity, buffers, rise, buffered)
+    qlora_note, prepared, prepared_buffered = qlora or (None, total, total + buffers)
+    if total + buffers <= capacity < prepared_buffered:
         yours = Phrase(FITS_ONLY_AS_LOADED, {"verdict": yours})
-    elif yours.message == SENTENCE[0] and capacity - prepared < shortfall(estimate + prepared - total) + buffers:
+    elif yours.message == SENTENCE[0] and capacity - prepared_buffered < shortfall(estimate + prepared - total):
         # Roomy as loaded, tight as peft prepares it: said beside the verdict (Spanish review, round 50).
-        left = gigabytes(capacity, 2).shown() - gigabytes(prepared + buffers, 2).shown()
+        left = gigabytes(capacity, 2).shown() - gigabytes(prepared_buffered, 2).shown()
         yours = Phrase(TIGHT_AS_PREPARED, {"verdict": yours, "spare": Quantity(left, GIGABYTE, places=2)})
     if twin is not None:
         # The verdict is the form's recipe's, which ZeRO does not run: said beside it, not only in the note (Spanish
@@ -1507,7 +1572,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             verdict = Phrase(BUFFERS_BEYOND_SPARE_CELL, {**verdict.quantities, "buffers": gigabytes(buffers, 2)})
         elif buffers and verdict.message == CELL[1]:
             verdict = Phrase(TIGHT_FOR_BUFFERS_CELL, {"verdict": verdict, "buffers": gigabytes(buffers, 2)})
-        if total + buffers <= card < prepared + buffers:
+        if total + buffers <= card < prepared_buffered:
             verdict = Phrase(FITS_ONLY_AS_LOADED_CELL, {"verdict": verdict})
         return without_bf16(verdict, values, gpu, NO_BF16_CELL)
 

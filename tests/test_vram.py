@@ -18,7 +18,8 @@ from calc.fit import (
     ADAPT,
     ADAPT_EXPERTS,
     ALL_TOGETHER,
-    BF16_BASE,
+    BASE_IN_16_BITS,
+    BOTH_TIGHT,
     BUCKET_VIEW,
     CELL,
     CHOOSE_STAGES,
@@ -339,9 +340,12 @@ def _unnoted(way):
 def _named(ways):
     """The ways' message ids without their notes, a length-named "shorten the sequences" as the plain one, a named
     recipe as its message."""
-    named = {**dict.fromkeys(SHORTENED, SHORTEN), LEANER_RECIPE: LEANER_RECIPE}
+    named = {**dict.fromkeys(SHORTENED, SHORTEN), LEANER_RECIPE: LEANER_RECIPE, BASE_IN_16_BITS: BASE_IN_16_BITS}
     bare = (_unnoted(m) for m in ways.messages)
-    return tuple(named.get(m.message, m) if isinstance(m, Phrase) else m for m in bare)
+    # A set of changes, as the tuple of its changes so named.
+    return tuple(
+        named.get(m.message, m) if isinstance(m, Phrase) else _named(m) if isinstance(m, Phrases) else m for m in bare
+    )
 
 
 def _sized(note):
@@ -989,7 +993,7 @@ def rounded_up(size: Fraction) -> Decimal:
             NOT_EMPTY,
             # The base in bf16 fits within the estimate's error only, and says so (technical review, round 50).
             # QLoRA, which the form's fp32 recipe refuses, with the recipe it is checked in.
-            (BF16_BASE, ADAPT["lora"], SEVERAL_GPUS_ZERO_3, LARGER_GPU),
+            (BASE_IN_16_BITS, ADAPT["lora"], SEVERAL_GPUS_ZERO_3, LARGER_GPU),
         ),
         (
             "h100-80gb",
@@ -1020,12 +1024,13 @@ def rounded_up(size: Fraction) -> Decimal:
             NOT_ONE,
             (RECOMPUTE, SHORTEN, SPLIT_SEQUENCE),
         ),
-        # ...and not where a sample would still not fit with it.
+        # ...and not where a sample would still not fit with it, but with a longer length than shortening alone
+        # (Italian review, round 57).
         (
             "rtx-4090",
             {"sequence_length": Decimal(32768), "recomputation": "selective"},
             NOT_ONE,
-            (SHORTEN, SPLIT_SEQUENCE),
+            (SHORTEN, (RECOMPUTE, SHORTEN), SPLIT_SEQUENCE),
         ),
     ],
 )
@@ -1120,7 +1125,7 @@ def test_a_qlora_form_s_ways_out_hold_with_peft_s_preparation():
     assert (
         grouped.text(EN, NullTranslations())
         == "train on several GPUs with ZeRO-3 (with bnb_4bit_quant_storage=torch.float16 in BitsAndBytesConfig, "
-        "without which ZeRO-3 does not shard the 4-bit base) and shorten the sequences to 2,944\u00a0tokens, or else "
+        "for ZeRO-3 to shard the 4-bit base) and shorten the sequences to 2,944\u00a0tokens, or else "
         "choose a GPU with more memory"
     )
     (shorter,) = [way for way in together if isinstance(way, Phrase) and way.message == SHORTEN_TO]
@@ -1445,8 +1450,11 @@ def test_qlora_s_total_says_what_peft_s_preparation_adds_and_whether_it_then_fit
     assert results["your_gpu"].quantities["verdict"].message == FITS_ONLY_AS_LOADED
     extra = qlora_preparation(PRESETS[values["model"]])
     assert note.quantities["extra"] == gigabytes(extra, 2) == LORA.facts()["qlora_preparation"]
-    # The advice to leave the call out names the Trainer's switch by both its names.
+    # The advice to leave the call out names the Trainer's switch by both its names, and the input gradients the call
+    # also turned on, without which transformers 4's reentrant recomputation gives the adapters none (Italian review,
+    # round 57).
     assert note.quantities["renamed"].names == (RENAMED_IN,)
+    assert "call the model's enable_input_require_grads()" in note.text(EN, NullTranslations())
     # Where the base as loaded does not fit either, leaving the call out is no advice (Spanish and Italian reviews,
     # round 40): the note only says what the call adds.
     short = CALCULATOR.results(_on("rtx-4090", model="mistralai/Mixtral-8x7B-v0.1", method="qlora"))
@@ -1464,8 +1472,10 @@ def test_qlora_s_total_says_what_peft_s_preparation_adds_and_whether_it_then_fit
     assert FITS_ONLY_AS_LOADED not in str(four["your_gpu"])
     assert all(FITS_ONLY_AS_LOADED_CELL not in str(verdict) for _, _, verdict in four["fits"])
     sharded = four["qlora_base"]
-    # Sharded, and said to hold only with the storage dtype ZeRO-3 can shard (Spanish review, round 11, item 9).
-    assert sharded.message == QLORA_SHARDED and sharded.quantities["storage"].names == (QUANT_STORAGE,)
+    # Sharded, and said to hold only with the storage dtype ZeRO-3 can shard (Spanish review, round 11, item 9): in
+    # fp16, which a T4 runs for bf16 (technical review, round 57).
+    storage = (QUANT_STORAGE.replace("bfloat16", "float16"),)
+    assert sharded.message == QLORA_SHARDED and sharded.quantities["storage"].names == storage
     sharded = sharded.quantities["note"]
     assert sharded.message == QLORA_AS_LOADED
     # Sharded, but for the output layer ZeRO-3 gathers whole where the peak holds it, which the preparation makes fp32:
@@ -1653,14 +1663,16 @@ def test_the_pages_of_the_step_never_offer_a_mixture_s_experts(model, locale="en
     assert offered["vram"] == offered["lora"] - EXPERT_TARGETS
 
 
-@pytest.mark.parametrize("precision", ["bf16", "fp16"])
-def test_the_qlora_note_names_the_precision_the_base_computes_in(precision):
-    """On a card without bf16 the reader picks fp16, and the note's compute dtype follows (review 8, item 10), apart
-    from the paper's own setup, which computes in bf16 (Spanish review, round 9, item 1)."""
-    values = {**DEFAULTS, "method": "qlora", "precision": precision, "gpu": "t4"}
+@pytest.mark.parametrize(
+    ("gpu", "precision", "computes"), [("t4", "fp16", "fp16"), ("t4", "bf16", "fp16"), ("a100-40gb", "bf16", "bf16")]
+)
+def test_the_qlora_note_names_the_precision_the_base_computes_in(gpu, precision, computes):
+    """The note's compute dtype is the form's precision (review 8, item 10), but fp16 on a card without bf16, as the
+    verdict there tells the reader to choose (Italian review, round 57: "computing in bf16" under "choose fp16")."""
+    values = {**DEFAULTS, "method": "qlora", "precision": precision, "gpu": gpu}
     values = {**values, **settle(values, frozenset({"gpu"}))}
     note = CALCULATOR.results(values)["qlora_base"]
-    sentence = f"double quantization, as in the QLoRA paper, computing in {precision}."
+    sentence = f"double quantization, as in the QLoRA paper, computing in {computes}."
     assert sentence in note.text(EN, NullTranslations())
 
 
@@ -2213,3 +2225,107 @@ def test_round_55_a_larger_micro_batch_a_twin_judged_way_and_qlora_s_buffers_are
                 sequence_length=Decimal(1536))  # fmt: skip
     note = CALCULATOR.results(qlora)["qlora_base"]
     assert note.message == QLORA_SHARDED and note.quantities["note"].message == QLORA_PREPARED_SHORT_BUFFERS
+
+
+def _applied(values, **change):
+    """The page's results for the form with ``change`` made, the card's memory with the card."""
+    changed = {**values, **change}
+    return CALCULATOR.results({**changed, **settle(changed, frozenset({"gpu"}))})
+
+
+def test_a_larger_card_is_judged_on_the_recipe_deepspeed_runs_as_every_other_way():
+    """Technical review, round 57: with AdamW in bf16 and fp32 moments under ZeRO-2, the H200 was offered, which
+    holds the recipe as counted but is 26.92 GB short of the fp32 master copy DeepSpeed adds, while the page said
+    every way was judged with that copy."""
+    values = _on(
+        "h100-80gb",
+        method="full",
+        optimizer="adamw-bf16-fp32-states",
+        zero_stage="2",
+        sequence_length=Decimal(512),
+        attention="eager",
+        recomputation="full",
+        target_batch=Decimal(8),
+    )
+    largest = CALCULATOR.results(values)["largest_micro_batch"].quantities["largest"]  # WAYS_AS_TWIN's
+    assert LARGER_GPU not in _named(largest.quantities["ways"])
+    assert _bare(_applied(values, gpu="h200", optimizer="adamw-mixed")["your_gpu"]).message == SENTENCE[2]
+
+
+def test_on_a_card_without_bf16_the_ways_name_fp16_for_the_recipe_the_base_and_qlora_s_storage():
+    """Technical review, round 57: "at precision fp16; with bnb_4bit_quant_storage=torch.bfloat16" on a V100, which
+    the verdict tells to choose fp16; the base in bf16 was offered on a T4 too."""
+    values = _on(
+        "v100-32gb",
+        model="meta-llama/Llama-3.1-70B",
+        method="qlora",
+        optimizer="adamw-bf16-fp32-states",
+        zero_stage="1",
+        gpus=Decimal(4),
+        sequence_length=Decimal(8192),
+        recomputation="full",
+        micro_batch=Decimal(2),
+        target_batch=Decimal(8),
+    )
+    said = CALCULATOR.results(values)["largest_micro_batch"].text(EN, NullTranslations())
+    assert "bnb_4bit_quant_storage=torch.float16" in said and "bf16" not in said
+    t4 = _on("t4", method="lora", optimizer="adam-fp32", precision="fp32", sequence_length=Decimal(512))
+    ways = CALCULATOR.results(t4)["largest_micro_batch"].quantities["ways"].text(EN, NullTranslations())
+    assert "bf16" not in ways and "fp16" in ways
+
+
+def test_a_set_that_fits_only_tightly_says_so_before_its_changes():
+    """Technical review, round 57: "(a tight fit)" after a set's last change read as that change's."""
+    values = _on(
+        "rtx-4090",
+        model="meta-llama/Llama-3.2-3B",
+        method="full",
+        optimizer="sgd-momentum",
+        precision="fp16",
+        zero_stage="1",
+        sequence_length=Decimal(32768),
+        attention="eager",
+        recomputation="selective",
+        micro_batch=Decimal(8),
+        target_batch=Decimal(256),
+    )
+    (tight,) = [
+        way
+        for way in CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
+        if isinstance(way, Phrase) and way.message == BOTH_TIGHT
+    ]
+    assert "tight" not in tight.quantities["changes"].text(EN, NullTranslations())
+
+
+def test_where_recomputation_is_off_it_is_offered_with_a_longer_length_than_shortening_alone():
+    """Italian review, round 57: Qwen2.5-14B in QLoRA at 8,192 tokens on a 4090, without recomputation, was offered
+    512 tokens only, where full recomputation lets 3,968 fit; both are offered, and each fits as said."""
+    values = _on(
+        "rtx-4090", model="Qwen/Qwen2.5-14B", method="qlora", sequence_length=Decimal(8192), recomputation="none"
+    )
+    ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
+    alone = next(way for way in ways if isinstance(way, Phrase) and way.message in SHORTENED)
+    (together,) = [way for way in ways if isinstance(way, Phrases)]
+    assert together.messages[0] == RECOMPUTE
+    longer = together.messages[1].quantities["length"].value
+    assert longer > alone.quantities["length"].value
+    at = _applied(values, recomputation="full", sequence_length=longer)
+    assert at["largest_micro_batch"].value >= 1 and not _tight(at["your_gpu"])
+    too_long = _applied(values, recomputation="full", sequence_length=longer + 128)
+    assert too_long["largest_micro_batch"].value == 0 or _tight(too_long["your_gpu"])
+
+
+def test_under_zero_3_the_embeddings_full_size_gradient_is_counted_as_their_backward_runs():
+    """Spanish review, round 57: the embeddings' gradient, 1.05 GB for Llama-3.1-8B in bf16, is written whole before
+    DeepSpeed copies it into the bucket; the note says so, and that the output layer's is not counted."""
+    from calc.vram import buffers_by_moment, embeddings_gradient
+
+    values = _on("a100-40gb", method="full", zero_stage="3", gpus=Decimal(8))
+    shape = PRESETS[values["model"]]
+    assert embeddings_gradient(values) == shape.vocab_size * shape.hidden_size * 2
+    setting = step_setting(values, shape, values["optimizer"], recipe_field=True)
+    by_moment = buffers_by_moment(values, setting)
+    assert by_moment["embeddings"] - by_moment["optimizer"] >= embeddings_gradient(values)
+    note = CALCULATOR.results(values)["zero_buffers"].text(EN, NullTranslations())
+    assert "the token embeddings’, 1.05\u00a0GB" in note.replace("'", "’")
+    assert "The output layer’s, written whole as the backward pass starts, is not counted." in note.replace("'", "’")
