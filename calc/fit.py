@@ -29,9 +29,8 @@ CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to sp
 SENTENCE = (
     N_("By this estimate, the run fits on your GPU, with %(spare)s to spare."),
     N_(
-        "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: the run fits "
-        "only if this estimate is %(covered)s below the step's true peak (both without the overhead). "
-        "%(measured)s"
+        "By this estimate, the run fits on your GPU, with %(spare)s to spare, but the fit is tight: it holds only "
+        "if this estimate is %(covered)s below the step's true peak (both without the overhead). %(measured)s"
     ),
     N_("Your GPU is %(missing)s short."),
 )
@@ -255,9 +254,16 @@ NOTED = N_("%(way)s (%(notes)s)")
 def noted(way: str | Phrase, note: Phrase) -> Phrase:
     """``way`` with ``note`` beside its others."""
     if isinstance(way, Phrase) and way.message == NOTED:
-        notes = way.quantities["notes"]
-        return Phrase(NOTED, {"way": way.quantities["way"], "notes": Phrases((*notes.messages, note), "semicolon")})
+        notes = sorted((*way.quantities["notes"].messages, note), key=_note_order)
+        return Phrase(NOTED, {"way": way.quantities["way"], "notes": Phrases(tuple(notes), "semicolon")})
     return Phrase(NOTED, {"way": _phrase(way), "notes": Phrases((note,), "semicolon")})
+
+
+def _note_order(note: Phrase) -> int:
+    """Notes in one order whichever was added first (technical review, round 57: QLoRA's storage came before or after
+    its recipe): how the way was checked, the recipe, then the settings it needs, and how much room it leaves last
+    (Italian review, round 57: "a tight fit; with zero_allow_untested_optimizer" read as one note)."""
+    return {QLORA_PREPARED.message: 0, WITH_SIXTEEN: 1, TIGHT_NOTE.message: 9}.get(note.message, 5)
 
 
 # Where only ZeRO-3 can help, as with a frozen base, which only it shards.
@@ -707,7 +713,10 @@ SAMPLE_NOTHING_TRIED = N_(
 # The adapters, each named alone, where a way out combines one with other changes.
 TRAIN = {"lora": ADAPT_EXPERTS["full"], "qlora": ADAPT["lora"]}
 # QLoRA where its base fits as loaded but not as peft's prepare_model_for_kbit_training leaves it (calc.vram).
-QLORA_UNPREPARED = N_("train QLoRA without peft's prepare_model_for_kbit_training")
+QLORA_UNPREPARED = N_(
+    "train QLoRA without peft's prepare_model_for_kbit_training, whose fp32 copies of the rest of the base would not "
+    "fit"
+)
 # QLoRA in a set of changes, checked as most recipes run it, and said so (technical review, round 45) as a note: it
 # was checked with the fp32 copies peft's preparation adds, not the activations it may grow (Spanish review, round 52:
 # "with" read as a call to make, and as more than was checked).

@@ -285,9 +285,9 @@ OVERHEAD = Amount(
     N_("Overhead per GPU"),
     N_(
         "Memory taken by something other than the model's tensors: the CUDA context, the libraries' workspaces, "
-        "NCCL's own buffers, and the allocator's fragmentation. Leave out what the notes under the results say the "
-        "page counts, such as ZeRO's buffers; the FAQ below says what to add and how to measure yours. The default "
-        "covers little more than the CUDA context. A value of zero leaves the overhead out."
+        "NCCL's own buffers, and the allocator's fragmentation. The default covers little more than the CUDA "
+        "context; zero leaves the overhead out. Do not add ZeRO's buffers, which the verdicts count already. The FAQ "
+        "below says what to add and how to measure yours."
     ),
     default=Decimal(1),
     maximum=Decimal(100_000),
@@ -603,21 +603,22 @@ ZERO_3_BUFFERS_WITHIN_HEAD = N_(
 # spare, so that the step fits only with smaller ones; buffers that leave less than the estimate's error; or the
 # estimate's error alone, the buffers coming on top.
 BUFFERS_BEYOND_SPARE = N_(
-    "By this estimate, your GPU holds the total, with %(spare)s to spare, but not ZeRO's buffers. The total leaves "
-    "them out, and with DeepSpeed's default settings they add %(buffers)s to the step's peak. Lower those settings "
-    "as the note below says, or the step will not fit."
+    "By this estimate, the total fits on your GPU, with %(spare)s to spare, but ZeRO's buffers do not. The total "
+    "leaves them out, and with DeepSpeed's default settings they add %(buffers)s to the step's peak. Lower those "
+    "settings as the note below says, or the step will not fit."
 )
 # Where even the least ZeRO-3's buffers come to (buffers_floor) is more than the spare: no setting makes the step fit
 # (technical review, round 48: "lower those settings" where 0.01 GB would be left at their smallest).
 BUFFERS_FLOOR_BEYOND_SPARE = N_(
-    "By this estimate, the step does not fit: your GPU holds the total, with %(spare)s to spare, but not ZeRO-3's "
-    "buffers, which the total leaves out and which need at least %(floor)s at any settings, for %(why)s."
+    "By this estimate, the step does not fit: the total fits on your GPU, with %(spare)s to spare, but ZeRO-3's "
+    "buffers, which the total leaves out, do not. Whatever their settings, they need at least %(floor)s to hold "
+    "%(why)s."
 )
 TIGHT_FOR_BUFFERS = N_(
-    "By this estimate, the run fits on your GPU, with %(spare)s to spare. That is a tight fit: with DeepSpeed's "
+    "By this estimate, the run fits on your GPU, with %(spare)s to spare, but the fit is tight: with DeepSpeed's "
     "default settings, ZeRO's buffers add %(buffers)s to the step's peak, and the total leaves them out. With the "
-    "buffers counted, the run fits only if this estimate is %(covered)s below the step's true peak (both "
-    "without the overhead). %(measured)s"
+    "buffers counted, it holds only if this estimate is %(covered)s below the step's true peak (both without the "
+    "overhead). %(measured)s"
 )
 # A tight fit where the measurements (validation/steps.json, tools/measure_steps.py: single steps on one CPU, stage 0)
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
@@ -648,7 +649,7 @@ BUFFERS_BEYOND_SPARE_CELL = N_(
     "Fits only with smaller ZeRO buffers: %(spare)s to spare, but they add %(buffers)s at DeepSpeed's defaults"
 )
 BUFFERS_FLOOR_BEYOND_SPARE_CELL = N_(
-    "Short with ZeRO-3's buffers: %(spare)s to spare, but they need at least %(floor)s at any settings"
+    "Short with ZeRO-3's buffers: the total leaves %(spare)s, but they need at least %(floor)s whatever their settings"
 )
 TIGHT_FOR_BUFFERS_CELL = N_("%(verdict)s, %(buffers)s of it for ZeRO's buffers")
 # Short of the total, and so of the buffers too: the shortfall with them, which the verdicts count (technical review,
@@ -858,7 +859,7 @@ NOT_ONE = N_("Not even one sample fits. To make room, %(ways)s.")
 # The step with the activation memory typed, where its fixed part fits but the whole does not.
 TYPED_SHORT = N_("With the activation memory typed, the step does not fit. To make room, %(ways)s.")
 NOT_EMPTY = N_(
-    "Even without samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
+    "Even with no samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
     "%(needed)s %(moment)s, %(counting)s. To make room, %(ways)s."
 )
 # What a fixed part's need counts beside the step's tensors: the overhead, and ZeRO's buffers where there are some
@@ -874,7 +875,7 @@ COUNTING = {
 # reader is sent back once a sample fits (technical review, round 52: "Even then" read as if they fitted beside the
 # fixed part's).
 NOT_EMPTY_NOR_ONE = N_(
-    "Even without samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
+    "Even with no samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
     "%(needed)s %(moment)s, %(counting)s. To make room for it, %(ways)s. One sample alone, though, needs %(sample)s at "
     "these settings, more than any listed GPU holds, and no set of changes the page checks on this GPU makes room "
     "for both. First bring one sample within a card: %(sample_ways)s. Then check the step here again."
@@ -1074,8 +1075,8 @@ def buffers_floor(values: Mapping[str, object]) -> Fraction:
 
 # Why ZeRO-3's buffers cannot go below buffers_floor: in full fine-tuning, with the gathered weight's gradient.
 FLOOR_WHY = {
-    True: N_("the largest module it gathers and that module's gradient"),
-    False: N_("the largest module it gathers"),
+    True: N_("the largest module ZeRO-3 gathers and that module's gradient"),
+    False: N_("the largest module ZeRO-3 gathers"),
 }
 
 
