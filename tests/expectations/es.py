@@ -126,7 +126,7 @@ EXPECTED = Expectations(
     not_one_sample=(
         "No cabe ni una muestra. Para hacer sitio, calcula la pérdida por bloques (use_liger_kernel=True en el "
         "Trainer; el formulario no tiene ningún campo para ello, así que la página no puede confirmarlo), "
-        "acorta las secuencias a un máximo de 2944\u00a0tokens (cabe con margen), entrena con QLoRA, "
+        "acorta las secuencias a un máximo de 2944\u00a0tokens (así cabe con holgura), entrena con QLoRA, "
         "reparte el entrenamiento entre varias GPU con ZeRO-3 o elige una GPU con más memoria."
     ),
 )
