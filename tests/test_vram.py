@@ -2237,16 +2237,8 @@ def test_a_larger_card_is_judged_on_the_recipe_deepspeed_runs_as_every_other_way
     """Technical review, round 57: with AdamW in bf16 and fp32 moments under ZeRO-2, the H200 was offered, which
     holds the recipe as counted but is 26.92 GB short of the fp32 master copy DeepSpeed adds, while the page said
     every way was judged with that copy."""
-    values = _on(
-        "h100-80gb",
-        method="full",
-        optimizer="adamw-bf16-fp32-states",
-        zero_stage="2",
-        sequence_length=Decimal(512),
-        attention="eager",
-        recomputation="full",
-        target_batch=Decimal(8),
-    )
+    values = _on("h100-80gb", method="full", optimizer="adamw-bf16-fp32-states", zero_stage="2", attention="eager",
+                 sequence_length=Decimal(512), recomputation="full", target_batch=Decimal(8))  # fmt: skip
     largest = CALCULATOR.results(values)["largest_micro_batch"].quantities["largest"]  # WAYS_AS_TWIN's
     assert LARGER_GPU not in _named(largest.quantities["ways"])
     assert _bare(_applied(values, gpu="h200", optimizer="adamw-mixed")["your_gpu"]).message == SENTENCE[2]
@@ -2255,18 +2247,9 @@ def test_a_larger_card_is_judged_on_the_recipe_deepspeed_runs_as_every_other_way
 def test_on_a_card_without_bf16_the_ways_name_fp16_for_the_recipe_the_base_and_qlora_s_storage():
     """Technical review, round 57: "at precision fp16; with bnb_4bit_quant_storage=torch.bfloat16" on a V100, which
     the verdict tells to choose fp16; the base in bf16 was offered on a T4 too."""
-    values = _on(
-        "v100-32gb",
-        model="meta-llama/Llama-3.1-70B",
-        method="qlora",
-        optimizer="adamw-bf16-fp32-states",
-        zero_stage="1",
-        gpus=Decimal(4),
-        sequence_length=Decimal(8192),
-        recomputation="full",
-        micro_batch=Decimal(2),
-        target_batch=Decimal(8),
-    )
+    values = _on("v100-32gb", model="meta-llama/Llama-3.1-70B", method="qlora", optimizer="adamw-bf16-fp32-states",
+                 zero_stage="1", gpus=Decimal(4), sequence_length=Decimal(8192), recomputation="full",
+                 micro_batch=Decimal(2), target_batch=Decimal(8))  # fmt: skip
     said = CALCULATOR.results(values)["largest_micro_batch"].text(EN, NullTranslations())
     assert "bnb_4bit_quant_storage=torch.float16" in said and "bf16" not in said
     t4 = _on("t4", method="lora", optimizer="adam-fp32", precision="fp32", sequence_length=Decimal(512))
@@ -2276,19 +2259,9 @@ def test_on_a_card_without_bf16_the_ways_name_fp16_for_the_recipe_the_base_and_q
 
 def test_a_set_that_fits_only_tightly_says_so_before_its_changes():
     """Technical review, round 57: "(a tight fit)" after a set's last change read as that change's."""
-    values = _on(
-        "rtx-4090",
-        model="meta-llama/Llama-3.2-3B",
-        method="full",
-        optimizer="sgd-momentum",
-        precision="fp16",
-        zero_stage="1",
-        sequence_length=Decimal(32768),
-        attention="eager",
-        recomputation="selective",
-        micro_batch=Decimal(8),
-        target_batch=Decimal(256),
-    )
+    values = _on("rtx-4090", model="meta-llama/Llama-3.2-3B", method="full", optimizer="sgd-momentum", precision="fp16",
+                 zero_stage="1", sequence_length=Decimal(32768), attention="eager", recomputation="selective",
+                 micro_batch=Decimal(8), target_batch=Decimal(256))  # fmt: skip
     (tight,) = [
         way
         for way in CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
