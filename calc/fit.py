@@ -233,7 +233,7 @@ def quant_storage(precision: str) -> str:
 
 # A way to ZeRO-3 for QLoRA names that setting (technical review, round 48: offered without it, the base would stay
 # whole on every GPU).
-QLORA_ZERO_3 = N_("with %(storage)s in BitsAndBytesConfig, for ZeRO-3 to shard the 4-bit base")
+QLORA_ZERO_3 = N_("setting %(storage)s in BitsAndBytesConfig, so that ZeRO-3 can shard the 4-bit base")
 
 
 def for_qlora(way: str | Phrase, values: Mapping[str, object], **change: object) -> str | Phrase:
@@ -263,7 +263,8 @@ def _note_order(note: Phrase) -> int:
     """Notes in one order whichever was added first (technical review, round 57: QLoRA's storage came before or after
     its recipe): how the way was checked, the recipe, then the settings it needs, and how much room it leaves last
     (Italian review, round 57: "a tight fit; with zero_allow_untested_optimizer" read as one note)."""
-    return {QLORA_PREPARED.message: 0, WITH_SIXTEEN: 1, TIGHT_NOTE.message: 9}.get(note.message, 5)
+    order = {QLORA_PREPARED.message: 0, UNPREPARED_WHY.message: 0, WITH_SIXTEEN: 1, TIGHT_NOTE.message: 9}
+    return order.get(note.message, 5)
 
 
 # Where only ZeRO-3 can help, as with a frozen base, which only it shards.
@@ -495,7 +496,8 @@ def ways_out(
         elif prepared:
             ways.append(said(for_qlora(TRAIN["qlora"], values, method="qlora"), prepared))
         elif "qlora" in fitting:
-            ways.append(said(for_qlora(QLORA_UNPREPARED, values, method="qlora"), fitting["qlora"]))
+            unprepared = noted(QLORA_UNPREPARED, UNPREPARED_WHY)
+            ways.append(said(for_qlora(unprepared, values, method="qlora"), fitting["qlora"]))
 
     # The lowest stage from ``start`` that would make room on ``count`` GPUs, with room to spare (Italian review, round
     # 49: more GPUs under ZeRO-2 were offered for LoRA, whose frozen base it does not shard, where 0.01 GB was left).
@@ -713,10 +715,9 @@ SAMPLE_NOTHING_TRIED = N_(
 # The adapters, each named alone, where a way out combines one with other changes.
 TRAIN = {"lora": ADAPT_EXPERTS["full"], "qlora": ADAPT["lora"]}
 # QLoRA where its base fits as loaded but not as peft's prepare_model_for_kbit_training leaves it (calc.vram).
-QLORA_UNPREPARED = N_(
-    "train QLoRA without peft's prepare_model_for_kbit_training, whose fp32 copies of the rest of the base would not "
-    "fit"
-)
+QLORA_UNPREPARED = N_("train QLoRA without peft's prepare_model_for_kbit_training")
+# Why, in the way's parenthesis (Italian review, round 58: as a relative clause, it ran into the next way).
+UNPREPARED_WHY = Phrase(N_("its fp32 copies of the rest of the base would not fit"), {})
 # QLoRA in a set of changes, checked as most recipes run it, and said so (technical review, round 45) as a note: it
 # was checked with the fp32 copies peft's preparation adds, not the activations it may grow (Spanish review, round 52:
 # "with" read as a call to make, and as more than was checked).

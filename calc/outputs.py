@@ -153,9 +153,18 @@ def written(
 NOR_TWO = N_("%(others)s or %(last)s")
 # TRANSLATORS: as above, after a comma-separated list of the other items.
 NOR_MORE = N_("%(others)s, or %(last)s")
-# TRANSLATORS: two options, the first holding an "or" of its own ("choose ZeRO-2 or ZeRO-3, or choose a GPU with more
-# memory"): set them apart as the language does.
-OR_TWO_APART = N_("%(first)s, or %(second)s")
+# TRANSLATORS: options, one of them holding an "or" or an "and" of its own ("choose ZeRO-2 or ZeRO-3, or choose a GPU
+# with more memory"; "train QLoRA, turn on full recomputation and shorten the sequences, or choose a GPU with more
+# memory"): the last set apart as the language does; %(others)s is the options before it, joined by commas.
+OR_APART = N_("%(others)s, or %(last)s")
+
+
+def _commas(words: list[str], locale: Locale) -> str:
+    """``words`` joined by the language's list comma, with no conjunction: the items before a list's last."""
+    middle, joined = locale.list_patterns["standard"]["middle"], words[0]
+    for word in words[1:]:
+        joined = middle.format(joined, word)
+    return joined
 
 
 @dataclass(frozen=True)
@@ -179,23 +188,21 @@ class Phrases:
 
     def text(self, locale: Locale, translations: NullTranslations) -> str:
         words = [translations.gettext(m) if isinstance(m, str) else m.text(locale, translations) for m in self.messages]
-        if self.style == "or" and len(words) == 2:
-            # Two options, one holding an "or" or an "and" of its own: set apart by a comma where the language does so
-            # (technical review, round 52: "choose ZeRO-2 or ZeRO-3 or choose a GPU with more memory").
+        if self.style == "or" and len(words) > 1:
+            # Options, one holding an "or" or an "and" of its own: the last set apart as the language does (technical
+            # review, round 52: "choose ZeRO-2 or ZeRO-3 or choose a GPU with more memory"; Italian review, round 58:
+            # "addestra un adapter LoRA o QLoRA o usa più GPU").
             joints = [format_names(["\0", "\1"], locale, style=style)[1:-1] for style in ("or", "standard")]
             if any(joint in word for joint in joints for word in words):
-                return translations.gettext(OR_TWO_APART) % {"first": words[0], "second": words[1]}
+                return translations.gettext(OR_APART) % {"others": _commas(words[:-1], locale), "last": words[-1]}
         if self.style == "semicolon":
             # Notes beside a way out, each a clause of its own.
             return "; ".join(words)
         if self.style == "nor" and len(words) > 1:
             # CLDR has no list after a negation, which Spanish joins with "ni" and Italian with "né" (Spanish review,
             # round 48: "no abarcaron A o B"): the catalogs give the conjunction, CLDR the commas before it.
-            middle, others = locale.list_patterns["standard"]["middle"], words[0]
-            for word in words[1:-1]:
-                others = middle.format(others, word)
             pattern = NOR_TWO if len(words) == 2 else NOR_MORE
-            return translations.gettext(pattern) % {"others": others, "last": words[-1]}
+            return translations.gettext(pattern) % {"others": _commas(words[:-1], locale), "last": words[-1]}
         return format_names(words, locale, style=self.style)
 
 

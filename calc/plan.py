@@ -93,8 +93,8 @@ class SampleExceedsBudget(InputProblem):
             "One sample alone needs %(needed)s, more than this budget. The planner knows neither the model nor the "
             "GPU, so it cannot tell what would make room: the per-GPU training memory calculator checks the ways for "
             "your run (a larger GPU, ZeRO over more GPUs, an adapter, recomputation, fused attention, shorter "
-            "sequences; the loss in chunks it only estimates). Follow its link back here with the budget and the "
-            "per-sample figure it finds."
+            "sequences) and, where it could help, suggests computing the loss in chunks, which it cannot confirm. "
+            "Follow its link back here with the budget and the per-sample figure it finds."
         ) % {"needed": typed(self.needed, input.unit).text(locale, breakable=False)}  # 30.00 GB, as figures read
 
 

@@ -351,6 +351,7 @@ UNMEASURED_QLORA = N_("QLoRA's 4-bit base")
 UNMEASURED_ACCUMULATION = N_("accumulation over several micro-batches")
 UNMEASURED_TYPED = N_("an activation memory that you type in")
 UNMEASURED_COUNT = N_("a total from the parameter count alone")
+UNMEASURED_BUCKETS = N_("DistributedDataParallel's gradient buckets")
 
 
 def unmeasured(values: Mapping[str, object], accumulating: bool) -> tuple[str, ...]:
@@ -365,6 +366,8 @@ def unmeasured(values: Mapping[str, object], accumulating: bool) -> tuple[str, .
         (UNMEASURED_SHARDING, int(values["zero_stage"]) > 0 and int(values["gpus"]) > 1),
         (UNMEASURED_QLORA, values["method"] == "qlora"),
         (UNMEASURED_ACCUMULATION, accumulating),
+        # Measured in one process: no DDP (Spanish review, round 58).
+        (UNMEASURED_BUCKETS, bool(ddp_buckets(values))),
     )
     return tuple(reason for reason, applies in left_out if applies)
 
@@ -467,6 +470,9 @@ TIGHT_AS_PREPARED = N_(
 )
 # Without parentheses of its own, which a card without bf16 adds after it (Italian review, round 53).
 FITS_ONLY_AS_LOADED_CELL = N_("%(verdict)s, only without prepare_model_for_kbit_training")
+# A card roomy as loaded and tight prepared, as your GPU's verdict says (TIGHT_AS_PREPARED; technical review, round 58:
+# the H200's cell said "Fits" beside a larger card's way called tight with the preparation).
+TIGHT_AS_PREPARED_CELL = N_("%(verdict)s, a tight fit with prepare_model_for_kbit_training")
 
 
 def _qlora_note(
@@ -572,17 +578,18 @@ ZERO_3_BUFFERS = N_(
 ZERO_3_BUFFERS_MODULE = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts add: %(total)s at DeepSpeed's defaults, a gradient "
     "bucket of %(bucket)s (reduce_bucket_size) and up to %(live)s of gathered weights. ZeRO-3 gathers a module "
-    "whole, and the largest here, one layer's experts, takes %(live)s, beyond the %(allowed)s that "
+    "whole, and the largest here, one layer's experts, takes %(live)s, more than the %(allowed)s that "
     "stage3_max_live_parameters allows. To make room, lower reduce_bucket_size: a smaller stage3_max_live_parameters "
     "would not split the experts. Do not add the buffers to the overhead too."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD_MODULE = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts add: %(total)s at DeepSpeed's defaults, a gradient "
     "bucket of %(bucket)s (reduce_bucket_size) and up to %(rest)s of gathered weights. ZeRO-3 gathers a module "
-    "whole, and the largest here, one layer's experts, takes %(live)s, beyond the %(allowed)s that "
-    "stage3_max_live_parameters allows; of that, the output layer, gathered to compute the logits and counted in the "
-    "total, takes %(counted)s. To make room, lower reduce_bucket_size: a smaller stage3_max_live_parameters would not "
-    "split the experts. Do not add the buffers to the overhead too."
+    "whole, and the largest here, one layer's experts, takes %(live)s, more than the %(allowed)s that "
+    "stage3_max_live_parameters allows, so gathered weights can reach %(live)s. The output layer, gathered to "
+    "compute the logits and counted in the total, takes %(counted)s of that, which leaves the %(rest)s counted here. "
+    "To make room, lower reduce_bucket_size: a smaller stage3_max_live_parameters would not split the experts. Do "
+    "not add the buffers to the overhead too."
 )
 ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts add: %(total)s at DeepSpeed's defaults, a gradient "
@@ -605,7 +612,7 @@ ZERO_3_BUFFERS_WITHIN_HEAD = N_(
 BUFFERS_BEYOND_SPARE = N_(
     "By this estimate, the total fits on your GPU, with %(spare)s to spare, but ZeRO's buffers do not. The total "
     "leaves them out, and with DeepSpeed's default settings they add %(buffers)s to the step's peak. Lower those "
-    "settings as the note below says, or the step will not fit."
+    "settings as the note below says, or make room another way."
 )
 # Where even the least ZeRO-3's buffers come to (buffers_floor) is more than the spare: no setting makes the step fit
 # (technical review, round 48: "lower those settings" where 0.01 GB would be left at their smallest).
@@ -633,11 +640,18 @@ SHORT_BUT_LARGER = N_(
     "step holds no gradients of earlier micro-batches."
 )
 WAYS_AS_TWIN = N_(
-    "%(largest)s Each of these ways was checked as DeepSpeed's ZeRO would run this recipe, that is, with “%(twin)s”."
+    "%(largest)s Each of these ways was checked on the recipe DeepSpeed's ZeRO actually runs for this one, “%(twin)s”."
 )
 VERDICT_WITHOUT_MASTER = N_(
     "%(verdict)s This total is for the recipe as chosen. DeepSpeed's ZeRO adds an fp32 master copy, so to size a "
     "DeepSpeed run, choose “%(twin)s”."
+)
+# An optimizer outside DeepSpeed's ZERO_SUPPORTED_OPTIMIZERS (zero/utils.py at v0.19.5: PyTorch's Adam, AdamW and
+# Adagrad, its own fused and CPU ones), which engine.py's _do_optimizer_sanity_check refuses under ZeRO unless told;
+# the Hugging Face Trainer sets the flag itself (integrations/deepspeed.py).
+ZERO_UNTESTED = N_(
+    '%(note)s DeepSpeed runs this recipe\'s optimizer under ZeRO only with "zero_allow_untested_optimizer": true in '
+    "its configuration, which the Hugging Face Trainer sets itself."
 )
 ZERO_WITHOUT_MASTER = N_(
     "%(note)s DeepSpeed's ZeRO keeps an fp32 master copy of each GPU's share of the weights by default, which this "
@@ -1099,19 +1113,31 @@ def _buffers_way(at_floor: Fraction, estimate: Fraction, free: Fraction) -> str:
     return SMALLER_BUFFERS_TIGHT if at_floor <= free else ""
 
 
-def _larger(step: Fraction, prepared: Fraction, beside: Fraction) -> dict[str, object]:
-    """Whether a larger card is a way out, and its words: one that holds the ``step`` with QLoRA's base as peft
-    prepares it (``prepared`` more; Spanish review, round 44), or else, said so, as loaded (Italian review, round
-    51)."""
-    options = [(step + prepared, LARGER_GPU)]
-    if prepared:
-        options.append((step, noted(LARGER_GPU, WITHOUT_PREPARATION)))
-    for need, words in options:
+def _larger(
+    step: tuple[Fraction, Fraction], beside: Fraction, loaded: tuple[Fraction, Fraction] | None = None
+) -> dict[str, object]:
+    """Whether a larger card is a way out, and its words: one that holds the ``step`` (what it needs with ZeRO's
+    buffers, and its estimate without them), with QLoRA's base as peft prepares it (Spanish review, round 44), or else,
+    said so, as ``loaded`` (Italian review, round 51). Said to be tight where no listed card holds it beyond the
+    estimate's error (technical review, round 52), the error taken on the estimate and the buffers added on top, as
+    the verdicts take it (technical review, round 58: on both, a card the verdict found roomy was called tight)."""
+    options = [(step, LARGER_GPU)]
+    if loaded is not None:
+        options.append((loaded, noted(LARGER_GPU, WITHOUT_PREPARATION)))
+    for (need, estimate), words in options:
         if _on_a_listed_card(need, beside):
-            # Said to be tight where no listed card holds it beyond the estimate's error (technical review, round 52).
-            roomy = _on_a_listed_card(need + shortfall(need), beside)
+            roomy = _on_a_listed_card(need + shortfall(estimate), beside)
             return {"larger_gpu": True, "larger": words if roomy else noted(words, TIGHT_NOTE)}
     return {"larger_gpu": False}
+
+
+def _needs(
+    one: tuple[Moment, ...], preparation: Mapping[str, Fraction], samples: bool = True
+) -> tuple[Fraction, Fraction]:
+    """What a micro-batch of one (or, not ``samples``, the fixed part alone) needs at its busiest moment, ZeRO's
+    buffers and ``preparation`` at each moment as its own, and its estimate without the buffers (:func:`_larger`)."""
+    totals = [m.fixed_total + preparation.get(m.name, 0) + (m.per_sample_total if samples else 0) for m in one]
+    return max(totals), max(total - m.fixed.get("zero_buffers", 0) for m, total in zip(one, totals, strict=True))
 
 
 def _chunks_make_room_on_a_card(
@@ -1266,13 +1292,12 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         own = binding.fixed.get("zero_buffers", Fraction(0))  # the buffers at the moment that limits
         # A larger card is offered for QLoRA only where it holds the base as most recipes prepare it (Spanish review,
         # round 44: the H200 was offered for Mixtral, which its prepared base would not fit).
-        prepared = _preparation_by_moment(values, shape, setting)[binding.name] if values["method"] == "qlora" else 0
+        preparation = _preparation_by_moment(values, shape, setting) if values["method"] == "qlora" else {}
         note = attention_note(values, shape)
         window = window_note(values, shape)
-        if values["method"] == "qlora":
+        if preparation:
             micro_batch = int(values["micro_batch"])
             held = moments(shape, replace(setting, accumulating=accumulates(values, micro_batch)))
-            preparation = _preparation_by_moment(values, shape, setting)
             rise = max(m.at(micro_batch) + preparation[m.name] for m in held) - step.total
             buffered = max(m.at(micro_batch) + preparation[m.name] + by_moment.get(m.name, 0) for m in held)
             buffered -= step.total
@@ -1309,7 +1334,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 # At best a split shares a sample's activations evenly (Spanish review, round 45: offered where even
                 # that would not fit).
                 split=binding.per_sample_total / most_gpus(values) <= left,
-                **_larger(max(m.fixed_total + m.per_sample_total for m in one), prepared, capacity - free),
+                **_larger(_needs(one, preparation), capacity - free, _needs(one, {}) if preparation else None),
             )
             largest = Phrase(NOT_ONE, {"ways": ways})
         else:
@@ -1345,7 +1370,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 # Each moment's fixed part with its own sample (technical review, round 53: one moment's fixed part
                 # was added to another's sample).
                 **_larger(
-                    max(m.fixed_total + (0 if huge else m.per_sample_total) for m in one), prepared, capacity - free
+                    _needs(one, preparation, samples=not huge),
+                    capacity - free,
+                    _needs(one, {}, samples=not huge) if preparation else None,
                 ),
             )
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
@@ -1450,7 +1477,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 fits=lambda **change: _count_fits_with(values, **change),
                 # The whole step with the activations typed, not its fixed part alone (Italian review, round 43).
                 # On the recipe DeepSpeed runs, as every way (technical review, round 57).
-                **_larger(_typed_step(_changed(values, {}))[0], Fraction(0), overhead + buckets),
+                **_larger(_typed_step(_changed(values, {})), overhead + buckets),
                 # What does not fit: the state and the optimizer step, the typed activations, or both.
                 typed=" ".join(
                     name
@@ -1493,6 +1520,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 largest = Phrase(WAYS_AS_TWIN, {"largest": largest, "twin": twin})
         else:
             twin = None
+    if int(values["zero_stage"]) and not recipe.optimizer.foreach_adamw:
+        # DeepSpeed refuses it otherwise, as it refuses the ways out to it (UNTESTED_UNDER_ZERO; technical review,
+        # round 56: said only of the ways).
+        buffers_note = Phrase(ZERO_UNTESTED, {"note": buffers_note})
     parts["overhead"] = overhead
     total = sum(parts.values())
     need = Need(total, error + buffers)  # once for every card's verdict
@@ -1575,6 +1606,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             verdict = Phrase(TIGHT_FOR_BUFFERS_CELL, {"verdict": verdict, "buffers": gigabytes(buffers, 2)})
         if total + buffers <= card < prepared_buffered:
             verdict = Phrase(FITS_ONLY_AS_LOADED_CELL, {"verdict": verdict})
+        elif verdict.message == CELL[0] and card - prepared_buffered < shortfall(estimate + prepared - total):
+            verdict = Phrase(TIGHT_AS_PREPARED_CELL, {"verdict": verdict})
         return without_bf16(verdict, values, gpu, NO_BF16_CELL)
 
     return {

@@ -349,9 +349,11 @@ def _named(ways):
 
 
 def _sized(note):
-    """ZeRO's buffers note without what follows it under ZeRO-3 (ZERO_3_AT_STEP, ZERO_3_GRADIENT): the note that
-    sizes them."""
-    while note is not None and note.message in (ZERO_3_AT_STEP, ZERO_3_GRADIENT):
+    """ZeRO's buffers note without what follows it under ZeRO-3 (ZERO_3_AT_STEP, ZERO_3_GRADIENT) and for an optimizer
+    DeepSpeed has not tested (ZERO_UNTESTED): the note that sizes them."""
+    from calc.vram import ZERO_UNTESTED
+
+    while note is not None and note.message in (ZERO_3_AT_STEP, ZERO_3_GRADIENT, ZERO_UNTESTED):
         note = note.quantities["note"]
     return note
 
@@ -1124,8 +1126,8 @@ def test_a_qlora_form_s_ways_out_hold_with_peft_s_preparation():
     # review, round 48).
     assert (
         grouped.text(EN, NullTranslations())
-        == "train on several GPUs with ZeRO-3 (with bnb_4bit_quant_storage=torch.float16 in BitsAndBytesConfig, "
-        "for ZeRO-3 to shard the 4-bit base) and shorten the sequences to 2,944\u00a0tokens, or else "
+        == "train on several GPUs with ZeRO-3 (setting bnb_4bit_quant_storage=torch.float16 in BitsAndBytesConfig, "
+        "so that ZeRO-3 can shard the 4-bit base) and shorten the sequences to 2,944\u00a0tokens, or else "
         "choose a GPU with more memory"
     )
     (shorter,) = [way for way in together if isinstance(way, Phrase) and way.message == SHORTEN_TO]
@@ -2302,3 +2304,37 @@ def test_under_zero_3_the_embeddings_full_size_gradient_is_counted_as_their_back
     note = CALCULATOR.results(values)["zero_buffers"].text(EN, NullTranslations())
     assert "the token embeddings’, 1.05\u00a0GB" in note.replace("'", "’")
     assert "The output layer’s, written whole as the backward pass starts, is not counted." in note.replace("'", "’")
+
+
+@pytest.mark.parametrize(("optimizer", "said"), [("sgd-momentum", True), ("adamw-8bit", True), ("adamw-mixed", False)])
+def test_under_zero_the_note_names_the_flag_deepspeed_needs_for_an_optimizer_it_has_not_tested(optimizer, said):
+    """DeepSpeed 0.19.5 refuses an optimizer outside ZERO_SUPPORTED_OPTIMIZERS under ZeRO unless told (engine.py,
+    _do_optimizer_sanity_check); the ways out to such a recipe said so, the form's own note did not (technical review,
+    round 56)."""
+    from calc.vram import ZERO_UNTESTED
+
+    values = _on("a100-80gb", method="full", optimizer=optimizer, zero_stage="2", gpus=Decimal(4))
+    note = CALCULATOR.results(values)["zero_buffers"]
+    assert (note.message == ZERO_UNTESTED) == said
+
+
+def test_a_larger_card_is_called_tight_only_where_the_verdict_there_would_be():
+    """Technical review, round 58: Mixtral under ZeRO-3 on sixteen L4s was offered a larger card "(a tight fit)" that
+    the H200's verdict then found roomy, the estimate's error having been taken on the buffers too; and a QLoRA card
+    that is tight only with peft's preparation says so in the table, as the way to it does."""
+    values = _on("l4", model="mistralai/Mixtral-8x7B-v0.1", method="full", zero_stage="3", gpus=Decimal(16),
+                 sequence_length=Decimal(3000), attention="eager", recomputation="none",
+                 target_batch=Decimal(8))  # fmt: skip
+    ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].text(EN, NullTranslations())
+    assert ways.endswith("choose a GPU with more memory")
+    assert not _tight(_applied(values, gpu="h200")["your_gpu"])
+    from calc.fit import TIGHT_NOTE
+    from calc.vram import TIGHT_AS_PREPARED_CELL
+
+    qlora = _on("t4", model="meta-llama/Llama-3.1-70B", method="qlora", optimizer="sgd-momentum", zero_stage="1",
+                sequence_length=Decimal(2048), recomputation="none", target_batch=Decimal(32))  # fmt: skip
+    results = CALCULATOR.results(qlora)
+    (grouped,) = results["largest_micro_batch"].quantities["ways"].messages  # OR_ELSE: a set, or else a larger card
+    assert grouped.quantities["other"] == noted(LARGER_GPU, TIGHT_NOTE)
+    cells = {str(name): verdict for name, _, verdict in results["fits"]}
+    assert cells["NVIDIA H200"].message == TIGHT_AS_PREPARED_CELL
