@@ -155,8 +155,9 @@ NOR_TWO = N_("%(others)s or %(last)s")
 NOR_MORE = N_("%(others)s, or %(last)s")
 # TRANSLATORS: options, one of them holding an "or" or an "and" of its own ("choose ZeRO-2 or ZeRO-3, or choose a GPU
 # with more memory"; "train QLoRA, turn on full recomputation and shorten the sequences, or choose a GPU with more
-# memory"): the last set apart as the language does; %(others)s is the options before it, joined by commas.
-OR_APART = N_("%(others)s, or %(last)s")
+# memory"): the last set apart as the language does; %(earlier)s is the options before it, joined by commas. Not the
+# list after a negation (NOR_MORE), which reads the same in English.
+OR_APART = N_("%(earlier)s, or %(last)s")
 
 
 def _commas(words: list[str], locale: Locale) -> str:
@@ -194,7 +195,7 @@ class Phrases:
             # "addestra un adapter LoRA o QLoRA o usa più GPU").
             joints = [format_names(["\0", "\1"], locale, style=style)[1:-1] for style in ("or", "standard")]
             if any(joint in word for joint in joints for word in words):
-                return translations.gettext(OR_APART) % {"others": _commas(words[:-1], locale), "last": words[-1]}
+                return translations.gettext(OR_APART) % {"earlier": _commas(words[:-1], locale), "last": words[-1]}
         if self.style == "semicolon":
             # Notes beside a way out, each a clause of its own.
             return "; ".join(words)

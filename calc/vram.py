@@ -351,7 +351,8 @@ UNMEASURED_QLORA = N_("QLoRA's 4-bit base")
 UNMEASURED_ACCUMULATION = N_("accumulation over several micro-batches")
 UNMEASURED_TYPED = N_("an activation memory that you type in")
 UNMEASURED_COUNT = N_("a total from the parameter count alone")
-UNMEASURED_BUCKETS = N_("DistributedDataParallel's gradient buckets")
+# Not the breakdown's label for them, which starts a row rather than sitting in a list.
+UNMEASURED_BUCKETS = N_("DistributedDataParallel's gradient buckets on several GPUs")
 
 
 def unmeasured(values: Mapping[str, object], accumulating: bool) -> tuple[str, ...]:
