@@ -88,9 +88,9 @@ def shortfall(estimate: Fraction) -> Fraction:
 # for a parameter count, either (technical review, round 40: a dense model's verdict quoted the mixtures' error).
 MEASURED = {
     False: N_(
-        "On the small dense models measured, the estimate was up to %(dense)s below the measured peak. The page calls "
-        "a fit tight when the memory to spare would not cover a shortfall of %(shortfall)s of the true peak, a bound "
-        "set to include the %(worst)s measured on mixtures of experts."
+        "On the small dense models measured, the estimate was up to %(dense)s below the measured peak. This "
+        "calculator calls a fit tight when the memory to spare would not cover a shortfall of %(shortfall)s of the "
+        "true peak, a bound set to include the %(worst)s measured on mixtures of experts."
     ),
     True: N_("On the small mixtures of experts measured, the estimate was up to %(worst)s below the measured peak."),
     None: N_(
@@ -180,7 +180,7 @@ SHORTEN_TO_TIGHT = N_("shorten the sequences to %(length)s\u00a0tokens (a tight 
 # Where one sample is what does not fit: the sequence split across GPUs, which the page does not model.
 SPLIT_SEQUENCE = N_(
     "split each sequence across several GPUs (sequence or context parallelism, such as DeepSpeed Ulysses or ring "
-    "attention, which the page does not model)"
+    "attention, which this calculator does not model)"
 )
 # Where DistributedDataParallel's gradient buckets (calc.vram.ddp_buckets) are what leaves no room: without them.
 BUCKET_VIEW = N_(
@@ -189,10 +189,10 @@ BUCKET_VIEW = N_(
 )
 # Where the moment that limits the micro-batch is the loss's: its fp32 tensors over the vocabulary, which a fused
 # linear cross entropy computes a chunk of tokens at a time (the activations page's FAQ cites Liger Kernel's).
-# The form has no field for it, so the page cannot show the step with it (Spanish review, round 53).
+# The form has no field for it, so this calculator cannot show the step with it (Spanish review, round 53).
 CHUNKED_LOSS = N_(
-    "compute the loss in chunks (the Trainer's use_liger_kernel=True; the form has no field for it, so the page cannot "
-    "confirm it)"
+    "compute the loss in chunks (the Trainer's use_liger_kernel=True; the form has no field for it, so this "
+    "calculator cannot confirm it)"
 )
 # In full fine-tuning, where another recipe keeps fewer bytes per parameter and that makes room: the weights, gradients
 # and optimizer state shrink with it. Named, the first of those that do in the page's order (AdamW's before SGD's),
@@ -276,7 +276,7 @@ LARGER_GPU = N_("choose a GPU with more memory")
 # For QLoRA, where a listed card holds the base as loaded but not as peft prepares it (Italian review, round 51: no
 # card was offered where the H200 held Mixtral as loaded, while LoRA's ways offered QLoRA so).
 WITHOUT_PREPARATION = Phrase(N_("which holds it only without peft's prepare_model_for_kbit_training"), {})
-LOWER_TYPED = N_("lower the activation memory you typed (through %(how)s; the page cannot check it)")
+LOWER_TYPED = N_("lower the activation memory you typed (through %(how)s; this calculator cannot check it)")
 # What lowers it, each only where the form has not chosen it already (Spanish review, round 54: a micro-batch of one,
 # full recomputation and fused attention were offered where they were the form's); a count's form shows neither
 # recomputation nor attention, so both are named.
@@ -306,7 +306,7 @@ FEWER_PARAMETERS = N_(
 )
 # Where nothing the page tries, alone or together, makes room on the GPUs it may ask for.
 NOTHING_TRIED = N_(
-    "change more at once than the page checks (an adapter, ZeRO-3 on up to as many GPUs as the target batch has "
+    "change more at once than this calculator checks (an adapter, ZeRO-3 on up to as many GPUs as the target batch has "
     "samples, full recomputation, fused attention, and shorter sequences, alone or together)"
 )
 
@@ -709,7 +709,7 @@ CHOOSE_ANY_STAGE = N_("choose ZeRO at any stage")
 # Where no one change shrinks a sample that no listed card holds.
 SAMPLE_NOTHING_TRIED = N_(
     "combine several of full recomputation, fused attention, shorter sequences, and a sequence split across GPUs, "
-    "which the page does not check together"
+    "which this calculator does not check together"
 )
 
 # The adapters, each named alone, where a way out combines one with other changes.

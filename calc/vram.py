@@ -208,7 +208,7 @@ PARAMETERS = Amount(
     N_("Parameters, in billions"),
     N_(
         "The model's parameter count in billions, filled in from its shape and rounded to at most two decimal places. "
-        "If you type another number, the page sizes the model from that number alone, counts every parameter as "
+        "If you type another number, this calculator sizes the model from that number alone, counts every parameter as "
         "trained (the method switches to full fine-tuning), and adds the activation memory you enter."
     ),
     default=billions(PRESETS[DEFAULT_MODEL]),
@@ -247,9 +247,9 @@ ACTIVATION_MEMORY = Amount(
     N_("Peak activation memory per GPU"),
     N_(
         "Leave it blank to compute the activations from the model. A value you type replaces only the activations: "
-        "the page still counts the model state and the optimizer step's temporaries itself. Use the peak activation "
-        "memory per GPU from the gradient accumulation memory calculator: the micro-batch size times the activation "
-        "memory per sample."
+        "this calculator still counts the model state and the optimizer step's temporaries itself. Use the peak "
+        "activation memory per GPU from the gradient accumulation memory calculator: the micro-batch size times the "
+        "activation memory per sample."
     ),
     default=None,
     optional=True,
@@ -381,8 +381,8 @@ TYPED_LABELS = {**LABELS, "activations": N_("Activations")}
 # are typed; with a model whose step is not modelled.
 NEEDS_MODEL = Phrase(
     N_(
-        "To compute it, the page needs the model's shape: choose a model from the list, paste its config.json, or type "
-        "its shape, and leave the activation memory blank."
+        "To compute it, this calculator needs the model's shape: choose a model from the list, paste its config.json, "
+        "or type its shape, and leave the activation memory blank."
     ),
     {},
 )
@@ -446,8 +446,8 @@ QLORA_EXPERTS = N_(
     "since transformers %(since)s, it keeps them as plain three-dimensional parameters, and its bitsandbytes "
     "integration quantizes only nn.Linear modules (up to transformers %(until)s, each expert was made of nn.Linear "
     "layers, quantized with the rest). "
-    "Axolotl's quantize_moe_experts: true quantizes the experts to NF4 as well; the page does not model that option, "
-    "with which the experts take about a quarter of what is counted here. %(note)s"
+    "Axolotl's quantize_moe_experts: true quantizes the experts to NF4 as well; this calculator does not model that "
+    "option, with which the experts take about a quarter of what is counted here. %(note)s"
 )
 
 QLORA_SHARDED = N_(
@@ -892,8 +892,8 @@ COUNTING = {
 NOT_EMPTY_NOR_ONE = N_(
     "Even with no samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
     "%(needed)s %(moment)s, %(counting)s. To make room for it, %(ways)s. One sample alone, though, needs %(sample)s at "
-    "these settings, more than any listed GPU holds, and no set of changes the page checks on this GPU makes room "
-    "for both. First bring one sample within a card: %(sample_ways)s. Then check the step here again."
+    "these settings, more than any listed GPU holds, and no set of changes this calculator checks on this GPU makes "
+    "room for both. First bring one sample within a card: %(sample_ways)s. Then check the step here again."
 )
 
 

@@ -98,7 +98,7 @@ EXPECTED = Expectations(
     expert_width="This architecture's experts are as wide as its intermediate size: enter the same value.",
     not_one_sample=(
         "Not even one sample fits. To make room, compute the loss in chunks (the Trainer's use_liger_kernel=True; the "
-        "form has no field for it, so the page cannot confirm it), "
+        "form has no field for it, so this calculator cannot confirm it), "
         "shorten the sequences to 2,944\u00a0tokens (with room to spare), train QLoRA, train on several GPUs with "
         "ZeRO-3, or choose a GPU with more memory."
     ),
