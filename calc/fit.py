@@ -557,10 +557,7 @@ def ways_out(
             words = SEVERAL_GPUS_ZERO_3 if gpus == 1 else ZERO_3_MORE_GPUS if stage < 3 else MORE_GPUS
             sharding.append((words, {"zero_stage": 3, "gpus": most}))
         shard = next((words for words, change in sharding if fits_once(**empty, **change, comfortable=True)), None)
-        together = Phrases((shard, lower) if shard else (lower, FEWER_PARAMETERS))
-        if larger_gpu:
-            return Phrases((Phrase(OR_ELSE, {"together": together, "other": _phrase(larger)}),))
-        return Phrases((together,))
+        return _or_else((shard, lower) if shard else (lower, FEWER_PARAMETERS), [], larger_gpu, nothing, larger)
     # With the activations typed, where the model state itself is too large, fewer parameters (technical review,
     # round 48: lower activations were offered for an optimizer step, which holds none).
     return _or_else((), ways, larger_gpu, FEWER_PARAMETERS if typed else nothing, larger)
@@ -578,8 +575,7 @@ def changes_together(values: Mapping[str, object], fits: Callable[..., bool], ex
     together = _together(values, fits, _adapters(values, experts), most_gpus(values))
     if not together:
         return None
-    changes = _set(together)
-    return Phrases((changes,)) if isinstance(changes, Phrase) else changes
+    return Phrases((_set(together),))
 
 
 def _or_else(together: tuple, ways: list, larger_gpu: bool, nothing: str, larger: str | Phrase = LARGER_GPU) -> Phrases:
@@ -588,14 +584,9 @@ def _or_else(together: tuple, ways: list, larger_gpu: bool, nothing: str, larger
     step (technical review, round 43: one was offered that no listed card is), and where nothing makes room,
     ``nothing``; ``larger``, the words for a larger card."""
     if together:
-        changes = _set(together)
-        if larger_gpu and isinstance(changes, Phrase):
-            # A larger card before a list of changes introduced by a colon, which anything after would join
-            # (technical review, round 53).
-            return Phrases((larger, changes), style="or")
-        if larger_gpu:
-            return Phrases((Phrase(OR_ELSE, {"together": changes, "other": _phrase(larger)}),))
-        return Phrases((changes,)) if isinstance(changes, Phrase) else changes
+        # A larger card before the list of changes, introduced by a colon, which anything after would join (technical
+        # review, round 53).
+        return Phrases((larger, _set(together)) if larger_gpu else (_set(together),), style="or")
     # A set of changes introduced by a colon last, which any way after it would join (technical review, round 53).
     listed = sorted(ways, key=lambda way: isinstance(way, Phrase) and way.message in LISTED_SETS)
     if larger_gpu:
@@ -612,17 +603,19 @@ def with_sixteen(way: str | Phrase, values: Mapping[str, object], change: Mappin
     return noted(way, Phrase(WITH_SIXTEEN, recipe))
 
 
-def _set(together: tuple) -> Phrases | Phrase:
-    """Changes to make together: three or more said so, lest the list read as alternatives (technical review, round
-    52); a set that fits only tightly (its last change noted so by :func:`_together`) said so before its changes,
-    where the note cannot read as its last change's (technical review, round 57)."""
+def _set(together: tuple) -> Phrase:
+    """Changes to make together, said so before a colon, lest the list read as alternatives or its "and" run into the
+    "or" of the ways around it (technical review, round 52; Spanish and Italian reviews, rounds 58 and 59); a set
+    that fits only tightly (its last change noted so by :func:`_together`) said so there too, where the note cannot
+    read as its last change's (technical review, round 57)."""
     *rest, last = together
+    both = len(together) == 2
     if isinstance(last, Phrase) and last.message == NOTED and TIGHT_NOTE in last.quantities["notes"].messages:
         notes = tuple(note for note in last.quantities["notes"].messages if note != TIGHT_NOTE)
         way = last.quantities["way"]
         last = Phrase(NOTED, {"way": way, "notes": Phrases(notes, "semicolon")}) if notes else way
-        return Phrase(BOTH_TIGHT if len(together) == 2 else ALL_TIGHT, {"changes": Phrases((*rest, last))})
-    return Phrases(together) if len(together) < 3 else Phrase(ALL_TOGETHER, {"changes": Phrases(together)})
+        return Phrase(BOTH_TIGHT if both else ALL_TIGHT, {"changes": Phrases((*rest, last))})
+    return Phrase(BOTH_TOGETHER if both else ALL_TOGETHER, {"changes": Phrases(together)})
 
 
 # A way to ZeRO from a recipe without a master copy, which ZeRO runs with one (calc.vram._changed): said (Italian
@@ -723,11 +716,10 @@ UNPREPARED_WHY = Phrase(N_("its fp32 copies of the rest of the base would not fi
 # "with" read as a call to make, and as more than was checked).
 QLORA_PREPARED = Phrase(N_("counting the fp32 copies that peft's prepare_model_for_kbit_training adds"), {})
 ALL_TOGETHER = N_("make all these changes together: %(changes)s")
+BOTH_TOGETHER = N_("make both changes together: %(changes)s")
 BOTH_TIGHT = N_("make both changes together, which leave only a tight fit: %(changes)s")
 ALL_TIGHT = N_("make all these changes together, which leave only a tight fit: %(changes)s")
-LISTED_SETS = (ALL_TOGETHER, BOTH_TIGHT, ALL_TIGHT)
-# A set of changes, then another way: grouped.
-OR_ELSE = N_("%(together)s, or else %(other)s")
+LISTED_SETS = (ALL_TOGETHER, BOTH_TOGETHER, BOTH_TIGHT, ALL_TIGHT)
 
 
 def _together(

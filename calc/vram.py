@@ -118,6 +118,7 @@ from calc.step_outputs import (
     PART_LABELS,
     PREPARE_SOURCE,
     QLORA_CONFIG,
+    SOFTCAPPED_ATTENTION,
     attention_note,
     labels_at,
     moment_phrase,
@@ -469,11 +470,17 @@ TIGHT_AS_PREPARED = N_(
     "%(verdict)s That is without peft's prepare_model_for_kbit_training, which most QLoRA recipes call: with it, "
     "%(spare)s would be left, a tight fit."
 )
+# The same, the spare shown as the verdict's is, ZeRO's buffers apart (technical review, round 59: "8.45 GB to spare"
+# beside "3.24 GB would be left", one without the buffers and one with them).
+TIGHT_AS_PREPARED_BUFFERS = N_(
+    "%(verdict)s That is without peft's prepare_model_for_kbit_training, which most QLoRA recipes call: with it, "
+    "%(spare)s would be left, of which ZeRO's buffers take %(buffers)s, a tight fit."
+)
 # Without parentheses of its own, which a card without bf16 adds after it (Italian review, round 53).
 FITS_ONLY_AS_LOADED_CELL = N_("%(verdict)s, only without prepare_model_for_kbit_training")
 # A card roomy as loaded and tight prepared, as your GPU's verdict says (TIGHT_AS_PREPARED; technical review, round 58:
 # the H200's cell said "Fits" beside a larger card's way called tight with the preparation).
-TIGHT_AS_PREPARED_CELL = N_("%(verdict)s, a tight fit with prepare_model_for_kbit_training")
+TIGHT_AS_PREPARED_CELL = N_("%(verdict)s as loaded; tight with prepare_model_for_kbit_training")
 
 
 def _qlora_note(
@@ -640,6 +647,7 @@ SHORT_BUT_LARGER = N_(
     "%(verdict)s A micro-batch of %(count)s fits, though: it reaches the target batch without accumulating, so the "
     "step holds no gradients of earlier micro-batches."
 )
+WAYS_ON_CARD = N_("%(largest)s Each of these ways was checked on “%(twin)s” at precision fp16, which this card runs.")
 WAYS_AS_TWIN = N_(
     "%(largest)s Each of these ways was checked on the recipe DeepSpeed's ZeRO actually runs for this one, “%(twin)s”."
 )
@@ -931,10 +939,13 @@ def _modelled_step(
         return moments(shape, replace(setting, accumulating=accumulating))
 
     micro_batch = int(values["micro_batch"])
-    single = step_moments(False)
-    step = peak_of(step_moments(accumulates(values, micro_batch)), micro_batch)
-    # The earlier micro-batches' gradients: what the peak's moment holds beyond that moment's in a single step.
-    earlier = step.parts["gradients"] - next(m for m in single if m.name == step.moment).fixed["gradients"]
+    single, held = step_moments(False), step_moments(accumulates(values, micro_batch))
+    step = peak_of(held, micro_batch)
+    # The earlier micro-batches' gradients: what the peak's moment holds beyond the same moment's in a single step,
+    # paired by place, since a mixture's layer has two moments of one name (technical review, round 59: a step without
+    # accumulation was said to hold an expert's gradient of earlier micro-batches). The first of equals, as peak_of.
+    top = max(range(len(held)), key=lambda index: held[index].at(micro_batch))
+    earlier = held[top].fixed["gradients"] - single[top].fixed["gradients"]
     candidates = with_buffers(single, by_moment)
     binding, count = limit_of(candidates, free)
     if accumulates(values, count):
@@ -965,6 +976,10 @@ def _changed(values: Mapping[str, object], change: Mapping[str, object]) -> dict
         # DeepSpeed's ZeRO keeps an fp32 master copy whatever the recipe: judged as the twin the note names (Italian
         # review, round 40: ZeRO was offered on the 16-bit recipe's count).
         sharded["optimizer"] = zero_twin(sharded["optimizer"])
+    if "optimizer" not in change and not _card_runs(sharded, {}):
+        # A recipe that computes only in bf16, on a card without it: judged as its twin in fp16, which the card runs
+        # (Spanish review, round 59: the ways kept a recipe the verdict said the card could not run).
+        sharded |= {"optimizer": zero_twin(sharded["optimizer"]), "precision": "fp16"}
     return sharded
 
 
@@ -1000,6 +1015,21 @@ def _typed_preparation(values: Mapping[str, object]) -> Fraction:
     )
 
 
+def _card_runs(sharded: Mapping[str, object], change: Mapping[str, object]) -> bool:
+    """Whether the form's card runs the step as ``change`` leaves it (``sharded``, the form's values so changed):
+    before Ampere (no bf16), neither a recipe that computes only in bf16, the form's or another, nor fused attention
+    switched to for a model that has it only through FlashAttention 2 (Spanish review, round 59: a T4 was offered a
+    bf16-only recipe, and ways that kept one; Gemma-2 on a V100 fused attention; calc.step_outputs.attention_note
+    says why)."""
+    card = gpus.GPUS_BY_ID.get(str(sharded["gpu"]))
+    if card is None or card.bf16:
+        return True
+    if set(RECIPES[str(sharded["optimizer"])].computes_in) <= {"bf16"}:
+        return False
+    fused = change.get("attention") == "flash" and sharded["model"] != COUNT
+    return not (fused and shape_of(sharded).model_type in SOFTCAPPED_ATTENTION)
+
+
 def _typed_buffers(values: Mapping[str, object]) -> tuple[Fraction, Fraction]:
     """ZeRO's buffers where the activation memory is typed: beside the activations, and at the optimizer step, where
     ZeRO-3 holds only its bucket (buffers_by_moment; technical review, round 42: the two modes disagreed)."""
@@ -1012,9 +1042,9 @@ def _count_fits_with(values: Mapping[str, object], comfortable: bool = False, **
     state and the larger of that memory and the optimizer step's temporaries (:func:`_typed_parts`); a count trains
     every parameter, and a typed figure is the form's method's, so no adapter is a way out (Spanish review, round 40:
     a count whose state alone did not fit was offered none)."""
-    if "method" in change:
-        return False
     sharded = _changed(values, change)
+    if "method" in change or not _card_runs(sharded, change):
+        return False
     need, estimate = _typed_step(sharded)
     room = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(sharded)
     if comfortable:
@@ -1045,6 +1075,8 @@ def _fits_with(
     room beyond the estimate's measured error, as a fit that is not tight has; not ``samples``: the fixed part alone.
     """
     sharded = _changed(values, change)
+    if not _card_runs(sharded, change):
+        return False
     try:
         free = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(sharded)
         shape, setting = _modelled_setting(sharded)
@@ -1350,7 +1382,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             # (that moment's own, as the step counted them), and where one sample then fits at every other moment
             # (Spanish review, round 36: offered where one sample alone added 30.54 GB).
             fused = (
-                binding.name == "optimizer"
+                _card_runs(values, {})
+                and binding.name == "optimizer"
                 and foreach_temporaries(setting)
                 and binding.fixed_total - binding.fixed["optimizer_temporaries"] <= free
                 and all(m.fixed_total + m.per_sample_total <= free for m in one if m.name != "optimizer")
@@ -1511,16 +1544,22 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         buffers_note = Phrase(DDP_BUCKETS, {"buckets": gigabytes(buckets, 2), "allreduce": allreduce})
     recipe = RECIPES[values["optimizer"]]
     twin = None
+    ways = isinstance(largest, Phrase) and "ways" in largest.quantities
     if buffers and (values["method"] == "full" or values["model"] == COUNT) and not recipe.master_copy:
         if (twin := zero_twin(values["optimizer"])) != values["optimizer"]:
             twin = Phrase(RECIPES[twin].label, {})
             buffers_note = Phrase(ZERO_WITHOUT_MASTER, {"note": buffers_note, "twin": twin})
-            if isinstance(largest, Phrase) and "ways" in largest.quantities:
+            if ways and _card_runs(values, {}):
                 # The ways are judged as DeepSpeed runs the recipe, with its master copy: said so (technical review,
                 # round 54: a way judged tight so led to a verdict on the recipe as counted, with room to spare).
                 largest = Phrase(WAYS_AS_TWIN, {"largest": largest, "twin": twin})
         else:
             twin = None
+    if ways and not _card_runs(values, {}):
+        # Judged on the twin in fp16, where the card cannot run the recipe (_changed): said so, as ZeRO's twin is.
+        largest = Phrase(
+            WAYS_ON_CARD, {"largest": largest, "twin": Phrase(RECIPES[zero_twin(values["optimizer"])].label, {})}
+        )
     if int(values["zero_stage"]) and not recipe.optimizer.foreach_adamw:
         # DeepSpeed refuses it otherwise, as it refuses the ways out to it (UNTESTED_UNDER_ZERO; technical review,
         # round 56: said only of the ways).
@@ -1584,8 +1623,12 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         yours = Phrase(FITS_ONLY_AS_LOADED, {"verdict": yours})
     elif yours.message == SENTENCE[0] and capacity - prepared_buffered < shortfall(estimate + prepared - total):
         # Roomy as loaded, tight as peft prepares it: said beside the verdict (Spanish review, round 50).
-        left = gigabytes(capacity, 2).shown() - gigabytes(prepared_buffered, 2).shown()
-        yours = Phrase(TIGHT_AS_PREPARED, {"verdict": yours, "spare": Quantity(left, GIGABYTE, places=2)})
+        left = Quantity(gigabytes(capacity, 2).shown() - gigabytes(prepared, 2).shown(), GIGABYTE, places=2)
+        if prepared_buffered > prepared:
+            taken = gigabytes(prepared_buffered - prepared, 2)
+            yours = Phrase(TIGHT_AS_PREPARED_BUFFERS, {"verdict": yours, "spare": left, "buffers": taken})
+        else:
+            yours = Phrase(TIGHT_AS_PREPARED, {"verdict": yours, "spare": left})
     if twin is not None:
         # The verdict is the form's recipe's, which ZeRO does not run: said beside it, not only in the note (Spanish
         # and Italian reviews, round 46).

@@ -20,6 +20,7 @@ from calc.fit import (
     ALL_TOGETHER,
     BASE_IN_16_BITS,
     BOTH_TIGHT,
+    BOTH_TOGETHER,
     BUCKET_VIEW,
     CELL,
     CHOOSE_STAGES,
@@ -28,12 +29,12 @@ from calc.fit import (
     FUSED_ADAMW,
     LARGER_GPU,
     LEANER_RECIPE,
+    LISTED_SETS,
     MEASURED,
     MORE_GPUS,
     NO_BF16_CELL,
     NO_BF16_SENTENCE,
     NOTED,
-    OR_ELSE,
     QLORA_PREPARED,
     QLORA_UNPREPARED,
     RECOMPUTE,
@@ -342,10 +343,16 @@ def _named(ways):
     recipe as its message."""
     named = {**dict.fromkeys(SHORTENED, SHORTEN), LEANER_RECIPE: LEANER_RECIPE, BASE_IN_16_BITS: BASE_IN_16_BITS}
     bare = (_unnoted(m) for m in ways.messages)
-    # A set of changes, as the tuple of its changes so named.
+    # A set of changes, as the tuple of its changes so named (calc.fit._set introduces it by a colon).
+    bare = (m.quantities["changes"] if isinstance(m, Phrase) and m.message in LISTED_SETS else m for m in bare)
     return tuple(
         named.get(m.message, m) if isinstance(m, Phrase) else _named(m) if isinstance(m, Phrases) else m for m in bare
     )
+
+
+def _as_set(*changes):
+    """Changes made together, as the ways out say them: introduced by a colon (calc.fit._set)."""
+    return Phrase(BOTH_TOGETHER if len(changes) == 2 else ALL_TOGETHER, {"changes": Phrases(changes)})
 
 
 def _sized(note):
@@ -1032,7 +1039,7 @@ def rounded_up(size: Fraction) -> Decimal:
             "rtx-4090",
             {"sequence_length": Decimal(32768), "recomputation": "selective"},
             NOT_ONE,
-            (SHORTEN, (RECOMPUTE, SHORTEN), SPLIT_SEQUENCE),
+            (SHORTEN, SPLIT_SEQUENCE, (RECOMPUTE, SHORTEN)),
         ),
     ],
 )
@@ -1064,7 +1071,7 @@ def test_where_not_one_sample_fits_the_page_offers_only_what_is_not_chosen_and_c
 def test_where_no_one_change_makes_room_the_page_offers_the_fewest_that_do(gpu, changes, ways):
     largest = CALCULATOR.results(_on(gpu, **changes))["largest_micro_batch"]
     assert largest.message == NOT_EMPTY
-    assert largest.quantities["ways"] == Phrases(ways, style="standard")
+    assert largest.quantities["ways"] == Phrases((_as_set(*ways),), style="or")
     # Each set makes room: a micro-batch of one fits with all of it.
     change = {"recomputation": "full"}
     for method, words in (("lora", TRAIN["lora"]), ("qlora", PREPARED_QLORA)):
@@ -1120,15 +1127,15 @@ def test_a_qlora_form_s_ways_out_hold_with_peft_s_preparation():
     """Llama-3.1-70B in QLoRA on a T4: the set of changes offered makes room for the base as peft prepares it, not only
     as loaded (Italian review, round 48: on 8 GPUs the verdict then said the prepared base did not fit)."""
     values = _on("t4", model="meta-llama/Llama-3.1-70B", method="qlora", precision="fp16")
-    (grouped,) = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
-    together = grouped.quantities["together"].messages
+    ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"]
+    together = ways.messages[-1].quantities["changes"].messages
     # ZeRO-3 named with the storage that lets it shard the 4-bit base, in the precision the run computes in (technical
     # review, round 48).
     assert (
-        grouped.text(EN, NullTranslations())
-        == "train on several GPUs with ZeRO-3 (setting bnb_4bit_quant_storage=torch.float16 in BitsAndBytesConfig, "
-        "so that ZeRO-3 can shard the 4-bit base) and shorten the sequences to 2,944\u00a0tokens, or else "
-        "choose a GPU with more memory"
+        ways.text(EN, NullTranslations())
+        == "choose a GPU with more memory, or make both changes together: train on several GPUs with ZeRO-3 (setting "
+        "bnb_4bit_quant_storage=torch.float16 in BitsAndBytesConfig, so that ZeRO-3 can shard the 4-bit base) and "
+        "shorten the sequences to 2,944\u00a0tokens"
     )
     (shorter,) = [way for way in together if isinstance(way, Phrase) and way.message == SHORTEN_TO]
     change = {"zero_stage": "3", "gpus": Decimal(64), "sequence_length": shorter.quantities["length"].value}
@@ -1146,11 +1153,11 @@ def test_a_set_of_changes_and_a_larger_card_are_grouped_apart():
         return method == "lora" and recomputation == "full"
 
     ways = ways_out(values, samples=False, fits=fits, larger_gpu=True)
-    (grouped,) = ways.messages
-    assert grouped.message == OR_ELSE
-    assert grouped.quantities["together"] == Phrases((TRAIN["lora"], RECOMPUTE))
-    assert grouped.text(EN, NullTranslations()) == (
-        "train LoRA and turn on full recomputation, or else choose a GPU with more memory"
+    larger, grouped = ways.messages
+    assert grouped.message == BOTH_TOGETHER and grouped.quantities["changes"] == Phrases((TRAIN["lora"], RECOMPUTE))
+    # Introduced by a colon and last, where nothing after it can join it (Spanish review, round 59).
+    assert ways.text(EN, NullTranslations()) == (
+        "choose a GPU with more memory, or make both changes together: train LoRA and turn on full recomputation"
     )
 
 
@@ -1164,7 +1171,7 @@ def test_where_one_sample_is_more_than_any_card_the_fixed_part_and_the_sample_ar
                  sequence_length=Decimal(32768))  # fmt: skip
     largest = CALCULATOR.results(values)["largest_micro_batch"]
     assert largest.message == NOT_EMPTY_NOR_ONE
-    assert largest.quantities["ways"] == Phrases((TRAIN["lora"], SEVERAL_GPUS_ZERO_3))
+    assert largest.quantities["ways"] == Phrases((_as_set(TRAIN["lora"], SEVERAL_GPUS_ZERO_3),), style="or")
     # A length for a sample alone on a card, where room to spare is not judged (Italian review, round 52).
     assert _named(largest.quantities["sample_ways"]) == (RECOMPUTE_AND_FUSE, SHORTEN)
     (_, shorter) = largest.quantities["sample_ways"].messages
@@ -1974,7 +1981,9 @@ def test_a_change_of_recipe_or_method_is_offered_where_it_alone_makes_room():
     assert ADAPT["full"] in a100
     big = CALCULATOR.results(_on("rtx-4090", model="meta-llama/Llama-3.1-70B", method="full"))
     # Nor does ZeRO-3 on as many GPUs as the target batch of 64 allows (technical review, round 42): with LoRA it does.
-    assert big["largest_micro_batch"].quantities["ways"] == Phrases((TRAIN["lora"], SEVERAL_GPUS_ZERO_3))
+    assert big["largest_micro_batch"].quantities["ways"] == Phrases(
+        (_as_set(TRAIN["lora"], SEVERAL_GPUS_ZERO_3),), "or"
+    )
 
 
 def test_a_leaner_recipe_under_zero_is_one_deepspeed_runs_and_makes_room():
@@ -2047,13 +2056,13 @@ def test_with_the_activation_memory_typed_the_state_is_sharded_where_zero_3_hold
               "activation_memory": Decimal(30)}  # fmt: skip
     values = {**values, "gpu_memory": gpu_memory(GPUS_BY_ID["rtx-4090"])}
     (together,) = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
-    assert together == Phrases((SEVERAL_GPUS_ZERO_3, lower_typed(values)))
+    assert together == _as_set(SEVERAL_GPUS_ZERO_3, lower_typed(values))
     sharded = {**values, "zero_stage": "3", "gpus": Decimal(64), "activation_memory": Decimal(0)}
     assert CALCULATOR.results(sharded)["your_gpu"].message == SENTENCE[0]
     (huge,) = (
         CALCULATOR.results({**values, "parameters": Decimal(700)})["largest_micro_batch"].quantities["ways"].messages
     )
-    assert huge == Phrases((lower_typed(values), FEWER_PARAMETERS))
+    assert huge == _as_set(lower_typed(values), FEWER_PARAMETERS)
 
 
 def test_with_the_activation_memory_typed_zero_3_s_buffers_hold_no_output_layer():
@@ -2085,7 +2094,7 @@ def test_a_sample_larger_than_the_largest_card_is_offered_changes_made_together_
     values = _on("h200", model="meta-llama/Llama-3.1-70B", method="lora", sequence_length=Decimal(8192),
                  recomputation="none")  # fmt: skip
     ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"]
-    assert ways == Phrases((PREPARED_QLORA, RECOMPUTE))
+    assert ways == Phrases((_as_set(PREPARED_QLORA, RECOMPUTE),), "or")
     change = {"method": "qlora", "recomputation": "full"}
     assert CALCULATOR.results({**values, **change})["largest_micro_batch"].value >= 1
     # A sample that no listed card holds, whatever one change: told to combine, not offered a larger card.
@@ -2171,8 +2180,8 @@ def test_each_adapter_says_what_it_needs_and_a_set_names_the_longest_length_that
         TRAIN["lora"],
     ]
     gemma = _on("l4", model="google/gemma-3-1b-pt", method="full", sequence_length=Decimal(8192))
-    (grouped,) = CALCULATOR.results(gemma)["largest_micro_batch"].quantities["ways"].messages
-    lora, shorter = grouped.quantities["together"].messages
+    *_, grouped = CALCULATOR.results(gemma)["largest_micro_batch"].quantities["ways"].messages
+    lora, shorter = grouped.quantities["changes"].messages
     assert lora == TRAIN["lora"] and shorter.quantities["length"].value == 6144
     longer = {**gemma, "method": "lora", "sequence_length": Decimal(6144 + 128)}
     # 128 tokens more leave no room to spare, or none at all.
@@ -2280,7 +2289,7 @@ def test_where_recomputation_is_off_it_is_offered_with_a_longer_length_than_shor
     )
     ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
     alone = next(way for way in ways if isinstance(way, Phrase) and way.message in SHORTENED)
-    (together,) = [way for way in ways if isinstance(way, Phrases)]
+    (together,) = [way.quantities["changes"] for way in ways if isinstance(way, Phrase) and way.message in LISTED_SETS]
     assert together.messages[0] == RECOMPUTE
     longer = together.messages[1].quantities["length"].value
     assert longer > alone.quantities["length"].value
@@ -2326,7 +2335,7 @@ def test_a_larger_card_is_called_tight_only_where_the_verdict_there_would_be():
                  sequence_length=Decimal(3000), attention="eager", recomputation="none",
                  target_batch=Decimal(8))  # fmt: skip
     ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].text(EN, NullTranslations())
-    assert ways.endswith("choose a GPU with more memory")
+    assert ways.startswith("choose a GPU with more memory, or")
     assert not _tight(_applied(values, gpu="h200")["your_gpu"])
     from calc.fit import TIGHT_NOTE
     from calc.vram import TIGHT_AS_PREPARED_CELL
@@ -2334,7 +2343,39 @@ def test_a_larger_card_is_called_tight_only_where_the_verdict_there_would_be():
     qlora = _on("t4", model="meta-llama/Llama-3.1-70B", method="qlora", optimizer="sgd-momentum", zero_stage="1",
                 sequence_length=Decimal(2048), recomputation="none", target_batch=Decimal(32))  # fmt: skip
     results = CALCULATOR.results(qlora)
-    (grouped,) = results["largest_micro_batch"].quantities["ways"].messages  # OR_ELSE: a set, or else a larger card
-    assert grouped.quantities["other"] == noted(LARGER_GPU, TIGHT_NOTE)
+    larger, _ = results["largest_micro_batch"].quantities["ways"].messages  # a larger card, or a set of changes
+    assert larger == noted(LARGER_GPU, TIGHT_NOTE)
     cells = {str(name): verdict for name, _, verdict in results["fits"]}
     assert cells["NVIDIA H200"].message == TIGHT_AS_PREPARED_CELL
+
+
+def test_a_mixture_s_step_without_accumulation_holds_no_earlier_gradients():
+    """Technical review, round 59: Mixtral in fp32 on sixteen H200s, two samples each for a target of 32, was said to
+    hold 1.88 GB of gradients of earlier micro-batches (one expert's down_proj gradient): its layer has two moments of
+    one name, and the step's was paired with the wrong one."""
+    values = _on("h200", model="mistralai/Mixtral-8x7B-v0.1", method="full", optimizer="sgd-fp32", precision="fp32",
+                 zero_stage="1", gpus=Decimal(16), micro_batch=Decimal(2), recomputation="none",
+                 target_batch=Decimal(32))  # fmt: skip
+    names = [m.name for m in _moments(values, accumulating=False)]
+    assert len(names) > len(set(names))  # what made the pairing by name wrong
+    moment = CALCULATOR.results(values)["peak_moment"]
+    assert "earlier" not in moment.quantities and "earlier micro-batches" not in moment.text(EN, NullTranslations())
+
+
+def test_a_card_without_bf16_is_offered_only_what_it_runs():
+    """Spanish review, round 59: a T4 with "AdamW, all in bf16" was offered the 8-bit recipe in bf16 and the fused
+    AdamW on the same recipe, which the verdict beside them said the card cannot run; Gemma-2 on a V100 was offered
+    fused attention, which the attention note there says does not run before Ampere."""
+    from calc.fit import FUSE, FUSED_ADAMW
+    from calc.vram import WAYS_ON_CARD
+
+    t4 = _on("t4", model="Qwen/Qwen2.5-1.5B", method="full", optimizer="adamw-bf16", sequence_length=Decimal(1024))
+    largest = CALCULATOR.results(t4)["largest_micro_batch"]
+    assert largest.message == WAYS_ON_CARD
+    offered = largest.quantities["largest"].quantities["ways"]
+    assert FUSED_ADAMW not in _named(offered)
+    bf16_only = [RECIPES[key].label for key, recipe in RECIPES.items() if set(recipe.computes_in) == {"bf16"}]
+    assert not any(label in json.dumps(offered, default=repr) for label in bf16_only)
+    gemma = _on("v100-32gb", model="google/gemma-2-9b", method="lora", precision="fp16", attention="eager")
+    said = CALCULATOR.results(gemma)["largest_micro_batch"].quantities["ways"]
+    assert FUSE not in json.dumps(said, default=repr) and "fused attention" not in said.text(EN, NullTranslations())
