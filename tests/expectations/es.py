@@ -125,8 +125,8 @@ EXPECTED = Expectations(
     ),
     not_one_sample=(
         "No cabe ni una muestra. Para hacer sitio, calcula la pérdida por fragmentos (use_liger_kernel=True en el "
-        "Trainer; el formulario no tiene ningún campo para ello, así que la página no puede comprobar que así "
-        "quepa), "
+        "Trainer; el formulario no tiene ningún campo para ello, así que esta calculadora no puede comprobar que "
+        "así quepa), "
         "acorta las secuencias a un máximo de 2944\u00a0tokens (así cabe con holgura), entrena con QLoRA, "
         "reparte el entrenamiento entre varias GPU con ZeRO-3 o elige una GPU con más memoria."
     ),
