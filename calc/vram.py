@@ -494,9 +494,9 @@ def _qlora_note(
     """With QLoRA on a model, what peft's preparation would add to the ``total`` (its fp32 copies, sharded as the
     weights are, and the output layer ZeRO-3 gathers, twice as large in fp32, where a moment holds it): the peak's
     ``rise``, and with ZeRO's buffers (which add ``buffers`` to the total as loaded) ``buffered``, each moment with
-    its own, as the ways out count them (technical
-    review, round 57: the buffers of one moment were added to another's preparation). The note, and the total with
-    them, without and with the buffers, which every card's verdict is also held to."""
+    its own, as the ways out count them (technical review, round 57: the buffers of one moment were added to
+    another's preparation). The note, and the total with them, without and with the buffers, which every card's
+    verdict is also held to."""
     if values["method"] != "qlora" or values["model"] == COUNT:
         return None
     extra = gigabytes(rise, 2)
