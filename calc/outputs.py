@@ -153,9 +153,9 @@ def written(
 NOR_TWO = N_("%(others)s or %(last)s")
 # TRANSLATORS: as above, after a comma-separated list of the other items.
 NOR_MORE = N_("%(others)s, or %(last)s")
-# TRANSLATORS: options, one of them holding an "or" or an "and" of its own ("choose ZeRO-2 or ZeRO-3, or choose a GPU
-# with more memory"; "train QLoRA, turn on full recomputation and shorten the sequences, or choose a GPU with more
-# memory"): the last set apart as the language does; %(earlier)s is the options before it, joined by commas. Not the
+# TRANSLATORS: options, three or more, or one of them holding an "or" or an "and" of its own ("choose ZeRO-2 or
+# ZeRO-3, or choose a GPU with more memory"; "train QLoRA, use more GPUs, or choose a GPU with more memory"): the last
+# set apart as the language does; %(earlier)s is the options before it, joined by commas. Not the
 # list after a negation (NOR_MORE), which reads the same in English.
 OR_APART = N_("%(earlier)s, or %(last)s")
 
@@ -190,11 +190,12 @@ class Phrases:
     def text(self, locale: Locale, translations: NullTranslations) -> str:
         words = [translations.gettext(m) if isinstance(m, str) else m.text(locale, translations) for m in self.messages]
         if self.style == "or" and len(words) > 1:
-            # Options, one holding an "or" or an "and" of its own: the last set apart as the language does (technical
-            # review, round 52: "choose ZeRO-2 or ZeRO-3 or choose a GPU with more memory"; Italian review, round 58:
-            # "addestra un adapter LoRA o QLoRA o usa più GPU").
+            # Options, three or more, or one holding an "or" or an "and" of its own: the last set apart as the
+            # language does (technical review, round 52: "choose ZeRO-2 or ZeRO-3 or choose a GPU with more memory";
+            # Italian reviews, rounds 58 and 60: "addestra un adapter LoRA o QLoRA o usa più GPU", and one list of ways
+            # ending in «, oppure» beside another in «o»).
             joints = [format_names(["\0", "\1"], locale, style=style)[1:-1] for style in ("or", "standard")]
-            if any(joint in word for joint in joints for word in words):
+            if len(words) > 2 or any(joint in word for joint in joints for word in words):
                 return translations.gettext(OR_APART) % {"earlier": _commas(words[:-1], locale), "last": words[-1]}
         if self.style == "semicolon":
             # Notes beside a way out, each a clause of its own.

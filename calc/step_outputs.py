@@ -10,6 +10,7 @@ from calc.gpus import GPUS_BY_ID
 from calc.i18n import N_
 from calc.models import ModelShape
 from calc.outputs import Citation, Names, Phrase, Quantity, gigabytes
+from calc.transformers_releases import SDPA_REFUSED_SINCE
 
 PART_LABELS = {
     "weights": N_("Weights"),
@@ -74,12 +75,13 @@ def part_rows(
 SOFTCAPPED_ATTENTION = frozenset(name for name, habits in FAMILIES.items() if not habits.sdpa)
 NO_SDPA = Phrase(
     N_(
-        "Transformers will not run this model with SDPA, which cannot soft-cap the attention scores as this model "
-        "does. Asking for SDPA raises an error, and without a choice the model loads with eager attention. The model "
-        "accepts FlashAttention and FlexAttention. The fused estimate stands for FlashAttention, which has not been "
-        "measured on this model."
+        "Since transformers %(since)s, Transformers will not run this model with SDPA, which cannot soft-cap the "
+        "attention scores as this model does: asking for SDPA raises an error, and without a choice the model loads "
+        "with eager attention. Earlier releases accept SDPA and leave the scores uncapped. The model accepts "
+        "FlashAttention and FlexAttention. The fused estimate stands for FlashAttention, which has not been measured "
+        "on this model."
     ),
-    {},
+    {"since": Names((SDPA_REFUSED_SINCE,))},
 )
 # Axolotl's option that quantizes any 3-D expert parameter to NF4 after loading, which its documentation calls
 # required for QLoRA on a mixture: the LoRA page's prose and the VRAM page's limitations cite it.

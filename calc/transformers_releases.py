@@ -37,3 +37,8 @@ GROUPED_EXPERTS_SINCE = Citation(
 # called, as peft's prepare_model_for_kbit_training does. Read in the 4.57.0 and 5.0.0 wheels (Italian review,
 # round 57).
 INPUT_GRADIENTS_SINCE = "5.0"
+
+# The release from which Gemma-2 refuses SDPA (Gemma2PreTrainedModel._supports_sdpa = False, "sdpa does not support
+# softcapping"), where 5.20 accepted it and its SDPA path dropped the soft-cap: read in the 5.20.0 and 5.21.0 wheels
+# (Spanish review, round 60).
+SDPA_REFUSED_SINCE = "5.21"

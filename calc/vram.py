@@ -250,7 +250,7 @@ ACTIVATION_MEMORY = Amount(
         "Leave it blank to compute the activations from the model. A value you type replaces only the activations: "
         "this calculator still counts the model state and the optimizer step's temporaries itself. Use the peak "
         "activation memory per GPU from the gradient accumulation memory calculator: the micro-batch size times the "
-        "activation memory per sample."
+        "activation memory per sample, for the micro-batch set here."
     ),
     default=None,
     optional=True,
@@ -883,7 +883,7 @@ NOT_ONE = N_("Not even one sample fits. To make room, %(ways)s.")
 TYPED_SHORT = N_("With the activation memory typed, the step does not fit. To make room, %(ways)s.")
 NOT_EMPTY = N_(
     "Even with no samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
-    "%(needed)s %(moment)s, %(counting)s. To make room, %(ways)s."
+    "%(needed)s %(moment)s, %(counting)s. To make room for a micro-batch of one sample, %(ways)s."
 )
 # What a fixed part's need counts beside the step's tensors: the overhead, and ZeRO's buffers where there are some
 # (Italian review, round 41: 24.74 GB said not to fit on a 25.75 GB card, the buffers unnamed).

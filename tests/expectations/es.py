@@ -128,6 +128,6 @@ EXPECTED = Expectations(
         "Trainer; el formulario no tiene ningún campo para ello, así que esta calculadora no puede comprobar que "
         "así quepa), "
         "acorta las secuencias a un máximo de 2944\u00a0tokens (así cabe con holgura), entrena con QLoRA, "
-        "reparte el entrenamiento entre varias GPU con ZeRO-3 o elige una GPU con más memoria."
+        "reparte el entrenamiento entre varias GPU con ZeRO-3, o bien elige una GPU con más memoria."
     ),
 )

@@ -118,6 +118,6 @@ EXPECTED = Expectations(
         "Nemmeno un campione entra in memoria. Per fare spazio, calcola la loss a blocchi (use_liger_kernel=True"
         " nel Trainer; il modulo non ha un campo per questa impostazione, quindi questo calcolatore non può "
         "verificarla), accorcia le sequenze a 2944\u00a0token (il passo entra con un margine ampio), passa a QLoRA, "
-        "usa più GPU con ZeRO-3 o scegli una GPU con più memoria."
+        "usa più GPU con ZeRO-3, oppure scegli una GPU con più memoria."
     ),
 )
