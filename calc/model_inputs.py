@@ -107,7 +107,7 @@ PRESET_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 def model_choice(
     keep: Callable[[ModelShape], bool] = lambda shape: True,
     *,
-    description: str = N_("A model whose shape is filled in for you, or a shape of your own."),
+    description: str = N_("Choose a model to fill in its shape, or type a shape of your own."),
     kind: type[Choice] = Choice,
     also: tuple[Option, ...] = (),
 ) -> Choice:

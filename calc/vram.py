@@ -154,7 +154,7 @@ _CARDS = tuple(
 
 
 # The field's words, in the order the catalogs list them.
-_DESCRIPTION = N_("A model whose shape is filled in for you, a shape of your own, or only a parameter count.")
+_DESCRIPTION = N_("Choose a model to fill in its shape, type a shape of your own, or give only a parameter count.")
 COUNT_OPTION = Option(COUNT, N_("Parameter count only (you enter the activation memory)"))
 
 
