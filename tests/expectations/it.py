@@ -116,7 +116,7 @@ EXPECTED = Expectations(
     ),
     not_one_sample=(
         "Nemmeno un campione entra in memoria. Per fare spazio, calcola la loss a blocchi (use_liger_kernel=True"
-        " nel Trainer; il modulo non ha un campo per questa impostazione, quindi questo calcolatore non può "
+        " nel Trainer; questo calcolatore non ha un campo per questa impostazione, quindi non può "
         "verificarla), accorcia le sequenze a 2944\u00a0token (il passo entra con un margine ampio), passa a QLoRA, "
         "usa più GPU con ZeRO-3, oppure scegli una GPU con più memoria."
     ),
