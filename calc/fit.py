@@ -263,7 +263,8 @@ def _note_order(note: Phrase) -> int:
     """Notes in one order whichever was added first (technical review, round 57: QLoRA's storage came before or after
     its recipe): how the way was checked, the recipe, then the settings it needs, and how much room it leaves last
     (Italian review, round 57: "a tight fit; with zero_allow_untested_optimizer" read as one note)."""
-    order = {QLORA_PREPARED.message: 0, UNPREPARED_WHY.message: 0, WITH_SIXTEEN: 1, TIGHT_NOTE.message: 9}
+    checked = (QLORA_PREPARED, QLORA_PREPARED_RECOMPUTING, UNPREPARED_WHY)
+    order = {**{each.message: 0 for each in checked}, WITH_SIXTEEN: 1, TIGHT_NOTE.message: 9}
     return order.get(note.message, 5)
 
 
@@ -470,14 +471,22 @@ def ways_out(
     def backing(method: str, prepared: bool = False) -> dict | None:
         """The change that makes room with ``method``: in the form's recipe or, where that one is refused or does
         not fit (QLoRA computes in 16 bits), in mixed precision; QLoRA as peft prepares it where ``prepared``."""
-        base = {"method": method, **({"prepared": True} if prepared else {})}
+        base = prepared_qlora(values)[1] if prepared else {"method": method}
         return next((change for change in (base, {**base, **sixteen(values)}) if fits_once(**change)), None)
 
-    fitting = {method: change for method in adapters if (change := backing(method))}
+    # QLoRA as loaded, or as peft prepares it where the recomputation the preparation turns on is what makes room.
+    fitting = {
+        method: change
+        for method in adapters
+        if (change := backing(method) or (backing(method, prepared=True) if method == "qlora" else None))
+    }
     if values["method"] in adapt and fitting:
         # LoRA named only where it makes room, not only QLoRA (Spanish review, round 41); QLoRA as most recipes run
         # it, with peft's preparation, or said to be without it (Italian review, round 41).
         prepared = backing("qlora", prepared=True) if "qlora" in adapters else None
+        # Said to count the recomputation peft's preparation turns on, where the form has none.
+        note = prepared_qlora(values)[0]
+        qlora_way = noted(TRAIN["qlora"], note) if note == QLORA_PREPARED_RECOMPUTING else TRAIN["qlora"]
         if values["method"] == "full" and "lora" in fitting:
             # One way for both adapters where they need the same change and fit alike; else each said apart, with
             # what it needs (Spanish review, round 52: "(a tight fit)" read as QLoRA's too, which left 10.93 GB;
@@ -491,10 +500,10 @@ def ways_out(
             if both or prepared is None:
                 ways.append(said(adapt["full"] if both else TRAIN["lora"], lora_change))
             else:
-                ways.append(said(for_qlora(TRAIN["qlora"], values, method="qlora"), prepared))
+                ways.append(said(for_qlora(qlora_way, values, method="qlora"), prepared))
                 ways.append(said(TRAIN["lora"], lora_change))
         elif prepared:
-            ways.append(said(for_qlora(TRAIN["qlora"], values, method="qlora"), prepared))
+            ways.append(said(for_qlora(qlora_way, values, method="qlora"), prepared))
         elif "qlora" in fitting:
             unprepared = noted(QLORA_UNPREPARED, UNPREPARED_WHY)
             ways.append(said(for_qlora(unprepared, values, method="qlora"), fitting["qlora"]))
@@ -608,6 +617,8 @@ def _set(together: tuple) -> Phrase:
     "or" of the ways around it (technical review, round 52; Spanish and Italian reviews, rounds 58 and 59); a set
     that fits only tightly (its last change noted so by :func:`_together`) said so there too, where the note cannot
     read as its last change's (technical review, round 57)."""
+    if len(together) == 1:
+        return _phrase(together[0])
     *rest, last = together
     both = len(together) == 2
     if isinstance(last, Phrase) and last.message == NOTED and TIGHT_NOTE in last.quantities["notes"].messages:
@@ -715,6 +726,25 @@ UNPREPARED_WHY = Phrase(N_("its fp32 copies of the rest of the base would not fi
 # was checked with the fp32 copies peft's preparation adds, not the activations it may grow (Spanish review, round 52:
 # "with" read as a call to make, and as more than was checked).
 QLORA_PREPARED = Phrase(N_("counting the fp32 copies that peft's prepare_model_for_kbit_training adds"), {})
+QLORA_PREPARED_RECOMPUTING = Phrase(
+    N_(
+        "counting the fp32 copies that peft's prepare_model_for_kbit_training adds and the full recomputation it "
+        "turns on"
+    ),
+    {},
+)
+
+
+def prepared_qlora(values: Mapping[str, object]) -> tuple[Phrase, dict[str, object]]:
+    """QLoRA as most recipes run it, its base prepared by peft, whose prepare_model_for_kbit_training also turns on
+    full recomputation (use_gradient_checkpointing=True by default, peft/utils/other.py at v0.21.2): the note that
+    says what the way was checked with, and the change (Spanish review, round 61: 512 tokens were offered, counted
+    without the recomputation the call turns on, where 3,072 fitted with it)."""
+    if values["recomputation"] == "full":
+        return QLORA_PREPARED, {"method": "qlora", "prepared": True}
+    return QLORA_PREPARED_RECOMPUTING, {"method": "qlora", "prepared": True, "recomputation": "full"}
+
+
 ALL_TOGETHER = N_("make all these changes together: %(changes)s")
 BOTH_TOGETHER = N_("make both changes together: %(changes)s")
 BOTH_TIGHT = N_("make both changes together, which leave only a tight fit: %(changes)s")
@@ -751,18 +781,17 @@ def _together(
         sharding.append(((words,), {"zero_stage": 3, "gpus": most}))
     # QLoRA as most recipes run it, its base prepared by peft; an adapter in mixed precision, where the set needs it,
     # says so (technical review, round 51: "train LoRA" fitted only with a recipe it did not name).
+    note, qlora = prepared_qlora(values)
     methods: list[tuple[tuple[str | Phrase, ...], dict]] = [((), {})] + [
         (
-            (
-                with_sixteen(
-                    noted(TRAIN["qlora"], QLORA_PREPARED) if method == "qlora" else TRAIN[method], values, change
-                ),
-            ),
-            {**change, "prepared": True} if method == "qlora" else change,
+            (with_sixteen(noted(TRAIN["qlora"], note) if method == "qlora" else TRAIN[method], values, change),),
+            change,
         )
         for method in adapters
-        for change in ({"method": method}, {"method": method, **sixteen(values)})
+        for base in (qlora if method == "qlora" else {"method": method},)
+        for change in (base, {**base, **sixteen(values)})
     ]
+    # Not a set that turns on the recomputation peft's preparation already turns on.
     candidates = [
         (
             (*_shared(method, shard, values), *sample[0]),
@@ -771,13 +800,16 @@ def _together(
         for method in methods
         for shard in sharding
         for sample in samples
+        if not ("recomputation" in method[1] and "recomputation" in sample[1])
     ]
 
-    # Each single change was asked already: the pairs, then the threes; an adapter before sharding over many GPUs.
+    # The fewest changes first: the pairs, then the threes; an adapter before sharding over many GPUs.
     def cost(candidate: tuple[tuple[str | Phrase, ...], dict]) -> tuple[int, bool]:
         return len(candidate[0]), "zero_stage" in candidate[1]
 
-    ordered = [candidate for candidate in sorted(candidates, key=cost) if len(candidate[0]) > 1]
+    # A single change too, where it is more than one setting (QLoRA with the recomputation peft's preparation turns
+    # on), which the ways for a sample no card holds have not asked (Spanish review, round 61).
+    ordered = [candidate for candidate in sorted(candidates, key=cost) if candidate[0]]
     for roomy in (True, False):
         found = next(((words, change) for words, change in ordered if fits(**change, comfortable=roomy)), None)
         if found:
