@@ -483,6 +483,19 @@ FITS_ONLY_AS_LOADED_CELL = N_("%(verdict)s, only without prepare_model_for_kbit_
 TIGHT_AS_PREPARED_CELL = N_("%(verdict)s as loaded; tight with prepare_model_for_kbit_training")
 
 
+# The form's precision, and what a card without it computes in instead (Italian reviews, rounds 57 and 61: "computing
+# in bf16" beside the verdict's "choose fp16", then "computing in fp16" beside the form's bf16).
+COMPUTING_ON_CARD = N_("%(chosen)s (%(runs)s on this card, which has no bf16)")
+
+
+def _computing(values: Mapping[str, object]) -> Names | Phrase:
+    """The precision the QLoRA base computes in, as the form chose it and as the card runs it."""
+    chosen, runs = str(values["precision"]), on_card(str(values["precision"]), values)
+    if chosen == runs:
+        return Names((chosen,))
+    return Phrase(COMPUTING_ON_CARD, {"chosen": Names((chosen,)), "runs": Names((runs,))})
+
+
 def _qlora_note(
     values: Mapping[str, object],
     total: Fraction,
@@ -504,7 +517,7 @@ def _qlora_note(
     prepared = Quantity(gigabytes(total, 2).shown() + extra.shown(), GIGABYTE, places=2)
     prepared_total, with_buffers = total + rise, total + buffered
     # Leaving the call out is advice only where the base as loaded fits (Spanish and Italian reviews, round 40).
-    words = {"compute": Names((on_card(str(values["precision"]), values),)), "extra": extra, "prepared": prepared}
+    words = {"compute": _computing(values), "extra": extra, "prepared": prepared}
     if total + buffers <= capacity < with_buffers:
         words |= {"renamed": Names((RENAMED_IN,)), "reentrant": Names((INPUT_GRADIENTS_SINCE,))}
         if buffers:

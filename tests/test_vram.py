@@ -1668,11 +1668,17 @@ def test_the_pages_of_the_step_never_offer_a_mixture_s_experts(model, locale="en
 
 
 @pytest.mark.parametrize(
-    ("gpu", "precision", "computes"), [("t4", "fp16", "fp16"), ("t4", "bf16", "fp16"), ("a100-40gb", "bf16", "bf16")]
+    ("gpu", "precision", "computes"),
+    [
+        ("t4", "fp16", "fp16"),
+        ("t4", "bf16", "bf16 (fp16 on this card, which has no bf16)"),
+        ("a100-40gb", "bf16", "bf16"),
+    ],
 )
 def test_the_qlora_note_names_the_precision_the_base_computes_in(gpu, precision, computes):
-    """The note's compute dtype is the form's precision (review 8, item 10), but fp16 on a card without bf16, as the
-    verdict there tells the reader to choose (Italian review, round 57: "computing in bf16" under "choose fp16")."""
+    """The note's compute dtype is the form's precision (review 8, item 10), and fp16 beside it on a card without
+    bf16, as the verdict there tells the reader to choose (Italian reviews, round 57: "computing in bf16" under "choose
+    fp16"; round 61: "computing in fp16" beside the form's bf16)."""
     values = {**DEFAULTS, "method": "qlora", "precision": precision, "gpu": gpu}
     values = {**values, **settle(values, frozenset({"gpu"}))}
     note = CALCULATOR.results(values)["qlora_base"]
