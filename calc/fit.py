@@ -183,10 +183,9 @@ SPLIT_SEQUENCE = N_(
     "attention, which this calculator does not model)"
 )
 # Where DistributedDataParallel's gradient buckets (calc.vram.ddp_buckets) are what leaves no room: without them.
-BUCKET_VIEW = N_(
-    "create DistributedDataParallel with gradient_as_bucket_view=True (in Accelerate, through "
-    "DistributedDataParallelKwargs)"
-)
+BUCKET_VIEW = N_("create DistributedDataParallel with gradient_as_bucket_view=True")
+# Said beside it, in the parenthesis that says whether it is tight too (Spanish review, round 51: two in a row).
+BUCKET_VIEW_HOW = Phrase(N_("in Accelerate, through DistributedDataParallelKwargs"), {})
 # Where the moment that limits the micro-batch is the loss's: its fp32 tensors over the vocabulary, which a fused
 # linear cross entropy computes a chunk of tokens at a time (the activations page's FAQ cites Liger Kernel's).
 # The form has no field for it, so this calculator cannot show the step with it (Spanish review, round 53).
@@ -317,9 +316,9 @@ def ways_out(
     samples: bool,
     fixed_helps: bool = True,
     experts: bool = False,
-    fused: bool = False,
+    fused: str | Phrase = "",
     buffers: str = "",
-    buckets: bool = False,
+    buckets: str | Phrase = "",
     fits: Callable[..., bool] = lambda **change: True,
     loss: bool = False,
     larger_gpu: bool = True,
@@ -331,18 +330,18 @@ def ways_out(
     roomy: bool = True,
 ) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
-    sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer
-    state), unless one sample alone is more than the GPU holds (not ``fixed_helps``); QLoRA not for a mixture of
-    ``experts`` (:data:`ADAPT_EXPERTS`); in full fine-tuning, a leaner recipe where there is one; first, where the
-    ``fused`` AdamW would drop the temporaries of the moment that does not fit, or where ZeRO's ``buffers`` (the way to
-    offer, roomy or tight) or DDP's ``buckets`` are what leave no room, smaller ones or none; where one sample alone is
-    more than the GPU holds, the sequence split across GPUs, where a sample shared by as many as the target batch
-    allows could fit (``split``, the best case of a split the page does not model); where the ``loss`` in chunks
-    would make room, computing it so; a larger GPU only where one holds the step (``larger_gpu``). With one GPU ZeRO
-    shares nothing; with several, a higher stage shares more, and each GPU's share of what is shared shrinks with
-    their number. Each way that changes the form is offered only where ``fits`` (the form's values it changes) says
-    the step would then fit: a recipe or a method on these GPUs, a ZeRO stage on them or on up to :func:`most_gpus`.
-    Where none does, the fewest changes that do together (:func:`_together`), or, where none do either, ``nothing``.
+    sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer state),
+    unless one sample alone is more than the GPU holds (not ``fixed_helps``); QLoRA not for a mixture of ``experts``
+    (:data:`ADAPT_EXPERTS`); in full fine-tuning, a leaner recipe where there is one; first, where the ``fused`` AdamW
+    would drop the temporaries of the moment that does not fit, or where ZeRO's ``buffers`` or DDP's ``buckets`` are
+    what leave no room, smaller ones or none (each the way to offer, roomy or tight); where one sample alone is more
+    than the GPU holds, the sequence split across GPUs, where a sample shared by as many as the target batch allows
+    could fit (``split``, the best case of a split the page does not model); where the ``loss`` in chunks would make
+    room, computing it so; a larger GPU only where one holds the step (``larger_gpu``). With one GPU ZeRO shares
+    nothing; with several, a higher stage shares more, and each GPU's share of what is shared shrinks with their number.
+    Each way that changes the form is offered only where ``fits`` (the form's values it changes) says the step would
+    then fit: a recipe or a method on these GPUs, a ZeRO stage on them or on up to :func:`most_gpus`. Where none does,
+    the fewest changes that do together (:func:`_together`), or, where none do either, ``nothing``.
 
     >>> values = {"recomputation": "full", "attention": "flash", "sequence_length": 1, "method": "lora",
     ...     "optimizer": "adamw-mixed", "zero_stage": "1", "gpus": 8, "target_batch": 64}
@@ -368,11 +367,11 @@ def ways_out(
         (Italian review, round 52; technical review, round 50), where ``fits`` can ``judge`` room to spare."""
         return way if fits_once(**change, comfortable=judge) else noted(way, TIGHT_NOTE)
 
-    ways = [FUSED_ADAMW] if fused else []
+    ways = [fused] if fused else []
     if buffers:
         ways.append(buffers)
     if buckets:
-        ways.append(BUCKET_VIEW)
+        ways.append(buckets)
     if samples:
         # Each where it alone makes room for a sample, or both together where neither alone does (technical review,
         # round 39: both were offered where only the pair fit).
