@@ -397,23 +397,25 @@ def ways_out(
                 shorter, spare = longest_length(length, lambda each: fits_once(**change, sequence_length=each)), False
             return (shorter, spare) if shorter and shorter >= min(SHORTEST_OFFERED, length // 4) else None
 
-        if length > 1 and (plain := shortened()):
+        plain = shortened() if length > 1 else None
+        if plain:
             # Where ``fits`` cannot judge room to spare (a sample alone on a card), the length alone is named.
             words = SHORTEN_TO_SPARE if plain[1] else SHORTEN_TO if not roomy else SHORTEN_TO_TIGHT
             ways.append(Phrase(words, {"length": Quantity(Decimal(plain[0]))}))
-            # Where the switches make no room, alone or together, they with a longer length than shortening alone
-            # allows (Italian review, round 57: 512 tokens were offered where full recomputation let 3,968 fit).
-            switched = {name: value for way in off for name, value in off[way].items()}
-            if (
-                off
-                and not alone
-                and not fits_once(**switched)
-                and (longer := shortened(**switched))
-                and longer[0] > plain[0]
-            ):
-                to = Phrase(SHORTEN_TO, {"length": Quantity(Decimal(longer[0]))})
-                together = (*off, to if longer[1] or not roomy else noted(to, TIGHT_NOTE))
-                ways.append(_set(together))
+        # Where the switches make no room, alone or together, they with a longer length than shortening alone allows,
+        # or with one where shortening alone allows none (Italian reviews, round 57: 512 tokens were offered where
+        # full recomputation let 3,968 fit; round 62: none where it let 640 fit).
+        switched = {name: value for way in off for name, value in off[way].items()}
+        if (
+            length > 1
+            and off
+            and not alone
+            and not fits_once(**switched)
+            and (longer := shortened(**switched))
+            and longer[0] > (plain[0] if plain else 0)
+        ):
+            to = Phrase(SHORTEN_TO, {"length": Quantity(Decimal(longer[0]))})
+            ways.append(_set((*off, to if longer[1] or not roomy else noted(to, TIGHT_NOTE))))
         if not fixed_helps and split:
             ways.append(SPLIT_SEQUENCE)
     stage, gpus, most = int(values["zero_stage"]), int(values["gpus"]), most_gpus(values)
@@ -429,7 +431,10 @@ def ways_out(
             together = ()
         # Nor a set whose sequences are no longer than a length offered alone (Spanish review, round 53: "train LoRA
         # and shorten to 4,096 tokens" beside "shorten to 4,096 tokens").
-        if ways and together and _length_of(together) <= max(map(_length_of, offered), default=0):
+        # Only the ways that shorten count: a sequence split keeps the length (Italian review, round 62: it dropped a
+        # set that fitted on the reader's card).
+        shortened_to = [each for each in map(_length_of, offered) if each < UNSHORTENED]
+        if ways and together and _length_of(together) <= max(shortened_to, default=0):
             together = ()
         if ways and together:
             # Beside the ways that shrink a sample alone, a set that keeps the sequences longer (Italian review,
@@ -649,6 +654,10 @@ def _adapters(values: Mapping[str, object], experts: bool) -> list[str]:
     return [method for method in methods if method != "qlora" or not experts]
 
 
+# The length of a way, or set, that shortens nothing: longer than any.
+UNSHORTENED = 2**62
+
+
 def _length_of(ways: tuple | str | Phrase) -> int:
     """The sequence length a way, or a set of them, shortens to; a very long one where none is shortened."""
     if isinstance(ways, Phrase) and ways.message in LISTED_SETS:
@@ -659,7 +668,7 @@ def _length_of(ways: tuple | str | Phrase) -> int:
         for way in map(_bare_way, ways)
         if isinstance(way, Phrase) and way.message in (SHORTEN_TO, SHORTEN_TO_SPARE, SHORTEN_TO_TIGHT)
     ]
-    return min(lengths, default=2**62)
+    return min(lengths, default=UNSHORTENED)
 
 
 def _bare_way(way: str | Phrase) -> str | Phrase:

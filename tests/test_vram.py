@@ -1040,7 +1040,9 @@ def rounded_up(size: Fraction) -> Decimal:
             "rtx-4090",
             {"sequence_length": Decimal(32768), "recomputation": "selective"},
             NOT_ONE,
-            (SHORTEN, SPLIT_SEQUENCE, (RECOMPUTE, SHORTEN)),
+            # And QLoRA, with the recomputation peft's preparation turns on, at a longer length still (Italian review,
+            # round 62: a sequence split, which keeps the length, had hidden such sets).
+            (SHORTEN, SPLIT_SEQUENCE, (RECOMPUTE, SHORTEN), (TRAIN["qlora"], SHORTEN)),
         ),
     ],
 )
@@ -2095,18 +2097,21 @@ def test_a_sample_larger_than_the_largest_card_is_offered_changes_made_together_
     values = _on("h200", model="meta-llama/Llama-3.1-70B", method="lora", sequence_length=Decimal(8192),
                  recomputation="none")  # fmt: skip
     ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"]
-    # QLoRA with the recomputation its preparation turns on (Spanish review, round 61).
-    assert ways == Phrases((noted(TRAIN["qlora"], QLORA_PREPARED_RECOMPUTING),), "or")
+    # QLoRA with the recomputation its preparation turns on (Spanish review, round 61); full recomputation with shorter
+    # sequences too (Italian review, round 62).
+    assert ways.messages[0] == noted(TRAIN["qlora"], QLORA_PREPARED_RECOMPUTING)
+    assert _named(ways)[1:] == ((RECOMPUTE, SHORTEN),)
     change = {"method": "qlora", "recomputation": "full"}
     assert CALCULATOR.results({**values, **change})["largest_micro_batch"].value >= 1
-    # A sample that no listed card holds, whatever one change: told to combine, not offered a larger card.
-    from calc.fit import SAMPLE_NOTHING_TRIED
+    # A sample that no listed card holds, whatever one change: told to combine, checked so (Italian review, round
+    # 62), not offered a larger card.
+    from calc.fit import FUSE
 
     huge = _on("v100-16gb", model="Qwen/Qwen3-32B", method="full", zero_stage="2", gpus=Decimal(4),
                optimizer="adamw-8bit", sequence_length=Decimal(131072), attention="eager", recomputation="none",
                target_batch=Decimal(16))  # fmt: skip
     largest = CALCULATOR.results(huge)["largest_micro_batch"]
-    assert largest.quantities["sample_ways"] == Phrases((SAMPLE_NOTHING_TRIED,), style="or")
+    assert _named(largest.quantities["sample_ways"]) == ((RECOMPUTE, FUSE, SHORTEN),)
 
 
 def _tight(verdict) -> bool:
@@ -2422,3 +2427,17 @@ def test_the_fused_adamw_and_ddp_s_bucket_view_say_when_they_leave_only_a_tight_
         if _unnoted(w) == BUCKET_VIEW
     ]
     assert TIGHT_NOTE in way.quantities["notes"].messages
+
+
+def test_a_sequence_split_hides_no_set_of_changes_that_fits_on_the_reader_s_card():
+    """Italian review, round 62: Gemma-2-9B in LoRA on an A10G, eager, without recomputation, at 2,048 tokens, was
+    offered only a sequence split and a larger card, where QLoRA (with the recomputation its preparation turns on)
+    fits, and full recomputation with fused attention and 640 tokens too."""
+    from calc.fit import FUSE
+
+    values = _on("a10g", model="google/gemma-2-9b", method="lora", attention="eager", recomputation="none",
+                 sequence_length=Decimal(2048))  # fmt: skip
+    ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"]
+    assert noted(TRAIN["qlora"], QLORA_PREPARED_RECOMPUTING) in ways.messages
+    assert (RECOMPUTE, FUSE, SHORTEN) in _named(ways)
+    assert _applied(values, method="qlora", recomputation="full")["largest_micro_batch"].value >= 1
