@@ -53,7 +53,7 @@ MEMORY_BUDGET = replace(batch_inputs.MEMORY_BUDGET, description=batch_inputs.BUD
 # the VRAM page hands over "single" when its target batch needs no accumulation at its largest micro-batch.
 BUDGET_FOR = Choice(
     "budget_for",
-    N_("Plans this budget is for"),
+    N_("Which plans this budget covers"),
     N_(
         "A plan that accumulates also holds the accumulated gradients, the sum over its earlier micro-batches. The "
         "per-GPU training memory calculator counts them in its budget when its target batch needs accumulation. It "

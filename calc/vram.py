@@ -466,18 +466,18 @@ SINGLE_STEP_BUDGET = N_("%(size)s, for a plan without accumulation")
 
 # A verdict where the base as loaded fits and the prepared one does not (_qlora_note): your GPU's, and a card's.
 FITS_ONLY_AS_LOADED = N_(
-    "%(verdict)s That is without peft's prepare_model_for_kbit_training, which most QLoRA recipes call: with it, the "
-    "run does not fit, as the note below says."
+    "%(verdict)s This verdict is for the base as loaded, without peft's prepare_model_for_kbit_training, which most "
+    "QLoRA recipes call: with it, the run does not fit, as the note below says."
 )
 TIGHT_AS_PREPARED = N_(
-    "%(verdict)s That is without peft's prepare_model_for_kbit_training, which most QLoRA recipes call: with it, "
-    "%(spare)s would be left, a tight fit."
+    "%(verdict)s This verdict is for the base as loaded, without peft's prepare_model_for_kbit_training, which most "
+    "QLoRA recipes call: with it, %(spare)s would be left, a tight fit."
 )
 # The same, the spare shown as the verdict's is, ZeRO's buffers apart (technical review, round 59: "8.45 GB to spare"
 # beside "3.24 GB would be left", one without the buffers and one with them).
 TIGHT_AS_PREPARED_BUFFERS = N_(
-    "%(verdict)s That is without peft's prepare_model_for_kbit_training, which most QLoRA recipes call: with it, "
-    "%(spare)s would be left, of which ZeRO's buffers take %(buffers)s, a tight fit."
+    "%(verdict)s This verdict is for the base as loaded, without peft's prepare_model_for_kbit_training, which most "
+    "QLoRA recipes call: with it, %(spare)s would be left, of which ZeRO's buffers take %(buffers)s, a tight fit."
 )
 # Without parentheses of its own, which a card without bf16 adds after it (Italian review, round 53).
 FITS_ONLY_AS_LOADED_CELL = N_("%(verdict)s, only without prepare_model_for_kbit_training")
@@ -625,9 +625,10 @@ ZERO_3_BUFFERS_BESIDE_HEAD = N_(
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts add: %(total)s at DeepSpeed's defaults, a gradient "
     "bucket (reduce_bucket_size). The output layer, gathered to compute the logits and counted in the total "
-    "(%(head)s), already reaches the %(live)s cap that stage3_max_live_parameters sets, so no other gathered weights "
-    "are added, nor any fetched ahead. To make room, lower reduce_bucket_size; do not add the buffers to the overhead "
-    "too."
+    "(%(head)s), already reaches the %(live)s cap that stage3_max_live_parameters sets, so while it is gathered no "
+    "other gathered weights are added, nor any fetched ahead; as the layers run, their gathered weights reach that cap "
+    "too, which the verdicts count then. To make room, lower reduce_bucket_size; do not add the buffers to the "
+    "overhead too."
 )
 
 # A fit tight within ZeRO's buffers with DeepSpeed's defaults, which the total leaves out: buffers larger than the
@@ -973,7 +974,10 @@ def _modelled_step(
         # every card is told the same need; with the earlier micro-batches' gradients only where the form's
         # micro-batch accumulates (technical review, round 61: 18.30 GB said for the fixed part beside a total of
         # 17.94 GB for four samples that reach the target batch at once).
-        binding = max(with_buffers(held, by_moment), key=lambda moment: moment.fixed_total)
+        # Where the form's own fixed part fits, a smaller micro-batch's, which accumulates, is what does not (technical
+        # review, round 62: the form's then left room that no count filled).
+        own = max(with_buffers(held, by_moment), key=lambda moment: moment.fixed_total)
+        binding = own if own.fixed_total > free else max(candidates, key=lambda moment: moment.fixed_total)
     any_plan = accumulates(values, count) or step_moments(True) == single
     return step, earlier, binding, count, largest_per_sample(single), any_plan
 

@@ -2441,3 +2441,13 @@ def test_a_sequence_split_hides_no_set_of_changes_that_fits_on_the_reader_s_card
     assert noted(TRAIN["qlora"], QLORA_PREPARED_RECOMPUTING) in ways.messages
     assert (RECOMPUTE, FUSE, SHORTEN) in _named(ways)
     assert _applied(values, method="qlora", recomputation="full")["largest_micro_batch"].value >= 1
+
+
+def test_a_form_whose_own_fixed_part_fits_but_a_smaller_micro_batch_s_does_not_is_answered():
+    """Technical review, round 62: four samples that need no accumulation, too many for an H100, where one sample
+    would accumulate and then hold gradients its fixed part has no room for: the page failed ("Something went
+    wrong"), the form's fixed part leaving room that no count filled."""
+    values = _on("h100-80gb", model="meta-llama/Llama-2-7b-hf", method="full", optimizer="sgd-fp32", zero_stage="2",
+                 sequence_length=Decimal(16384), micro_batch=Decimal(4), target_batch=Decimal(2))  # fmt: skip
+    results = CALCULATOR.results(values)
+    assert results["largest_micro_batch"].message == NOT_EMPTY
