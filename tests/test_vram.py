@@ -35,7 +35,6 @@ from calc.fit import (
     NO_BF16_CELL,
     NO_BF16_SENTENCE,
     NOTED,
-    QLORA_PREPARED,
     QLORA_PREPARED_RECOMPUTING,
     QLORA_UNPREPARED,
     RECOMPUTE,
@@ -326,10 +325,6 @@ def test_a_preset_fills_its_count_as_a_reader_would_type_it():
 
 SHORTENED = (SHORTEN_TO, SHORTEN_TO_SPARE, SHORTEN_TO_TIGHT)
 SHORTEN = "a shorter length, named"  # what _named makes of any of them
-
-
-# QLoRA in a set of changes, said to fit even with peft's preparation (Spanish review, round 52).
-PREPARED_QLORA = noted(TRAIN["qlora"], QLORA_PREPARED)
 
 
 def _unnoted(way):
