@@ -402,9 +402,9 @@ def ways_out(
             # Where ``fits`` cannot judge room to spare (a sample alone on a card), the length alone is named.
             words = SHORTEN_TO_SPARE if plain[1] else SHORTEN_TO if not roomy else SHORTEN_TO_TIGHT
             ways.append(Phrase(words, {"length": Quantity(Decimal(plain[0]))}))
-        # Where the switches make no room, alone or together, they with a longer length than shortening alone allows,
-        # or with one where shortening alone allows none (Italian reviews, round 57: 512 tokens were offered where
-        # full recomputation let 3,968 fit; round 62: none where it let 640 fit).
+        # Where the switches make no room, alone or together: the switches with the longest length that then fits,
+        # where it is longer than shortening alone allows, or shortening alone allows none (Italian reviews, round
+        # 57: 512 tokens were offered where full recomputation let 3,968 fit; round 62: none where it let 640 fit).
         switched = {name: value for way in off for name, value in off[way].items()}
         if (
             length > 1
@@ -430,9 +430,8 @@ def ways_out(
         if ways and together and (within_pair or any(_bare_way(way) in offered for way in together)):
             together = ()
         # Nor a set whose sequences are no longer than a length offered alone (Spanish review, round 53: "train LoRA
-        # and shorten to 4,096 tokens" beside "shorten to 4,096 tokens").
-        # Only the ways that shorten count: a sequence split keeps the length (Italian review, round 62: it dropped a
-        # set that fitted on the reader's card).
+        # and shorten to 4,096 tokens" beside "shorten to 4,096 tokens"), of the ways that shorten: a sequence split
+        # keeps the length (Italian review, round 62: it dropped a set that fitted on the reader's card).
         shortened_to = [each for each in map(_length_of, offered) if each < UNSHORTENED]
         if ways and together and _length_of(together) <= max(shortened_to, default=0):
             together = ()
