@@ -1410,8 +1410,12 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 # in some versions (technical review, round 46: huggingface/trl#3368); the page does not check them.
                 loss=int(values["zero_stage"]) < 3 and _chunks_make_room(shape, one, setting, free),
                 # At best a split shares a sample's activations evenly (Spanish review, round 45: offered where even
-                # that would not fit).
-                split=binding.per_sample_total / most_gpus(values) <= left,
+                # that would not fit); where the ways are judged on another recipe (_changed), that recipe's fixed part
+                # must fit too (Italian review, round 63: a split was offered where the twin's alone did not).
+                split=binding.per_sample_total / most_gpus(values) <= left
+                and (
+                    _changed(values, {})["optimizer"] == values["optimizer"] or all(m.fixed_total <= free for m in one)
+                ),
                 **_larger(_needs(one, preparation), capacity - free, _needs(one, {}) if preparation else None),
             )
             largest = Phrase(NOT_ONE, {"ways": ways})

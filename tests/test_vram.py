@@ -2446,3 +2446,13 @@ def test_a_form_whose_own_fixed_part_fits_but_a_smaller_micro_batch_s_does_not_i
                  sequence_length=Decimal(16384), micro_batch=Decimal(4), target_batch=Decimal(2))  # fmt: skip
     results = CALCULATOR.results(values)
     assert results["largest_micro_batch"].message == NOT_EMPTY
+
+
+def test_a_sequence_split_is_offered_only_where_the_recipe_the_ways_are_judged_on_leaves_room():
+    """Italian review, round 63: Llama-3.1-8B in full fine-tuning with "AdamW, all in bf16" under ZeRO-3 on two L40S
+    was offered a sequence split, beside "each of these ways was checked on “AdamW, mixed precision”", whose fixed
+    part alone does not fit there."""
+    values = _on("l40s", method="full", optimizer="adamw-bf16", zero_stage="3", gpus=Decimal(2), attention="eager",
+                 recomputation="none")  # fmt: skip
+    largest = CALCULATOR.results(values)["largest_micro_batch"].quantities["largest"]  # WAYS_AS_TWIN's
+    assert SPLIT_SEQUENCE not in _named(largest.quantities["ways"])
