@@ -465,17 +465,19 @@ def ways_out(
             if stage and not RECIPES[found].optimizer.foreach_adamw:
                 way = noted(way, Phrase(UNTESTED_UNDER_ZERO, {}))
             ways.append(way)
-    if values["method"] == "lora" and recipe.states.weights > 2 and fits_once(**sixteen(values)):
+    mixed = sixteen(values)
+    qlora_note, qlora_change = prepared_qlora(values)
+    if values["method"] == "lora" and recipe.states.weights > 2 and fits_once(**mixed):
         # The way names the recipe itself: only whether it is tight is said.
-        words = {"precision": Names((sixteen(values)["precision"],))}
-        ways.append(judged(noted(Phrase(BASE_IN_16_BITS, words), Phrase(BASE_IN_16_BITS_HOW, words)), sixteen(values)))
+        words = {"precision": Names((mixed["precision"],))}
+        ways.append(judged(noted(Phrase(BASE_IN_16_BITS, words), Phrase(BASE_IN_16_BITS_HOW, words)), mixed))
     adapt = ADAPT_EXPERTS if experts else ADAPT
 
     def backing(method: str, prepared: bool = False) -> dict | None:
         """The change that makes room with ``method``: in the form's recipe or, where that one is refused or does
         not fit (QLoRA computes in 16 bits), in mixed precision; QLoRA as peft prepares it where ``prepared``."""
-        base = prepared_qlora(values)[1] if prepared else {"method": method}
-        return next((change for change in (base, {**base, **sixteen(values)}) if fits_once(**change)), None)
+        base = qlora_change if prepared else {"method": method}
+        return next((change for change in (base, {**base, **mixed}) if fits_once(**change)), None)
 
     # QLoRA as loaded, or as peft prepares it where the recomputation the preparation turns on is what makes room.
     fitting = {
@@ -488,8 +490,7 @@ def ways_out(
         # it, with peft's preparation, or said to be without it (Italian review, round 41).
         prepared = backing("qlora", prepared=True) if "qlora" in adapters else None
         # Said to count the recomputation peft's preparation turns on, where the form has none.
-        note = prepared_qlora(values)[0]
-        qlora_way = noted(TRAIN["qlora"], note) if note == QLORA_PREPARED_RECOMPUTING else TRAIN["qlora"]
+        qlora_way = noted(TRAIN["qlora"], qlora_note) if qlora_note == QLORA_PREPARED_RECOMPUTING else TRAIN["qlora"]
         if values["method"] == "full" and "lora" in fitting:
             # One way for both adapters where they need the same change and fit alike; else each said apart, with
             # what it needs (Spanish review, round 52: "(a tight fit)" read as QLoRA's too, which left 10.93 GB;
@@ -789,6 +790,7 @@ def _together(
     # QLoRA as most recipes run it, its base prepared by peft; an adapter in mixed precision, where the set needs it,
     # says so (technical review, round 51: "train LoRA" fitted only with a recipe it did not name).
     note, qlora = prepared_qlora(values)
+    mixed = sixteen(values)
     methods: list[tuple[tuple[str | Phrase, ...], dict]] = [((), {})] + [
         (
             (with_sixteen(noted(TRAIN["qlora"], note) if method == "qlora" else TRAIN[method], values, change),),
@@ -796,7 +798,7 @@ def _together(
         )
         for method in adapters
         for base in (qlora if method == "qlora" else {"method": method},)
-        for change in (base, {**base, **sixteen(values)})
+        for change in (base, {**base, **mixed})
     ]
     # Not a set that turns on the recomputation peft's preparation already turns on.
     candidates = [
@@ -814,8 +816,9 @@ def _together(
     def cost(candidate: tuple[tuple[str | Phrase, ...], dict]) -> tuple[int, bool]:
         return len(candidate[0]), "zero_stage" in candidate[1]
 
-    # A single change too, where it is more than one setting (QLoRA with the recomputation peft's preparation turns
-    # on), which the ways for a sample no card holds have not asked (Spanish review, round 61).
+    # Single changes too: the ways for a sample no card holds have not asked them (changes_together), and one may be
+    # more than one setting, as QLoRA with the recomputation peft's preparation turns on (Spanish review, round 61);
+    # elsewhere most were asked already, and fits_once answers them again without a step.
     ordered = [candidate for candidate in sorted(candidates, key=cost) if candidate[0]]
     for roomy in (True, False):
         found = next(((words, change) for words, change in ordered if fits(**change, comfortable=roomy)), None)

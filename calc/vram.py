@@ -7,7 +7,7 @@ and how to make room, :mod:`calc.fit`; the count mode, :func:`calc.model_inputs.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
@@ -1021,15 +1021,15 @@ def _typed_step(values: Mapping[str, object]) -> tuple[Fraction, Fraction]:
     parts, temporaries = _typed_parts(values)
     # QLoRA's base as peft prepares it, as the verdict holds it (technical review, round 57: the ways counted it as
     # loaded).
-    states = sum(parts.values()) - parts["activations"] + _typed_preparation(values)
+    states = sum(parts.values()) - parts["activations"] + _fp32_copies(values)
     buffers, at_step = _typed_buffers(values)
     need = max(states + parts["activations"] + buffers, states + temporaries + at_step)
     return need, states + max(parts["activations"], temporaries)
 
 
-def _typed_preparation(values: Mapping[str, object]) -> Fraction:
-    """With the activation memory typed, what peft's preparation adds to a QLoRA model's state: its fp32 copies,
-    sharded as the weights are (_qlora_note)."""
+def _fp32_copies(values: Mapping[str, object]) -> Fraction:
+    """What peft's preparation adds to a QLoRA model's state: its fp32 copies, sharded as the weights are
+    (_qlora_note); none for another method or a parameter count."""
     if values["method"] != "qlora" or values["model"] == COUNT:
         return Fraction(0)
     return Fraction(qlora_preparation(shape_of(values))) / (
@@ -1077,9 +1077,8 @@ def _count_fits_with(values: Mapping[str, object], comfortable: bool = False, **
 def _preparation_by_moment(values: Mapping[str, object], shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
     """What peft's prepare_model_for_kbit_training adds to a QLoRA step at each moment (_qlora_note): its fp32 copies,
     sharded as the weights are, and under ZeRO-3 the gathered output layer's again where a moment holds it."""
-    stage, gpus = int(values["zero_stage"]), int(values["gpus"])
-    extra = Fraction(qlora_preparation(shape)) / (gpus if stage >= 3 else 1)
-    head = gathered_matrix(shape, setting) if stage >= 3 else Fraction(0)
+    extra = _fp32_copies(values)
+    head = gathered_matrix(shape, setting) if int(values["zero_stage"]) >= 3 else Fraction(0)
     return {m: extra + (head if holds_gathered_matrix(m, setting) else 0) for m in MOMENTS}
 
 
@@ -1186,35 +1185,31 @@ def _larger(
     return {"larger_gpu": False}
 
 
-def _judged(
-    way: str | Phrase, one: tuple[Moment, ...], room: Fraction, frees: Callable[[Moment], Fraction]
-) -> str | Phrase:
-    """``way``, which ``frees`` bytes at each moment of a micro-batch of one (``one``), said to be tight where it
-    leaves no room in ``room`` beyond the estimate's error, as every other way (technical review, round 61: the fused
-    AdamW and DDP's bucket view were offered bare where they left under 0.15 GB)."""
-    totals = [m.fixed_total + m.per_sample_total - frees(m) for m in one]
-    estimate = max(total - m.fixed.get("zero_buffers", 0) for m, total in zip(one, totals, strict=True))
-    return way if max(totals) + shortfall(estimate) <= room else noted(way, TIGHT_NOTE)
+def _judged(way: str | Phrase, one: tuple[Moment, ...], room: Fraction, adds: Mapping[str, Fraction]) -> str | Phrase:
+    """``way``, which ``adds`` bytes (or frees them) at moments of a micro-batch of one (``one``), said to be tight
+    where it leaves no room in ``room`` beyond the estimate's error, as every other way (technical review, round 61:
+    the fused AdamW and DDP's bucket view were offered bare where they left under 0.15 GB)."""
+    need, estimate = _needs(one, adds)
+    return way if need + shortfall(estimate) <= room else noted(way, TIGHT_NOTE)
 
 
-def _foreach_temporaries(moment: Moment) -> Fraction:
-    """What the fused AdamW frees at ``moment``: the foreach temporaries of the optimizer step."""
-    return moment.fixed.get("optimizer_temporaries", 0) if moment.name == "optimizer" else 0
+def _without_foreach(one: tuple[Moment, ...]) -> dict[str, Fraction]:
+    """What the fused AdamW frees: the foreach temporaries of the optimizer step."""
+    return {m.name: -m.fixed.get("optimizer_temporaries", 0) for m in one if m.name == "optimizer"}
 
 
 def _bucket_view(one: tuple[Moment, ...], free: Fraction, buckets: Fraction) -> str | Phrase:
     """DDP's gradient_as_bucket_view, as a way out where its buckets are what leave no room for a sample."""
     if not buckets or any(m.fixed_total + m.per_sample_total > free + buckets for m in one):
         return ""
-    return _judged(noted(BUCKET_VIEW, BUCKET_VIEW_HOW), one, free + buckets, lambda moment: 0)
+    return _judged(noted(BUCKET_VIEW, BUCKET_VIEW_HOW), one, free + buckets, {})
 
 
-def _needs(
-    one: tuple[Moment, ...], preparation: Mapping[str, Fraction], samples: bool = True
-) -> tuple[Fraction, Fraction]:
+def _needs(one: tuple[Moment, ...], adds: Mapping[str, Fraction], samples: bool = True) -> tuple[Fraction, Fraction]:
     """What a micro-batch of one (or, not ``samples``, the fixed part alone) needs at its busiest moment, ZeRO's
-    buffers and ``preparation`` at each moment as its own, and its estimate without the buffers (:func:`_larger`)."""
-    totals = [m.fixed_total + preparation.get(m.name, 0) + (m.per_sample_total if samples else 0) for m in one]
+    buffers and what a change ``adds`` at each moment (by name) as its own, and its estimate without the buffers: what
+    :func:`_larger` and :func:`_judged` weigh as the verdicts do."""
+    totals = [m.fixed_total + adds.get(m.name, 0) + (m.per_sample_total if samples else 0) for m in one]
     return max(totals), max(total - m.fixed.get("zero_buffers", 0) for m, total in zip(one, totals, strict=True))
 
 
@@ -1329,6 +1324,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     # With the activation memory typed, the model state is the weights' shards alone: no gathered output layer counted
     # (Spanish review, round 49: the buffers were 1.05 GB short of what the ways out counted).
     buffers_note, buffers = zero_buffers(values, head_counted=modelled) or (None, Fraction(0))
+    # Whether the card runs the form's recipe; where not, the ways are judged on its fp16 twin (_changed).
+    runs = _card_runs(values, {})
     free = capacity - overhead - buckets - buffers
 
     # The gradients of earlier micro-batches at the peak: the step's.
@@ -1344,6 +1341,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         by_moment = buffers_by_moment(values, setting)
         step, earlier, binding, count, most, any_plan = _modelled_step(values, free, shape, setting, by_moment)
         one = _one_sample(values)
+        # The step's moments at the form's micro-batch, for what the total leaves out: ZeRO's buffers, QLoRA's
+        # preparation.
+        micro_batch = int(values["micro_batch"])
+        held = moments(shape, replace(setting, accumulating=accumulates(values, micro_batch)))
         if buffers:
             # The note sizes them as the total's peak holds them: less ZeRO-3's gathered output layer, which the
             # total counts, where the peak holds it (Spanish reviews, round 21, D2, and round 44).
@@ -1358,8 +1359,6 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                     buffers_note = Phrase(ZERO_3_GRADIENT, words)
                 buffers_note = Phrase(ZERO_3_AT_STEP, {"note": buffers_note, "bucket": _bucket(values)})
             # What they add to the step's peak at the form's micro-batch, each moment with its own.
-            micro_batch = int(values["micro_batch"])
-            held = moments(shape, replace(setting, accumulating=accumulates(values, micro_batch)))
             buffers = peak_of(with_buffers(held, by_moment), micro_batch).total - step.total
             # The step with the buffers at their least, each moment its own: none beside the optimizer step (technical
             # review, round 53: the floor was set beside a peak at the optimizer step).
@@ -1374,8 +1373,6 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         note = attention_note(values, shape)
         window = window_note(values, shape)
         if preparation:
-            micro_batch = int(values["micro_batch"])
-            held = moments(shape, replace(setting, accumulating=accumulates(values, micro_batch)))
             rise = max(m.at(micro_batch) + preparation[m.name] for m in held) - step.total
             buffered = max(m.at(micro_batch) + preparation[m.name] + by_moment.get(m.name, 0) for m in held)
             buffered -= step.total
@@ -1431,7 +1428,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             # (that moment's own, as the step counted them), and where one sample then fits at every other moment
             # (Spanish review, round 36: offered where one sample alone added 30.54 GB).
             fused = (
-                _card_runs(values, {})
+                runs
                 and binding.name == "optimizer"
                 and foreach_temporaries(setting)
                 and binding.fixed_total - binding.fixed["optimizer_temporaries"] <= free
@@ -1446,7 +1443,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 values,
                 samples=False,
                 experts=bool(shape.experts),
-                fused=_judged(FUSED_ADAMW, one, free, _foreach_temporaries) if fused else "",
+                fused=_judged(FUSED_ADAMW, one, free, _without_foreach(one)) if fused else "",
                 buffers=crowds,
                 buckets=_bucket_view(one, free, buckets),
                 fits=lambda **change: _fits_with(values, samples=not huge, **change),
@@ -1519,7 +1516,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         parts, temporaries = _typed_parts(values)
         labels = TYPED_LABELS
         states = sum(parts.values()) - parts["activations"]
-        rise = _typed_preparation(values)
+        rise = _fp32_copies(values)
         at_step = _typed_buffers(values)[1]
         step_free = free + buffers - at_step
         typed_bytes = Fraction(values["activation_memory"]) * GB
@@ -1598,13 +1595,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         if (twin := zero_twin(values["optimizer"])) != values["optimizer"]:
             twin = Phrase(RECIPES[twin].label, {})
             buffers_note = Phrase(ZERO_WITHOUT_MASTER, {"note": buffers_note, "twin": twin})
-            if ways and _card_runs(values, {}):
+            if ways and runs:
                 # The ways are judged as DeepSpeed runs the recipe, with its master copy: said so (technical review,
                 # round 54: a way judged tight so led to a verdict on the recipe as counted, with room to spare).
                 largest = Phrase(WAYS_AS_TWIN, {"largest": largest, "twin": twin})
         else:
             twin = None
-    if ways and not _card_runs(values, {}):
+    if ways and not runs:
         # Judged on the twin in fp16, where the card cannot run the recipe (_changed): said so, as ZeRO's twin is.
         largest = Phrase(
             WAYS_ON_CARD, {"largest": largest, "twin": Phrase(RECIPES[zero_twin(values["optimizer"])].label, {})}
