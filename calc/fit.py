@@ -170,7 +170,6 @@ FUSED_ADAMW = N_("use PyTorch's fused AdamW")
 SMALLER_BUFFERS = N_("lower ZeRO's buffer settings")
 SMALLER_BUFFERS_TIGHT = N_("lower ZeRO's buffer settings (a tight fit, even at their smallest)")
 FUSE = N_("choose fused attention")
-RECOMPUTE_AND_FUSE = N_("turn on full recomputation and choose fused attention")
 # Shorter sequences, at a length the page found (technical and Italian reviews, round 43); alone, the longest with
 # room to spare, or where none has, the longest that fits, said so (technical review, round 48: the
 # length read as the longest that fits, where longer ones fitted tightly).
@@ -372,6 +371,7 @@ def ways_out(
         ways.append(buffers)
     if buckets:
         ways.append(buckets)
+    pair = False  # full recomputation and fused attention, offered together
     if samples:
         # Each where it alone makes room for a sample, or both together where neither alone does (technical review,
         # round 39: both were offered where only the pair fit).
@@ -380,8 +380,10 @@ def ways_out(
         alone = [way for way, change in off.items() if fits_once(**change)]
         # Each said to be tight where it leaves no room beyond the estimate's error (Italian review, round 52).
         ways.extend(judged(way, off[way], roomy) for way in alone)
-        if len(off) == 2 and not alone and fits_once(**off[RECOMPUTE], **off[FUSE]):
-            ways.append(judged(RECOMPUTE_AND_FUSE, {**off[RECOMPUTE], **off[FUSE]}, roomy))
+        # The pair as a set, like any other (technical review, round 63: its "and" ran into the list's "or").
+        pair = len(off) == 2 and not alone and fits_once(**off[RECOMPUTE], **off[FUSE])
+        if pair:
+            ways.append(_set((RECOMPUTE, judged(FUSE, {**off[RECOMPUTE], **off[FUSE]}, roomy))))
         if loss:
             ways.append(CHUNKED_LOSS)
         length = int(values["sequence_length"])
@@ -425,7 +427,7 @@ def ways_out(
         # (technical review, round 50: a larger card was offered where none was, and QLoRA with recomputation, which
         # fitted, was not).
         together = _together(values, fits_once, adapters, most) if combine else ()
-        within_pair = RECOMPUTE_AND_FUSE in map(_bare_way, ways) and all(way in (RECOMPUTE, FUSE) for way in together)
+        within_pair = pair and all(way in (RECOMPUTE, FUSE) for way in together)
         offered = list(map(_bare_way, ways))
         if ways and together and (within_pair or any(_bare_way(way) in offered for way in together)):
             together = ()

@@ -171,7 +171,8 @@ def _commas(words: list[str], locale: Locale) -> str:
 @dataclass(frozen=True)
 class Phrases:
     """Message ids, each translated, joined as the language joins a list ("or" with ``style="or"``, "nor" after a
-    negation with ``style="nor"``, clauses of their own with ``style="semicolon"``): a sentence's
+    negation with ``style="nor"``, clauses of their own with ``style="semicolon"``, sentences of a paragraph with
+    ``style="sentences"``): a sentence's
     options, built from those that apply rather than written out for each combination. An option may be a phrase
     with figures of its own, or a list of its own (changes made together).
 
@@ -200,6 +201,9 @@ class Phrases:
         if self.style == "semicolon":
             # Notes beside a way out, each a clause of its own.
             return "; ".join(words)
+        if self.style == "sentences":
+            # Sentences of a paragraph, each of its own note.
+            return " ".join(words)
         if self.style == "nor" and len(words) > 1:
             # CLDR has no list after a negation, which Spanish joins with "ni" and Italian with "né" (Spanish review,
             # round 48: "no abarcaron A o B"): the catalogs give the conjunction, CLDR the commas before it.

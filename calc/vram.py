@@ -53,6 +53,7 @@ from calc.fit import (
 )
 from calc.formatting import GIBIBYTE, GIGABYTE, IN_WORDS, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
+from calc.formulas.batch import effective_batch_size, steps_reaching
 from calc.formulas.model_states import ADAMW, RECIPES, STAGES, per_gpu, zero_twin
 from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
@@ -97,7 +98,22 @@ from calc.model_inputs import (
     shape_of,
 )
 from calc.models import PRESETS, ModelShape
-from calc.outputs import Bar, Citation, Column, Fact, Figure, Names, Phrase, Phrases, Quantity, Table, Text, gigabytes
+from calc.outputs import (
+    SAMPLES,
+    Bar,
+    Citation,
+    Column,
+    Counted,
+    Fact,
+    Figure,
+    Names,
+    Phrase,
+    Phrases,
+    Quantity,
+    Table,
+    Text,
+    gigabytes,
+)
 from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem, NamesTheWayOut
 from calc.snippets import RENAMED_IN
@@ -451,7 +467,7 @@ QLORA_EXPERTS = N_(
     "integration quantizes only nn.Linear modules (up to transformers %(until)s, each expert was made of nn.Linear "
     "layers, quantized with the rest). "
     "Axolotl's quantize_moe_experts: true quantizes the experts to NF4 as well; this calculator does not model that "
-    "option, with which the experts take about a quarter of what is counted here. %(note)s"
+    "option, with which the experts take about a quarter of what is counted here."
 )
 
 QLORA_SHARDED = N_(
@@ -535,14 +551,26 @@ def _qlora_note(
         # ZeRO-3 and FSDP shard floating-point tensors only: the Limitations say why.
         storage = Names((quant_storage(on_card(str(values["precision"]), values)),))
         note = Phrase(QLORA_SHARDED, {"note": note, "storage": storage})
+    return note, prepared_total, with_buffers
+
+
+def _qlora_experts(values: Mapping[str, object]) -> Phrase | None:
+    """With QLoRA on a mixture of experts, why its experts stay in 16 bits: a paragraph before the base's note (Spanish
+    review, round 63: the reader reached the base's figures late)."""
+    if values["method"] != "qlora" or values["model"] == COUNT or not shape_of(values).experts:
+        return None
     since, until = Names((EXPERTS_AS_PARAMETERS_SINCE.text,)), Names((EXPERTS_AS_LINEAR_UNTIL,))
-    experts = {"note": note, "since": since, "until": until}
-    return (Phrase(QLORA_EXPERTS, experts) if shape_of(values).experts else note), prepared_total, with_buffers
+    return Phrase(QLORA_EXPERTS, {"since": since, "until": until})
 
 
 # The PyTorch release from which the Hugging Face Trainer's default optim is "adamw_torch_fused" (transformers'
-# TrainingArguments: default_optim, under is_torch_greater_or_equal_than_2_8).
+# TrainingArguments: default_optim, under is_torch_greater_or_equal_than_2_8), cited where the page's prose names it
+# (Spanish review, round 63: the one claim there without a versioned source).
 FUSED_TRAINER_TORCH = "2.8"
+FUSED_TRAINER_SOURCE = Citation(
+    FUSED_TRAINER_TORCH,
+    "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/training_args.py#L806-L811",
+)
 # The optimizer step's temporaries where they are PyTorch AdamW's foreach list (calc.formulas.step.foreach_temporaries).
 AT_FOREACH_STEP = N_(
     "The peak comes %(moment)s. Its temporaries, %(size)s, are those of PyTorch's AdamW with foreach, the default "
@@ -675,13 +703,14 @@ VERDICT_WITHOUT_MASTER = N_(
 # An optimizer outside DeepSpeed's ZERO_SUPPORTED_OPTIMIZERS (zero/utils.py at v0.19.5: PyTorch's Adam, AdamW and
 # Adagrad, its own fused and CPU ones), which engine.py's _do_optimizer_sanity_check refuses under ZeRO unless told;
 # the Hugging Face Trainer sets the flag itself (integrations/deepspeed.py).
+# Each a paragraph of its own, apart from the buffers' sizes (Spanish review, round 63: one paragraph of 220 words).
 ZERO_UNTESTED = N_(
-    '%(note)s DeepSpeed runs this recipe\'s optimizer under ZeRO only with "zero_allow_untested_optimizer": true in '
-    "its configuration, which the Hugging Face Trainer sets itself."
+    'DeepSpeed runs this recipe\'s optimizer under ZeRO only with "zero_allow_untested_optimizer": true in its '
+    "configuration, which the Hugging Face Trainer sets itself."
 )
 ZERO_WITHOUT_MASTER = N_(
-    "%(note)s DeepSpeed's ZeRO keeps an fp32 master copy of each GPU's share of the weights by default, which this "
-    "recipe does not count: for DeepSpeed, choose “%(twin)s”."
+    "DeepSpeed's ZeRO keeps an fp32 master copy of each GPU's share of the weights by default, which this recipe does "
+    "not count: for DeepSpeed, choose “%(twin)s”."
 )
 # A card's cell where the spare is less than the buffers, as your GPU's verdict says (BUFFERS_BEYOND_SPARE), and where
 # it holds them but is tight with them (TIGHT_FOR_BUFFERS): the cell says why (Italian review, round 20).
@@ -709,16 +738,17 @@ def short_with_buffers(short: Phrase, buffers: Fraction) -> dict[str, Quantity |
     return {"verdict": short, "buffers": shown, "with_buffers": Quantity(extra + shown.shown(), GIGABYTE, places=2)}
 
 
-# Under ZeRO-3 in full fine-tuning, the gradient written whole before it reaches the bucket (largest_gradient).
-ZERO_3_GRADIENT = N_(
-    "%(note)s As the backward pass runs, the verdicts also count the full-size gradients that autograd writes before "
-    "DeepSpeed copies them into the bucket: one weight's in each layer, up to %(gradient)s, and the token "
-    "embeddings', %(embeddings)s. The output layer's, written whole as the backward pass starts, is not counted."
-)
-# Under ZeRO-3, after the note that sizes the buffers: the optimizer step holds fewer (buffers_by_moment).
+# Under ZeRO-3, in a paragraph after the one that sizes the buffers: the optimizer step holds fewer
+# (buffers_by_moment).
 ZERO_3_AT_STEP = N_(
-    "%(note)s By the optimizer step, DeepSpeed holds only the bucket, %(bucket)s: the verdicts count, at each "
-    "moment, the buffers held then."
+    "The verdicts count, at each moment, the buffers DeepSpeed holds then: by the optimizer step, only the bucket, "
+    "%(bucket)s."
+)
+# In full fine-tuning, after it: the gradient written whole before it reaches the bucket (largest_gradient).
+ZERO_3_GRADIENT = N_(
+    "As the backward pass runs, they also count the full-size gradients that autograd writes before DeepSpeed copies "
+    "them into the bucket: one weight's in each layer, up to %(gradient)s, and the token embeddings', "
+    "%(embeddings)s. The output layer's, written whole as the backward pass starts, is not counted."
 )
 
 
@@ -892,6 +922,44 @@ def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Ph
     return moment_phrase(N_("The peak comes %(moment)s."), "optimizer")
 
 
+# Where the form's micro-batch reaches no whole number of accumulation steps that make the target batch: what the
+# figures are for instead, and what would make it (technical review, round 63: a micro-batch of 4 for a target of 6
+# was said to accumulate in silence).
+BATCH_UNEVEN = N_(
+    "%(gpus)s\u00a0GPUs cannot share the target batch of %(target)s evenly, so the run these figures are for takes "
+    "%(effective)s per optimizer step. The planner finds the nearest batch they can share evenly, and a micro-batch "
+    "that reaches it."
+)
+BATCH_NOT_DIVIDED = N_(
+    "A micro-batch of %(micro_batch)s does not divide each GPU's share of the target batch (%(share)s), so the run "
+    "these figures are for takes %(effective)s per optimizer step, in %(steps)s accumulation steps. The planner finds "
+    "a micro-batch that reaches %(target)s exactly."
+)
+BATCH_PASSED = N_(
+    "A micro-batch of %(micro_batch)s holds more than each GPU's share of the target batch (%(share)s), so the run "
+    "these figures are for takes %(effective)s per optimizer step. A micro-batch of %(count)s reaches the target "
+    "exactly."
+)
+
+
+def batch_note(values: Mapping[str, object]) -> Phrase | None:
+    """What the figures' run takes per optimizer step where the form's micro-batch does not make the target batch:
+    the fewest accumulation steps that reach it, as :func:`calc.fit.accumulates` counts the earlier gradients."""
+    target, replicas, micro_batch = int(values["target_batch"]), int(values["gpus"]), int(values["micro_batch"])
+    steps = steps_reaching(target, replicas, micro_batch)
+    reached = int(effective_batch_size(Decimal(micro_batch), Decimal(steps), Decimal(replicas)))
+    if reached == target:
+        return None
+    effective = Counted(reached, SAMPLES)
+    if target % replicas:
+        return Phrase(BATCH_UNEVEN, {"gpus": Quantity(replicas), "target": Quantity(target), "effective": effective})
+    share = target // replicas
+    words = {"micro_batch": Quantity(micro_batch), "share": Counted(share, SAMPLES), "effective": effective}
+    if micro_batch > share:
+        return Phrase(BATCH_PASSED, {**words, "count": Quantity(share)})
+    return Phrase(BATCH_NOT_DIVIDED, {**words, "steps": Quantity(steps), "target": Quantity(target)})
+
+
 # Where not even one sample fits: the fixed part fits, or not even that.
 # The ways after a sentence of their own, as where the fixed part does not fit (Spanish review, round 53: after a
 # colon they read as the reason, not the remedy).
@@ -913,12 +981,13 @@ COUNTING = {
 # larger GPU was the one way offered for a sample of 187 GB).
 # Where no set of changes the page tries fits the whole step: the sample's ways are checked on a sample alone, so the
 # reader is sent back once a sample fits (technical review, round 52: "Even then" read as if they fitted beside the
-# fixed part's).
+# fixed part's). No colon before the sample's ways, whose sets of changes have their own (technical review, round 63).
 NOT_EMPTY_NOR_ONE = N_(
     "Even with no samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
     "%(needed)s %(moment)s, %(counting)s. To make room for it, %(ways)s. One sample alone, though, needs %(sample)s at "
     "these settings, more than any listed GPU holds, and no set of changes this calculator checks on this GPU makes "
-    "room for both. First bring one sample within a card: %(sample_ways)s. Then check the step here again."
+    "room for both. First, to make one sample fit on a single card, %(sample_ways)s. Then check the step here "
+    "again."
 )
 
 
@@ -1324,6 +1393,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     # With the activation memory typed, the model state is the weights' shards alone: no gathered output layer counted
     # (Spanish review, round 49: the buffers were 1.05 GB short of what the ways out counted).
     buffers_note, buffers = zero_buffers(values, head_counted=modelled) or (None, Fraction(0))
+    moments_note = None  # when the verdicts count which of ZeRO-3's buffers
+    deepspeed_notes: list[Phrase] = []  # what DeepSpeed's configuration needs for this recipe under ZeRO
     # Whether the card runs the form's recipe; where not, the ways are judged on its fp16 twin (_changed).
     runs = _card_runs(values, {})
     free = capacity - overhead - buckets - buffers
@@ -1350,14 +1421,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             # total counts, where the peak holds it (Spanish reviews, round 21, D2, and round 44).
             buffers_note = zero_buffers(values, head_counted=holds_gathered_matrix(step.moment, setting))[0]
             if int(values["zero_stage"]) == 3:
+                counted = [Phrase(ZERO_3_AT_STEP, {"bucket": _bucket(values)})]
                 if gradient := largest_gradient(values):
                     words = {
-                        "note": buffers_note,
                         "gradient": gigabytes(gradient, 2),
                         "embeddings": gigabytes(embeddings_gradient(values), 2),
                     }
-                    buffers_note = Phrase(ZERO_3_GRADIENT, words)
-                buffers_note = Phrase(ZERO_3_AT_STEP, {"note": buffers_note, "bucket": _bucket(values)})
+                    counted.append(Phrase(ZERO_3_GRADIENT, words))
+                moments_note = Phrases(tuple(counted), style="sentences")
             # What they add to the step's peak at the form's micro-batch, each moment with its own.
             buffers = peak_of(with_buffers(held, by_moment), micro_batch).total - step.total
             # The step with the buffers at their least, each moment its own: none beside the optimizer step (technical
@@ -1594,7 +1665,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     if buffers and (values["method"] == "full" or values["model"] == COUNT) and not recipe.master_copy:
         if (twin := zero_twin(values["optimizer"])) != values["optimizer"]:
             twin = Phrase(RECIPES[twin].label, {})
-            buffers_note = Phrase(ZERO_WITHOUT_MASTER, {"note": buffers_note, "twin": twin})
+            deepspeed_notes.append(Phrase(ZERO_WITHOUT_MASTER, {"twin": twin}))
             if ways and runs:
                 # The ways are judged as DeepSpeed runs the recipe, with its master copy: said so (technical review,
                 # round 54: a way judged tight so led to a verdict on the recipe as counted, with room to spare).
@@ -1609,7 +1680,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     if int(values["zero_stage"]) and not recipe.optimizer.foreach_adamw:
         # DeepSpeed refuses it otherwise, as it refuses the ways out to it (UNTESTED_UNDER_ZERO; technical review,
         # round 56: said only of the ways).
-        buffers_note = Phrase(ZERO_UNTESTED, {"note": buffers_note})
+        deepspeed_notes.append(Phrase(ZERO_UNTESTED, {}))
     parts["overhead"] = overhead
     total = sum(parts.values())
     need = Need(total, error + buffers)  # once for every card's verdict
@@ -1706,11 +1777,15 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     return {
         "total_memory": gigabytes(total, 2),
         "your_gpu": without_bf16(yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE),
+        "batch_note": batch_note(values),
         "largest_micro_batch": largest,
         "peak_moment": moment,
         "zero_buffers": buffers_note,
+        "zero_moments": moments_note,
+        "zero_config": Phrases(tuple(deepspeed_notes), style="sentences") if deepspeed_notes else None,
         "attention_note": note,
         "window_note": window,
+        "qlora_experts": _qlora_experts(values),
         "qlora_base": qlora_note,
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch; shown
         # with the plans it holds for where that is only a step without accumulation (the form's own run may
@@ -1840,7 +1915,7 @@ def facts() -> dict[str, Fact]:
         "single_gpu_buffers_zero_3": gigabytes((REDUCE_BUCKET + MAX_LIVE_PARAMETERS) * _ADAM.weights, 2),
         "temporaries_label": PART_LABELS["optimizer_temporaries"],
         "sub_group_size": Quantity(SUB_GROUP_SIZE, IN_WORDS),
-        "fused_torch": FUSED_TRAINER_TORCH,
+        "fused_torch": FUSED_TRAINER_SOURCE,
         "zero_recipe": Citation("Rajbhandari et al., 2019, §3.1", "https://arxiv.org/abs/1910.02054"),
         # grad_accum_dtype fp32 with bf16: under ZeRO-1 (no offload) the engine wraps the optimizer in BF16_Optimizer
         # (engine.py, _do_optimizer_sanity_check), whose _setup_for_real_optimizer allocates an fp32 gradient buffer
@@ -1966,6 +2041,7 @@ CALCULATOR = Calculator(
     outputs=(
         Figure("total_memory", N_("Training memory per GPU"), N_("the step's peak plus the overhead")),
         Text("your_gpu", N_("Your GPU")),
+        Text("batch_note", N_("Target batch")),
         Figure(
             "largest_micro_batch",
             N_("Largest micro-batch that fits on your GPU"),
@@ -1973,8 +2049,11 @@ CALCULATOR = Calculator(
         ),
         Text("peak_moment", N_("When the peak comes")),
         Text("zero_buffers", N_("ZeRO's buffers")),
+        Text("zero_moments", N_("When the verdicts count ZeRO-3's buffers")),
+        Text("zero_config", N_("DeepSpeed's configuration")),
         Text("attention_note", N_("Attention kernel")),
         Text("window_note", N_("Sliding window")),
+        Text("qlora_experts", N_("QLoRA's experts")),
         Text("qlora_base", N_("QLoRA's base")),
         Figure(
             "activation_budget",

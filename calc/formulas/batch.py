@@ -31,6 +31,16 @@ def peak_activation_memory(micro_batch: Decimal, activation_per_sample: Decimal)
     return micro_batch * activation_per_sample
 
 
+def steps_reaching(target: int, gpus: int, micro_batch: int) -> int:
+    """The fewest accumulation steps in which ``gpus`` micro-batches of ``micro_batch`` reach ``target``:
+    a = ⌈T / (b·g)⌉.
+
+    >>> steps_reaching(64, 2, 4), steps_reaching(6, 1, 4), steps_reaching(2, 1, 4)
+    (8, 2, 1)
+    """
+    return -(-target // (gpus * micro_batch))
+
+
 def reachable(target: int, gpus: int) -> int:
     """The batch nearest ``target`` that ``gpus`` can reach: a multiple of them, at least one sample each.
 
