@@ -224,9 +224,10 @@ def facts() -> dict[str, Fact]:
         "checkpointing_since": ACTIVATION_CHECKPOINTING_SINCE,
         "grouped_experts_since": GROUPED_EXPERTS_SINCE,
         "experts_until": EXPERTS_AS_LINEAR_UNTIL,
-        # transformers 5.24, integrations/moe.py (_can_use_grouped_mm): torch._grouped_mm up to torch 2.8 runs on Hopper
-        # only (compute capability 9.x); from 2.9 on Ampere or later.
-        "grouped_mm_hopper_only_until": "2.8",
+        # transformers 5.24, integrations/moe.py (_can_use_grouped_mm): torch._grouped_mm, which PyTorch added in 2.8,
+        # runs there on Hopper only (compute capability 9.x), from 2.9 on Ampere or later; without it, the loop
+        # (Italian review, round 64: the page read as if Hopper ran them before 2.8).
+        "grouped_mm_since": "2.8",
         # How the VRAM page's fields choose autocast over a model loaded in fp32, which this page does not model: the
         # recipe's label (a message id) and the precision.
         "autocast_recipe": RECIPES[recipe].label,

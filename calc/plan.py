@@ -127,7 +127,8 @@ class AccumulationNotBudgeted(InputProblem):
             # Where the share comes from a target the GPUs share evenly, not the one typed (Spanish review, round 40).
             words = translations.gettext(
                 "This budget holds only for a plan without accumulation, but putting all %(share)s\u00a0samples of "
-                "each GPU in one micro-batch (of a target batch of %(reached)s, which the GPUs share evenly) "
+                "each GPU in one micro-batch (of an effective batch of %(reached)s, the nearest to the target that the "
+                "GPUs can share evenly) "
                 "would need %(needed)s, more than the budget of %(budget)s. A plan that accumulates also holds the "
                 "accumulated gradients, the sum over its earlier micro-batches. Take its budget from the per-GPU "
                 "training memory calculator, with this target batch."

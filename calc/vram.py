@@ -692,9 +692,13 @@ SHORT_BUT_LARGER = N_(
     "%(verdict)s A micro-batch of %(count)s fits, though: it reaches the target batch without accumulating, so the "
     "step holds no gradients of earlier micro-batches."
 )
-WAYS_ON_CARD = N_("%(largest)s Each of these ways was checked on “%(twin)s” at precision fp16, which this card runs.")
+# Said of one change or several (technical review, round 64: "Each of these ways" after a single one).
+WAYS_ON_CARD = N_(
+    "%(largest)s Every change suggested here was checked on “%(twin)s” at precision fp16, which this card runs."
+)
 WAYS_AS_TWIN = N_(
-    "%(largest)s Each of these ways was checked on the recipe DeepSpeed's ZeRO actually runs for this one, “%(twin)s”."
+    "%(largest)s Every change suggested here was checked on the recipe DeepSpeed's ZeRO actually runs for this one, "
+    "“%(twin)s”."
 )
 VERDICT_WITHOUT_MASTER = N_(
     "%(verdict)s This total is for the recipe as chosen. DeepSpeed's ZeRO adds an fp32 master copy, so to size a "
@@ -879,8 +883,9 @@ def zero_buffers(values: Mapping[str, object], head_counted: bool = True) -> tup
 # only the folded notes (technical review, round 33, D1).
 AT_FUSED_STEP_WITHOUT_ZERO = N_(
     "The peak comes %(moment)s. Its temporaries, %(size)s, are counted as DeepSpeed runs this recipe without ZeRO: "
-    "for the Adam or AdamW its configuration names, it builds its FusedAdam and steps it through %(fused)s, which "
-    "casts each gradient to fp32 and joins the copies into one flat tensor, %(bytes)s\u00a0bytes per parameter. "
+    "where its configuration names Adam or AdamW, DeepSpeed builds a FusedAdam optimizer and steps it through "
+    "%(fused)s, which casts each gradient to fp32 and joins the copies into one flat tensor: %(bytes)s\u00a0bytes per "
+    "parameter in all. "
     "Under ZeRO they take %(zero)s\u00a0bytes per parameter, sharded like the optimizer state. If you do not train "
     "with DeepSpeed, see “%(section)s”, below."
 )
@@ -981,13 +986,14 @@ COUNTING = {
 # larger GPU was the one way offered for a sample of 187 GB).
 # Where no set of changes the page tries fits the whole step: the sample's ways are checked on a sample alone, so the
 # reader is sent back once a sample fits (technical review, round 52: "Even then" read as if they fitted beside the
-# fixed part's). No colon before the sample's ways, whose sets of changes have their own (technical review, round 63).
+# fixed part's). No colon before the sample's ways, whose sets of changes have their own (technical review, round 63);
+# the sample first, lest the fixed part's "a GPU with more memory" read as enough (technical review, round 64).
 NOT_EMPTY_NOR_ONE = N_(
     "Even with no samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
-    "%(needed)s %(moment)s, %(counting)s. To make room for it, %(ways)s. One sample alone, though, needs %(sample)s at "
-    "these settings, more than any listed GPU holds, and no set of changes this calculator checks on this GPU makes "
-    "room for both. First, to make one sample fit on a single card, %(sample_ways)s. Then check the step here "
-    "again."
+    "%(needed)s %(moment)s, %(counting)s. One sample alone needs %(sample)s at these settings, more than any listed "
+    "GPU holds, and no set of changes this calculator checks on this GPU makes room for both. First, to make one "
+    "sample fit on a single card, %(sample_ways)s. To make room for the fixed part, %(ways)s. Then check the step "
+    "here again."
 )
 
 
@@ -1894,7 +1900,7 @@ def facts() -> dict[str, Fact]:
         "default_recipe": next(option.label for option in OPTIMIZER.options if option.value == OPTIMIZER.default),
         # Every recipe as the field shows it, by its option's value (message ids): the framework table names them.
         "recipe_labels": {option.value: option.label for option in OPTIMIZER.options},
-        "shortfall": Quantity(SHORTFALL * 100, PERCENT, places=1),
+        "shortfall": Quantity(SHORTFALL * 100, PERCENT, places=2),
         # The foreach AdamW's temporaries of the two recipes the Trainer's rows name, bytes per parameter.
         "fp32_temporaries": Quantity(RECIPES["adam-fp32"].temporaries, places=0),
         "bf16_temporaries": Quantity(RECIPES["adamw-bf16"].temporaries, places=0),

@@ -1242,7 +1242,7 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
         "By this estimate, the run fits on your GPU, with 0.57\u00a0GB to spare, but the fit is tight: it holds "
         "only if this estimate is at most 2.30% below the step's true peak (both without the overhead). On the "
         "small dense models measured, the estimate was up to 1.00% below the measured peak. This calculator calls a "
-        "fit tight when the memory to spare would not cover a shortfall of 4.5% of the true peak, a bound set to "
+        "fit tight when the memory to spare would not cover a shortfall of 4.50% of the true peak, a bound set to "
         "include the 4.41% measured on mixtures of experts. Those measurements did not cover accumulation over several "
         "micro-batches."
     )
