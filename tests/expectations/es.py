@@ -61,17 +61,17 @@ EXPECTED = Expectations(
         (
             "activation_per_sample",
             "1.500",
-            "¿Te refieres a 1500 o a 1,5? Escribe el que quieras tal como aparece aquí.",
+            "¿Te refieres a 1500 o a 1,5? Escribe el número que quieras tal como aparece aquí: así no hay duda.",
         ),
         (
             "activation_per_sample",
             "10.000",
-            "¿Te refieres a 10000 o a 10? Escribe el que quieras tal como aparece aquí.",
+            "¿Te refieres a 10000 o a 10? Escribe el número que quieras tal como aparece aquí: así no hay duda.",
         ),
         (
             "activation_per_sample",
             "1,125",
-            "¿Te refieres a 1,1250 o a 1125? Escribe el que quieras tal como aparece aquí.",
+            "¿Te refieres a 1,1250 o a 1125? Escribe el número que quieras tal como aparece aquí: así no hay duda.",
         ),
         ("activation_per_sample", "0,5 MB", "Escribe solo el número, en GB."),
         ("activation_per_sample", "0", "Introduce un valor mayor que 0\u00a0GB."),
