@@ -318,7 +318,10 @@ def test_a_budget_for_a_step_without_accumulation_lists_no_plan_that_accumulates
         plan(100, 3, "20", "1.3", budget_for="single")
     assert (uneven.value.share, uneven.value.reached) == (33, 99)
     words = uneven.value.message(None, Locale.parse("en"), NullTranslations())
-    assert "all 33\u00a0samples of each GPU in one micro-batch (of an effective batch of 99, the nearest to the target" in words
+    assert (
+        "all 33\u00a0samples of each GPU in one micro-batch (of an effective batch of 99, the nearest to the target"
+        in words
+    )
 
 
 def test_the_notes_name_the_lightning_precision_and_a_padding_token_that_keeps_eos_in_the_loss():
