@@ -125,8 +125,8 @@ def tradeoff_note(micro_batch: Decimal, steps: Decimal, per_sample: Decimal, bud
     else:
         message = N_(
             "Without accumulation, the same batch would need a micro-batch size of %(batch)s and %(without)s of "
-            "activation memory per GPU at once, within the budget of %(budget)s: its activations fit the budget "
-            "without accumulation too."
+            "activation memory per GPU at once, which also fits the budget of %(budget)s: memory does not call for "
+            "accumulation here."
         )
     return Phrase(message, quantities)
 

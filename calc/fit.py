@@ -713,8 +713,9 @@ TIGHT_NOTE = Phrase(N_("a tight fit"), {})
 # runtime/engine.py, _do_optimizer_sanity_check, and zero/utils.py, ZERO_SUPPORTED_OPTIMIZERS; the Hugging Face Trainer
 # sets the flag itself, integrations/deepspeed.py; Italian review, round 51).
 WITHOUT_MASTER = N_("no fp32 master copy: small updates can be lost to bf16's rounding")
+# What the way needs, not a condition already met (Italian review, round 65: «con …» read as either).
 UNTESTED_UNDER_ZERO = N_(
-    'with "zero_allow_untested_optimizer": true in the DeepSpeed configuration, which the Hugging Face Trainer '
+    'it needs "zero_allow_untested_optimizer": true in the DeepSpeed configuration, which the Hugging Face Trainer '
     "sets itself"
 )
 # The ZeRO stages that make room, named (technical review, round 50: "a higher stage" read as the next one).

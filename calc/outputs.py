@@ -391,6 +391,38 @@ class Text(Output):
 
 
 @dataclass(frozen=True)
+class Listing(Output):
+    """Paragraphs and lists, or nothing: the result is a tuple of blocks, each a :class:`Phrase` (a paragraph) or
+    :class:`Phrases` (a list, one item each), or ``None``: options a reader picks one of, each on a line of its own
+    rather than in a sentence that grows with them (Italian reviews, rounds 63 and 65: eight ways out, with notes in
+    parentheses, in one sentence).
+
+    >>> shorter = Phrase("shorten the sequences to %(length)s tokens", {"length": Quantity(Decimal(2048))})
+    >>> blocks = (Phrase("To make room, do one of these:", {}), Phrases((shorter, "train QLoRA"), style="or"))
+    >>> Listing("ways", "Ways").render(blocks, Locale.parse("en"), NullTranslations())["blocks"][1]
+    {'items': ['shorten the sequences to 2,048 tokens', 'train QLoRA']}
+    """
+
+    widget: ClassVar[str] = "listing"
+    empty: ClassVar[dict] = {"blocks": []}
+
+    def render(
+        self, result: tuple[Phrase | Phrases, ...] | None, locale: Locale, translations: NullTranslations
+    ) -> dict:
+        def item(option: str | Phrase | Phrases) -> str:
+            return translations.gettext(option) if isinstance(option, str) else option.text(locale, translations)
+
+        return {
+            "blocks": [
+                {"items": [item(option) for option in block.messages]}
+                if isinstance(block, Phrases)
+                else {"text": block.text(locale, translations)}
+                for block in result or ()
+            ]
+        }
+
+
+@dataclass(frozen=True)
 class Code(Output):
     """A snippet of code in ``language`` (the result, as it is: code is not translated), which the page's markup
     names as HTML suggests (``class="language-python"``)."""

@@ -94,7 +94,7 @@ class SampleExceedsBudget(InputProblem):
             "GPU, so it cannot tell what would make room: the per-GPU training memory calculator checks the ways for "
             "your run (a larger GPU, ZeRO over more GPUs, an adapter, recomputation, fused attention, shorter "
             "sequences) and, where it could help, suggests computing the loss in chunks, which it cannot confirm. "
-            "Follow its link back here with the budget and the per-sample figure it finds."
+            "There, its link “Plan this run” brings you back here with the budget and the per-sample figure it finds."
         ) % {"needed": typed(self.needed, input.unit).text(locale, breakable=False)}  # 30.00 GB, as figures read
 
 

@@ -106,6 +106,7 @@ from calc.outputs import (
     Counted,
     Fact,
     Figure,
+    Listing,
     Names,
     Phrase,
     Phrases,
@@ -693,12 +694,9 @@ SHORT_BUT_LARGER = N_(
     "step holds no gradients of earlier micro-batches."
 )
 # Said of one change or several (technical review, round 64: "Each of these ways" after a single one).
-WAYS_ON_CARD = N_(
-    "%(largest)s Every change suggested here was checked on “%(twin)s” at precision fp16, which this card runs."
-)
+WAYS_ON_CARD = N_("Every change suggested here was checked on “%(twin)s” at precision fp16, which this card runs.")
 WAYS_AS_TWIN = N_(
-    "%(largest)s Every change suggested here was checked on the recipe DeepSpeed's ZeRO actually runs for this one, "
-    "“%(twin)s”."
+    "Every change suggested here was checked on the recipe DeepSpeed's ZeRO actually runs for this one, “%(twin)s”."
 )
 VERDICT_WITHOUT_MASTER = N_(
     "%(verdict)s This total is for the recipe as chosen. DeepSpeed's ZeRO adds an fp32 master copy, so to size a "
@@ -742,6 +740,14 @@ def short_with_buffers(short: Phrase, buffers: Fraction) -> dict[str, Quantity |
     return {"verdict": short, "buffers": shown, "with_buffers": Quantity(extra + shown.shown(), GIGABYTE, places=2)}
 
 
+# Under ZeRO-2 in full fine-tuning, the full-size gradients autograd writes before DeepSpeed reduces them
+# (stage_1_and_2.py at v0.19.5, reduce_independent_p_g_buckets_and_remove_grads: copied into the bucket, or, larger
+# than reduce_bucket_size, held until it is reduced), which the verdicts do not count.
+ZERO_2_GRADIENTS = N_(
+    "The verdicts do not count the full-size gradients that autograd writes before DeepSpeed reduces them into "
+    "shards: a layer's weight's, up to %(gradient)s, as the backward pass runs, and those of the token embeddings and "
+    "the output layer, %(embeddings)s each (one matrix where the two are tied)."
+)
 # Under ZeRO-3, in a paragraph after the one that sizes the buffers: the optimizer step holds fewer
 # (buffers_by_moment).
 ZERO_3_AT_STEP = N_(
@@ -790,26 +796,31 @@ def buffers_by_moment(values: Mapping[str, object], setting: Setting) -> dict[st
     return {moment: at(moment) for moment in MOMENTS}
 
 
-def embeddings_gradient(values: Mapping[str, object]) -> Fraction:
-    """Under ZeRO-3 in full fine-tuning, the token embeddings' full-size gradient, which their backward writes
-    (embedding_dense_backward) before DeepSpeed copies it into the bucket (Spanish review, round 57); none otherwise."""
-    if not largest_gradient(values):
-        return Fraction(0)
-    shape = shape_of(values)
-    return Fraction(shape.vocab_size * shape.hidden_size * RECIPES[values["optimizer"]].states.weights)
-
-
-def largest_gradient(values: Mapping[str, object]) -> Fraction:
-    """Under ZeRO-3 in full fine-tuning, the full-size gradient of the largest weight of a layer, which autograd
-    writes before DeepSpeed copies it into the bucket and frees it (stage3.py at v0.19.5, __add_grad_to_ipg_bucket);
-    none otherwise, nor for a parameter count, which has no largest weight."""
-    if int(values["zero_stage"]) < 3 or values["method"] != "full" or values["model"] == COUNT:
-        return Fraction(0)
+def written_gradients(values: Mapping[str, object]) -> tuple[Fraction, Fraction]:
+    """In full fine-tuning of a model, the full-size gradients autograd writes, a weight at a time, before ZeRO-2 or
+    ZeRO-3 reduce them into shards: the largest weight of a layer's, and the token embeddings' (their backward,
+    embedding_dense_backward, writes it whole; Spanish review, round 57). None for an adapter's frozen base, nor for
+    a parameter count, which has no largest weight."""
+    if values["method"] != "full" or values["model"] == COUNT:
+        return Fraction(0), Fraction(0)
     shape = shape_of(values)
     weights = [i * o for i, o in linear_shapes(shape).values()] + [
         e * i * o for e, i, o in expert_shapes(shape).values()
     ]
-    return Fraction(max(weights) * RECIPES[values["optimizer"]].states.weights)
+    element = RECIPES[values["optimizer"]].states.weights
+    return Fraction(max(weights) * element), Fraction(shape.vocab_size * shape.hidden_size * element)
+
+
+def embeddings_gradient(values: Mapping[str, object]) -> Fraction:
+    """Under ZeRO-3 in full fine-tuning, the token embeddings' full-size gradient, which DeepSpeed copies into the
+    bucket and frees; none otherwise."""
+    return written_gradients(values)[1] if int(values["zero_stage"]) == 3 else Fraction(0)
+
+
+def largest_gradient(values: Mapping[str, object]) -> Fraction:
+    """Under ZeRO-3 in full fine-tuning, the full-size gradient of the largest weight of a layer, which DeepSpeed
+    copies into the bucket and frees (stage3.py at v0.19.5, __add_grad_to_ipg_bucket); none otherwise."""
+    return written_gradients(values)[0] if int(values["zero_stage"]) == 3 else Fraction(0)
 
 
 def with_buffers(candidates: tuple[Moment, ...], by_moment: Mapping[str, Fraction]) -> tuple[Moment, ...]:
@@ -968,12 +979,13 @@ def batch_note(values: Mapping[str, object]) -> Phrase | None:
 # Where not even one sample fits: the fixed part fits, or not even that.
 # The ways after a sentence of their own, as where the fixed part does not fit (Spanish review, round 53: after a
 # colon they read as the reason, not the remedy).
-NOT_ONE = N_("Not even one sample fits. To make room, %(ways)s.")
+# Each verdict's ways (its words' "ways", and "sample_ways") are listed apart, by ways_listing.
+NOT_ONE = N_("Not even one sample fits.")
 # The step with the activation memory typed, where its fixed part fits but the whole does not.
-TYPED_SHORT = N_("With the activation memory typed, the step does not fit. To make room, %(ways)s.")
+TYPED_SHORT = N_("With the activation memory typed, the step does not fit.")
 NOT_EMPTY = N_(
     "Even with no samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
-    "%(needed)s %(moment)s, %(counting)s. To make room for a micro-batch of one sample, %(ways)s."
+    "%(needed)s %(moment)s, %(counting)s."
 )
 # What a fixed part's need counts beside the step's tensors: the overhead, and ZeRO's buffers where there are some
 # (Italian review, round 41: 24.74 GB said not to fit on a 25.75 GB card, the buffers unnamed).
@@ -991,10 +1003,48 @@ COUNTING = {
 NOT_EMPTY_NOR_ONE = N_(
     "Even with no samples, the step does not fit: its fixed part alone, which no micro-batch changes, needs "
     "%(needed)s %(moment)s, %(counting)s. One sample alone needs %(sample)s at these settings, more than any listed "
-    "GPU holds, and no set of changes this calculator checks on this GPU makes room for both. First, to make one "
-    "sample fit on a single card, %(sample_ways)s. To make room for the fixed part, %(ways)s. Then check the step "
-    "here again."
+    "GPU holds, and no set of changes this calculator checks on this GPU makes room for both."
 )
+# The leads of the ways, for one way and for several, which a list follows.
+ROOM = (N_("To make room, %(way)s."), N_("To make room, do one of these:"))
+ROOM_FOR_ONE = (
+    N_("To make room for a micro-batch of one sample, %(way)s."),
+    N_("To make room for a micro-batch of one sample, do one of these:"),
+)
+ONE_ON_A_CARD = (
+    N_("First, to make one sample fit on a single card, %(way)s."),
+    N_("First, to make one sample fit on a single card, do one of these:"),
+)
+ROOM_FOR_FIXED = (
+    N_("Then, to make room for the fixed part, %(way)s."),
+    N_("Then, to make room for the fixed part, do one of these:"),
+)
+CHECK_AGAIN = N_("Once both fit, check the step here again.")
+
+
+def _options(lead: tuple[str, str], ways: Phrases) -> tuple[Phrase | Phrases, ...]:
+    """``ways`` after their ``lead``: in its sentence where there is one, else listed under it."""
+    if len(ways.messages) == 1:
+        (way,) = ways.messages
+        return (Phrase(lead[0], {"way": way if isinstance(way, Phrase) else Phrase(way, {})}),)
+    return Phrase(lead[1], {}), ways
+
+
+def ways_listing(largest: object, checked: Phrase | None) -> tuple[Phrase | Phrases, ...] | None:
+    """The ways out of a verdict without room, listed after their leads, and what they were ``checked`` on where it is
+    not the form's recipe; ``None`` where the verdict offers none."""
+    if not isinstance(largest, Phrase) or "ways" not in largest.quantities:
+        return None
+    words = largest.quantities
+    if largest.message == NOT_EMPTY_NOR_ONE:
+        blocks = (
+            *_options(ONE_ON_A_CARD, words["sample_ways"]),
+            *_options(ROOM_FOR_FIXED, words["ways"]),
+            Phrase(CHECK_AGAIN, {}),
+        )
+    else:
+        blocks = _options(ROOM_FOR_ONE if largest.message == NOT_EMPTY else ROOM, words["ways"])
+    return (*blocks, checked) if checked else blocks
 
 
 def _modelled_setting(values: Mapping[str, object]) -> tuple[ModelShape, Setting]:
@@ -1435,6 +1485,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                     }
                     counted.append(Phrase(ZERO_3_GRADIENT, words))
                 moments_note = Phrases(tuple(counted), style="sentences")
+            elif int(values["zero_stage"]) == 2 and (written := written_gradients(values))[0]:
+                # Not counted under ZeRO-2, whose buffers stay as set throughout: said, with their sizes.
+                words = {"gradient": gigabytes(written[0], 2), "embeddings": gigabytes(written[1], 2)}
+                moments_note = Phrase(ZERO_2_GRADIENTS, words)
             # What they add to the step's peak at the form's micro-batch, each moment with its own.
             buffers = peak_of(with_buffers(held, by_moment), micro_batch).total - step.total
             # The step with the buffers at their least, each moment its own: none beside the optimizer step (technical
@@ -1560,11 +1614,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 )
         moment = moment_phrase(N_("The peak comes %(moment)s."), step.moment)
         if earlier:
-            # The LoRA page shows the same run's single step: say why this peak holds more.
+            # The LoRA page shows the same run's single step: say why this peak holds more. What accumulation adds
+            # at that moment, not all the gradients the breakdown shows (Spanish review, round 65: 14.62 GB said of
+            # "accumulated gradients" beside a row of 16.06 GB).
             moment = Phrase(
                 N_(
-                    "The peak comes %(moment)s. It includes %(earlier)s of gradients accumulated over the earlier "
-                    "micro-batches."
+                    "The peak comes %(moment)s. Accumulation adds %(earlier)s to it: the gradients that the earlier "
+                    "micro-batches left on the weights this micro-batch's backward pass has not reached yet."
                 ),
                 {**moment.quantities, "earlier": gigabytes(earlier, 2)},
             )
@@ -1668,6 +1724,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     recipe = RECIPES[values["optimizer"]]
     twin = None
     ways = isinstance(largest, Phrase) and "ways" in largest.quantities
+    checked = None  # the recipe the ways were judged on, where it is not the form's
     if buffers and (values["method"] == "full" or values["model"] == COUNT) and not recipe.master_copy:
         if (twin := zero_twin(values["optimizer"])) != values["optimizer"]:
             twin = Phrase(RECIPES[twin].label, {})
@@ -1675,14 +1732,12 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             if ways and runs:
                 # The ways are judged as DeepSpeed runs the recipe, with its master copy: said so (technical review,
                 # round 54: a way judged tight so led to a verdict on the recipe as counted, with room to spare).
-                largest = Phrase(WAYS_AS_TWIN, {"largest": largest, "twin": twin})
+                checked = Phrase(WAYS_AS_TWIN, {"twin": twin})
         else:
             twin = None
     if ways and not runs:
         # Judged on the twin in fp16, where the card cannot run the recipe (_changed): said so, as ZeRO's twin is.
-        largest = Phrase(
-            WAYS_ON_CARD, {"largest": largest, "twin": Phrase(RECIPES[zero_twin(values["optimizer"])].label, {})}
-        )
+        checked = Phrase(WAYS_ON_CARD, {"twin": Phrase(RECIPES[zero_twin(values["optimizer"])].label, {})})
     if int(values["zero_stage"]) and not recipe.optimizer.foreach_adamw:
         # DeepSpeed refuses it otherwise, as it refuses the ways out to it (UNTESTED_UNDER_ZERO; technical review,
         # round 56: said only of the ways).
@@ -1785,6 +1840,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "your_gpu": without_bf16(yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE),
         "batch_note": batch_note(values),
         "largest_micro_batch": largest,
+        "ways_out": ways_listing(largest, checked),
         "peak_moment": moment,
         "zero_buffers": buffers_note,
         "zero_moments": moments_note,
@@ -2047,6 +2103,7 @@ CALCULATOR = Calculator(
     outputs=(
         Figure("total_memory", N_("Training memory per GPU"), N_("the step's peak plus the overhead")),
         Text("your_gpu", N_("Your GPU")),
+        Listing("ways_out", N_("Ways to make room")),
         Text("batch_note", N_("Target batch")),
         Figure(
             "largest_micro_batch",

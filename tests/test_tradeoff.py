@@ -178,7 +178,10 @@ def test_the_picture_draws_the_table(catalogs, settings):
         ),
         (SETTINGS[4], "A single micro-batch already needs 6.00\u00a0GB, more than the budget of 5.00\u00a0GB"),
         (("1", "4", "1", "6", "5"), "A single sample already needs 6.00\u00a0GB, more than the budget of 5.00\u00a0GB"),
-        (SETTINGS[5], "8.00\u00a0GB of activation memory per GPU at once, within the budget of 100.00\u00a0GB"),
+        (
+            SETTINGS[5],
+            "8.00\u00a0GB of activation memory per GPU at once, which also fits the budget of 100.00\u00a0GB",
+        ),
         # One step: there is no batch without accumulation to compare with.
         (("2", "1", "1", "3", "10"), "With one accumulation step, nothing accumulates: each GPU takes its share"),
         (

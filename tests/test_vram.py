@@ -113,6 +113,7 @@ from calc.vram import (
     TIGHT_FOR_BUFFERS_CELL,
     TYPED,
     TYPED_SHORT,
+    WAYS_AS_TWIN,
     ZERO_1_2_BUFFERS,
     ZERO_3_AT_STEP,
     ZERO_3_BUFFERS,
@@ -400,10 +401,21 @@ def test_the_peak_says_how_much_of_it_the_gradients_accumulation_keeps_are():
     accumulating = results["peak_moment"].text(EN, NullTranslations())
     single = CALCULATOR.results({**DEFAULTS, "target_batch": Decimal(1)})["peak_moment"].text(EN, NullTranslations())
     earlier = (
-        f"It includes {adapter.text(EN, breakable=False)} of gradients accumulated over the earlier micro-batches."
+        f"Accumulation adds {adapter.text(EN, breakable=False)} to it: the gradients that the earlier micro-batches "
+        "left on the weights this micro-batch's backward pass has not reached yet."
     )
     assert results["earlier_gradients"] == adapter and adapter.value > 0
-    assert accumulating.endswith(earlier) and "It includes" not in single
+    assert accumulating.endswith(earlier) and "Accumulation adds" not in single
+    # Later in the backward pass, it is less than the gradients the breakdown shows, some of which this micro-batch
+    # has written already (Spanish review, round 65: "It includes 14.62 GB of accumulated gradients" beside 16.06 GB).
+    late = {**DEFAULTS, "method": "full", "gpu": "h200", "sequence_length": Decimal(16384), "recomputation": "none",
+            "attention": "eager", "precision": "fp16"}  # fmt: skip
+    late = CALCULATOR.results({**late, **settle(late, frozenset({"gpu"}))})
+    gradients = dict(late["breakdown"])["Gradients"]
+    assert 0 < late["earlier_gradients"].shown() < gradients.shown()
+    assert f"Accumulation adds {late['earlier_gradients'].text(EN, breakable=False)} to it" in late["peak_moment"].text(
+        EN, NullTranslations()
+    )
     assert single.startswith("The peak comes ")
 
 
@@ -1182,11 +1194,15 @@ def test_where_one_sample_is_more_than_any_card_a_set_of_changes_that_fits_the_w
 
 
 @pytest.mark.parametrize("locale", LOCALES)
-def test_the_ways_out_read_as_one_sentence_in_every_language(localedir, locale):
+def test_the_ways_out_are_listed_under_their_lead_in_every_language(localedir, locale):
+    """Each way on a line of its own, under the sentence that leads them (Italian reviews, rounds 63 and 65: eight
+    ways in one sentence), the verdict apart, in the figure."""
     parsed = Locale.parse(locale)
     texts = {**default_texts(CALCULATOR, parsed), "gpu": "a10g"}
     view = evaluate(CALCULATOR, texts, parsed, load_translations(localedir, locale), changed=frozenset({"gpu"}))
-    assert view.outputs["largest_micro_batch"] == expected(locale).not_one_sample
+    verdict, lead, ways = expected(locale).not_one_sample
+    assert view.outputs["largest_micro_batch"] == verdict
+    assert view.outputs["ways_out"] == {"blocks": [{"text": lead}, {"items": list(ways)}]}
 
 
 def test_where_not_one_sample_fits_the_announcement_says_so_in_one_sentence(localedir):
@@ -2240,8 +2256,9 @@ def test_a_larger_card_is_judged_on_the_recipe_deepspeed_runs_as_every_other_way
     every way was judged with that copy."""
     values = _on("h100-80gb", method="full", optimizer="adamw-bf16-fp32-states", zero_stage="2", attention="eager",
                  sequence_length=Decimal(512), recomputation="full", target_batch=Decimal(8))  # fmt: skip
-    largest = CALCULATOR.results(values)["largest_micro_batch"].quantities["largest"]  # WAYS_AS_TWIN's
-    assert LARGER_GPU not in _named(largest.quantities["ways"])
+    results = CALCULATOR.results(values)
+    assert results["ways_out"][-1].message == WAYS_AS_TWIN
+    assert LARGER_GPU not in _named(results["largest_micro_batch"].quantities["ways"])
     assert _bare(_applied(values, gpu="h200", optimizer="adamw-mixed")["your_gpu"]).message == SENTENCE[2]
 
 
@@ -2251,7 +2268,7 @@ def test_on_a_card_without_bf16_the_ways_name_fp16_for_the_recipe_the_base_and_q
     values = _on("v100-32gb", model="meta-llama/Llama-3.1-70B", method="qlora", optimizer="adamw-bf16-fp32-states",
                  zero_stage="1", gpus=Decimal(4), sequence_length=Decimal(8192), recomputation="full",
                  micro_batch=Decimal(2), target_batch=Decimal(8))  # fmt: skip
-    said = CALCULATOR.results(values)["largest_micro_batch"].text(EN, NullTranslations())
+    said = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].text(EN, NullTranslations())
     assert "bnb_4bit_quant_storage=torch.float16" in said and "bf16" not in said
     t4 = _on("t4", method="lora", optimizer="adam-fp32", precision="fp32", sequence_length=Decimal(512))
     ways = CALCULATOR.results(t4)["largest_micro_batch"].quantities["ways"].text(EN, NullTranslations())
@@ -2360,9 +2377,9 @@ def test_a_card_without_bf16_is_offered_only_what_it_runs():
     from calc.vram import WAYS_ON_CARD
 
     t4 = _on("t4", model="Qwen/Qwen2.5-1.5B", method="full", optimizer="adamw-bf16", sequence_length=Decimal(1024))
-    largest = CALCULATOR.results(t4)["largest_micro_batch"]
-    assert largest.message == WAYS_ON_CARD
-    offered = largest.quantities["largest"].quantities["ways"]
+    results = CALCULATOR.results(t4)
+    assert results["ways_out"][-1].message == WAYS_ON_CARD
+    offered = results["largest_micro_batch"].quantities["ways"]
     assert FUSED_ADAMW not in _named(offered)
     bf16_only = [RECIPES[key].label for key, recipe in RECIPES.items() if set(recipe.computes_in) == {"bf16"}]
     assert not any(label in json.dumps(offered, default=repr) for label in bf16_only)
@@ -2442,8 +2459,9 @@ def test_a_sequence_split_is_offered_only_where_the_recipe_the_ways_are_judged_o
     part alone does not fit there."""
     values = _on("l40s", method="full", optimizer="adamw-bf16", zero_stage="3", gpus=Decimal(2), attention="eager",
                  recomputation="none")  # fmt: skip
-    largest = CALCULATOR.results(values)["largest_micro_batch"].quantities["largest"]  # WAYS_AS_TWIN's
-    assert SPLIT_SEQUENCE not in _named(largest.quantities["ways"])
+    results = CALCULATOR.results(values)
+    assert results["ways_out"][-1].message == WAYS_AS_TWIN
+    assert SPLIT_SEQUENCE not in _named(results["largest_micro_batch"].quantities["ways"])
 
 
 @pytest.mark.parametrize(
@@ -2479,3 +2497,18 @@ def test_a_micro_batch_that_reaches_no_whole_number_of_steps_to_the_target_batch
     # The earlier micro-batches' gradients are counted exactly where the run so set accumulates.
     accumulating = CALCULATOR.results(values)["earlier_gradients"].value > 0
     assert accumulating == (target > gpus * micro_batch)
+
+
+def test_under_zero_2_the_full_size_gradients_the_verdicts_leave_out_are_said_with_their_sizes():
+    """ZeRO-2 reduces each weight's gradient after autograd writes it whole (stage_1_and_2.py at v0.19.5): the
+    verdicts count the shards, not those transient gradients, and the note says so with their sizes, the
+    embeddings' 128,256 × 4,096 in bf16 for Llama-3.1-8B; an adapter's frozen base writes none."""
+    from calc.vram import ZERO_2_GRADIENTS
+
+    values = {**DEFAULTS, "method": "full", "zero_stage": "2", "gpus": Decimal(8)}
+    note = CALCULATOR.results(values)["zero_moments"]
+    assert note.message == ZERO_2_GRADIENTS
+    assert note.quantities["embeddings"] == gigabytes(128256 * 4096 * 2, 2)
+    assert note.quantities["gradient"] == gigabytes(14336 * 4096 * 2, 2)  # the MLP's weights, the largest
+    assert CALCULATOR.results({**values, "method": "lora"})["zero_moments"] is None
+    assert CALCULATOR.results({**values, "zero_stage": "1"})["zero_moments"] is None

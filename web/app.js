@@ -220,6 +220,17 @@ const OUTPUT_KINDS = {
   },
   text: showText,
   code: showText,
+  // Paragraphs, each list under the one that leads it (calc.outputs.Listing).
+  listing: (part, shown) => {
+    part.replaceChildren(
+      ...shown.blocks.map((block) => {
+        if (!block.items) return Object.assign(document.createElement("p"), { textContent: block.text });
+        const list = document.createElement("ul");
+        list.append(...block.items.map((item) => Object.assign(document.createElement("li"), { textContent: item })));
+        return list;
+      }),
+    );
+  },
   table: (part, shown) => showTable(part, shown.rows),
   bar: (part, shown) => showChart(part, shown.svg),
   chart: (part, shown) => showChart(part, shown.svg),

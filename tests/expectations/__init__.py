@@ -53,9 +53,9 @@ class Expectations:
     # The words beside a typed shape's expert width where the architecture's experts are as wide as its intermediate
     # size (Mixtral) and the two differ.
     expert_width: str
-    # The VRAM page's largest micro-batch where not one sample of the default run fits an A10G: the ways out left,
-    # listed as the language lists them.
-    not_one_sample: str
+    # The VRAM page's largest micro-batch where not one sample of the default run fits an A10G, and the ways out left,
+    # listed under their lead.
+    not_one_sample: tuple[str, str, tuple[str, ...]]  # the verdict, the ways' lead, the ways
 
     def figures(self, **texts: str) -> tuple[str, str]:
         """The effective batch and the memory shown for ``texts`` (over the defaults), as ``results`` gives them."""

@@ -97,9 +97,15 @@ EXPECTED = Expectations(
     ),
     expert_width="This architecture's experts are as wide as its intermediate size: enter the same value.",
     not_one_sample=(
-        "Not even one sample fits. To make room, compute the loss in chunks (the Trainer's use_liger_kernel=True; the "
-        "form has no field for it, so this calculator cannot confirm it), "
-        "shorten the sequences to 2,944\u00a0tokens (with room to spare), train QLoRA, train on several GPUs with "
-        "ZeRO-3, or choose a GPU with more memory."
+        "Not even one sample fits.",
+        "To make room, do one of these:",
+        (
+            "compute the loss in chunks (the Trainer's use_liger_kernel=True; the form has no field for it, so this "
+            "calculator cannot confirm it)",
+            "shorten the sequences to 2,944\u00a0tokens (with room to spare)",
+            "train QLoRA",
+            "train on several GPUs with ZeRO-3",
+            "choose a GPU with more memory",
+        ),
     ),
 )
