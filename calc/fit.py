@@ -263,7 +263,7 @@ def _note_order(note: Phrase) -> int:
     its recipe): how the way was checked, the recipe, then the settings it needs, and how much room it leaves last
     (Italian review, round 57: "a tight fit; with zero_allow_untested_optimizer" read as one note)."""
     checked = (QLORA_PREPARED, QLORA_PREPARED_RECOMPUTING, UNPREPARED_WHY)
-    order = {**{each.message: 0 for each in checked}, WITH_SIXTEEN: 1, TIGHT_NOTE.message: 9}
+    order = {**{each.message: 0 for each in checked}, WITH_SIXTEEN: 1, ROOM_FROM: 2, TIGHT_NOTE.message: 9}
     return order.get(note.message, 5)
 
 
@@ -272,6 +272,9 @@ SEVERAL_GPUS_ZERO_3 = N_("train on several GPUs with ZeRO-3")
 ZERO_3 = N_("choose ZeRO-3")
 MORE_GPUS = N_("use more GPUs")
 ZERO_3_MORE_GPUS = N_("use more GPUs under ZeRO-3")
+# The fewest GPUs on which a way to more of them leaves room to spare (technical review, round 65: "use more GPUs"
+# left room only on 128, a tight fit on 13 to 127).
+ROOM_FROM = N_("with room to spare from %(count)s\u00a0GPUs")
 LARGER_GPU = N_("choose a GPU with more memory")
 # For QLoRA, where a listed card holds the base as loaded but not as peft prepares it (Italian review, round 51: no
 # card was offered where the H200 held Mixtral as loaded, while LoRA's ways offered QLoRA so).
@@ -530,6 +533,18 @@ def ways_out(
             found = lower
         return found
 
+    def counted(way: str | Phrase, named: int) -> Phrase:
+        """``way`` to more GPUs, judged on ``most`` of them, with the fewest on which it leaves room to spare at the
+        lowest stage it names (ZeRO shards more on more GPUs, so each count above leaves room too)."""
+        fits, short = most, gpus
+        while fits - short > 1:
+            middle = (fits + short) // 2
+            if fits_once(zero_stage=named, gpus=middle, comfortable=True):
+                fits = middle
+            else:
+                short = middle
+        return noted(way, Phrase(ROOM_FROM, {"count": Quantity(Decimal(fits))}))
+
     if gpus == 1:
         # On one GPU no stage shares anything: a stage on several, as many as it takes.
         several = lowest(max(stage, 1), most) if most > 1 else None
@@ -537,7 +552,7 @@ def ways_out(
             way = {3: SEVERAL_GPUS_ZERO_3, 1: SEVERAL_GPUS_ANY_STAGE}.get(
                 several, Phrase(SEVERAL_GPUS_FROM, {"stages": _stages_from(several)})
             )
-            ways.append(as_twin(for_qlora(way, values, zero_stage=3, gpus=most), values))
+            ways.append(as_twin(for_qlora(counted(way, several), values, zero_stage=3, gpus=most), values))
     else:
         # A higher stage on the form's GPUs; where it makes room only on more of them, the two together (technical
         # and Spanish reviews, round 41: a higher stage was offered that fitted only on more GPUs).
@@ -551,9 +566,9 @@ def ways_out(
             ways.append(as_twin(for_qlora(higher_words, values, zero_stage=3), values))
         elif not more and most > gpus and lowest(stage + 1, most) is not None:
             # A higher stage and more GPUs, where more GPUs at this stage would not do (technical review, round 44).
-            ways.append(as_twin(for_qlora(ZERO_3_MORE_GPUS, values, zero_stage=3), values))
+            ways.append(as_twin(for_qlora(counted(ZERO_3_MORE_GPUS, 3), values, zero_stage=3), values))
         if more:
-            ways.append(MORE_GPUS)
+            ways.append(counted(MORE_GPUS, stage))
     lower = lower_typed(values) if typed else None
     if "activations" in typed:
         # The typed figure is what does not fit: what would lower it, which the page cannot check (technical review,

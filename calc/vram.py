@@ -652,8 +652,8 @@ ZERO_3_BUFFERS_BESIDE_HEAD = N_(
     "settings; do not add the buffers to the overhead too."
 )
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
-    "The total leaves out ZeRO-3's buffers, which the verdicts add: %(total)s at DeepSpeed's defaults, a gradient "
-    "bucket (reduce_bucket_size). The output layer, gathered to compute the logits and counted in the total "
+    "The total leaves out ZeRO-3's buffers, which the verdicts add: %(total)s at DeepSpeed's defaults, all of it the "
+    "gradient bucket (reduce_bucket_size). The output layer, gathered to compute the logits and counted in the total "
     "(%(head)s), already reaches the %(live)s cap that stage3_max_live_parameters sets, so while it is gathered no "
     "other gathered weights are added, nor any fetched ahead; as the layers run, their gathered weights reach that cap "
     "too, which the verdicts count then. To make room, lower reduce_bucket_size; do not add the buffers to the "
@@ -694,9 +694,10 @@ SHORT_BUT_LARGER = N_(
     "step holds no gradients of earlier micro-batches."
 )
 # Said of one change or several (technical review, round 64: "Each of these ways" after a single one).
-WAYS_ON_CARD = N_("Every change suggested here was checked on “%(twin)s” at precision fp16, which this card runs.")
+WAYS_ON_CARD = N_("Each change suggested here was checked with “%(twin)s” at precision fp16, which this card runs.")
 WAYS_AS_TWIN = N_(
-    "Every change suggested here was checked on the recipe DeepSpeed's ZeRO actually runs for this one, “%(twin)s”."
+    "Each change suggested here was checked with “%(twin)s”, the recipe DeepSpeed's ZeRO runs in place of the one "
+    "chosen."
 )
 VERDICT_WITHOUT_MASTER = N_(
     "%(verdict)s This total is for the recipe as chosen. DeepSpeed's ZeRO adds an fp32 master copy, so to size a "
@@ -981,6 +982,12 @@ def batch_note(values: Mapping[str, object]) -> Phrase | None:
 # colon they read as the reason, not the remedy).
 # Each verdict's ways (its words' "ways", and "sample_ways") are listed apart, by ways_listing.
 NOT_ONE = N_("Not even one sample fits.")
+# With the activation memory typed, where the state and the optimizer step alone do not fit: the ways make room for
+# the whole step, the typed figure included, which says nothing of a sample (technical review, round 65).
+TYPED_NOT_EMPTY = N_(
+    "Even without the activation memory you typed, the step does not fit: the model state and the optimizer step "
+    "alone need %(needed)s %(moment)s, %(counting)s."
+)
 # The step with the activation memory typed, where its fixed part fits but the whole does not.
 TYPED_SHORT = N_("With the activation memory typed, the step does not fit.")
 NOT_EMPTY = N_(
@@ -1007,6 +1014,10 @@ NOT_EMPTY_NOR_ONE = N_(
 )
 # The leads of the ways, for one way and for several, which a list follows.
 ROOM = (N_("To make room, %(way)s."), N_("To make room, do one of these:"))
+ROOM_WITH_TYPED = (
+    N_("To make room for them and the activation memory you typed, %(way)s."),
+    N_("To make room for them and the activation memory you typed, do one of these:"),
+)
 ROOM_FOR_ONE = (
     N_("To make room for a micro-batch of one sample, %(way)s."),
     N_("To make room for a micro-batch of one sample, do one of these:"),
@@ -1043,7 +1054,8 @@ def ways_listing(largest: object, checked: Phrase | None) -> tuple[Phrase | Phra
             Phrase(CHECK_AGAIN, {}),
         )
     else:
-        blocks = _options(ROOM_FOR_ONE if largest.message == NOT_EMPTY else ROOM, words["ways"])
+        leads = {NOT_EMPTY: ROOM_FOR_ONE, TYPED_NOT_EMPTY: ROOM_WITH_TYPED}
+        blocks = _options(leads.get(largest.message, ROOM), words["ways"])
     return (*blocks, checked) if checked else blocks
 
 
@@ -1709,7 +1721,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                     "moment": Phrase(MOMENT_WORDS["optimizer"], {}),
                     "counting": Phrase(COUNTING["buffers" if at_step else "buckets" if buckets else None], {}),
                 }
-                largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
+                largest = Phrase(TYPED_NOT_EMPTY, {**words, "ways": ways})
             else:
                 largest = Phrase(TYPED_SHORT, {"ways": ways})
     # One rule in every mode, so that the same margin gets the same verdict: a fit is tight within the step's

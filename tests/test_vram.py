@@ -38,6 +38,7 @@ from calc.fit import (
     QLORA_PREPARED_RECOMPUTING,
     QLORA_UNPREPARED,
     RECOMPUTE,
+    ROOM_FROM,
     SENTENCE,
     SEVERAL_GPUS_ANY_STAGE,
     SEVERAL_GPUS_ZERO_3,
@@ -112,6 +113,7 @@ from calc.vram import (
     TIGHT_FOR_BUFFERS,
     TIGHT_FOR_BUFFERS_CELL,
     TYPED,
+    TYPED_NOT_EMPTY,
     TYPED_SHORT,
     WAYS_AS_TWIN,
     ZERO_1_2_BUFFERS,
@@ -566,10 +568,10 @@ def test_with_the_activations_typed_the_page_says_what_would_compute_the_micro_b
     # A count whose state and optimizer step alone are more than the GPU holds: what may make room, as for a model
     # (Spanish review, round 40, D5); a count trains every parameter, so no adapter.
     short = CALCULATOR.results(COUNTED)["largest_micro_batch"]
-    assert short.message == NOT_EMPTY
+    assert short.message == TYPED_NOT_EMPTY
     # ZeRO-3 makes room on its 8 GPUs, its optimizer step holding only the bucket of ZeRO's buffers, as with a model
     # (technical review, round 42).
-    assert short.quantities["ways"] == Phrases((ZERO_3, MORE_GPUS, LARGER_GPU), style="or")
+    assert _named(short.quantities["ways"]) == (ZERO_3, MORE_GPUS, LARGER_GPU)
 
 
 def test_a_typed_activation_memory_keeps_the_model_s_optimizer_step_and_the_count_says_it_has_none():
@@ -1098,7 +1100,9 @@ def test_with_the_activation_memory_typed_a_step_that_does_not_fit_is_offered_wa
     fits but not the whole: each is offered what makes room, checked on the typed figure (Spanish and Italian reviews,
     round 47: the first was told only to leave the field blank, the second nothing)."""
     typed = CALCULATOR.results(_on("rtx-4090", method="full", activation_memory=Decimal(5)))["largest_micro_batch"]
-    assert typed.message == NOT_EMPTY and typed.quantities["ways"].messages
+    # The ways make room for the whole step, the typed figure included, which says nothing of a sample (technical
+    # review, round 65: "for a micro-batch of one sample").
+    assert typed.message == TYPED_NOT_EMPTY and typed.quantities["ways"].messages
     count = {**COUNTED, "parameters": Decimal(13), "zero_stage": "1", "activation_memory": Decimal(20)}
     count = {**count, "gpu": "a100-80gb", "gpu_memory": gpu_memory(GPUS_BY_ID["a100-80gb"])}
     short = CALCULATOR.results(count)["largest_micro_batch"]
@@ -2045,7 +2049,7 @@ def test_shorter_sequences_are_offered_only_at_a_length_the_page_found():
     peft prepares it, so shorter sequences are not offered at all (technical and Italian reviews, round 49: a bare
     "shorten the sequences" was)."""
     values = _on("rtx-4090", model="meta-llama/Llama-3.1-70B", method="qlora", zero_stage="3", gpus=Decimal(2))
-    assert CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages == (MORE_GPUS, LARGER_GPU)
+    assert _named(CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"]) == (MORE_GPUS, LARGER_GPU)
 
 
 def test_with_the_activation_memory_typed_the_state_is_sharded_where_zero_3_holds_it():
@@ -2158,8 +2162,15 @@ def test_the_notes_beside_a_way_out_say_what_it_needs_and_how_much_room_it_leave
 
     mixtral = _on("h100-80gb", model="mistralai/Mixtral-8x7B-v0.1", method="qlora")
     ways = CALCULATOR.results(mixtral)["largest_micro_batch"].quantities["ways"]
-    sharded = for_qlora(SEVERAL_GPUS_ZERO_3, {"method": "qlora", "precision": "bf16", "zero_stage": "3", "gpus": 2})
+    # From 3 GPUs, the fewest with room to spare (technical review, round 65: a count a reader would try).
+    room = Phrase(ROOM_FROM, {"count": Quantity(Decimal(3))})
+    sharded = for_qlora(
+        noted(SEVERAL_GPUS_ZERO_3, room), {"method": "qlora", "precision": "bf16", "zero_stage": "3", "gpus": 2}
+    )
     assert ways == Phrases((sharded, noted(LARGER_GPU, WITHOUT_PREPARATION)), style="or")
+    for count, roomy in ((3, True), (2, False)):
+        on = _applied(mixtral, zero_stage="3", gpus=Decimal(count), recomputation="full")["your_gpu"]
+        assert (on.message == SENTENCE[0]) == roomy
     h200 = _on("h200", model="mistralai/Mixtral-8x7B-v0.1", method="qlora")
     assert CALCULATOR.results(h200)["your_gpu"].message == FITS_ONLY_AS_LOADED
     fp32 = _on("rtx-4090", method="lora", optimizer="adam-fp32", precision="fp32")

@@ -104,7 +104,7 @@ EXPECTED = Expectations(
             "calculator cannot confirm it)",
             "shorten the sequences to 2,944\u00a0tokens (with room to spare)",
             "train QLoRA",
-            "train on several GPUs with ZeRO-3",
+            "train on several GPUs with ZeRO-3 (with room to spare from 2\u00a0GPUs)",
             "choose a GPU with more memory",
         ),
     ),
