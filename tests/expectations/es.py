@@ -124,10 +124,15 @@ EXPECTED = Expectations(
         "Los expertos de esta arquitectura tienen la anchura de su dimensión intermedia: introduce el mismo valor."
     ),
     not_one_sample=(
-        "No cabe ni una muestra. Para hacer sitio, calcula la pérdida por tramos de tokens (use_liger_kernel=True "
-        "en el Trainer; el formulario no tiene ningún campo para ello, así que esta calculadora no puede comprobar "
-        "que así quepa), "
-        "acorta las secuencias a un máximo de 2944\u00a0tokens (así cabe con holgura), entrena con QLoRA, "
-        "reparte el entrenamiento entre varias GPU con ZeRO-3, o bien elige una GPU con más memoria."
+        "No cabe ni una muestra.",
+        "Para hacer sitio, elige una de estas opciones:",
+        (
+            "calcula la pérdida por tramos de tokens (use_liger_kernel=True en el Trainer; el formulario no tiene "
+            "ningún campo para ello, así que esta calculadora no puede comprobar que así quepa)",
+            "acorta las secuencias a un máximo de 2944\u00a0tokens (así cabe con holgura)",
+            "entrena con QLoRA",
+            "reparte el entrenamiento entre varias GPU con ZeRO-3",
+            "elige una GPU con más memoria",
+        ),
     ),
 )
