@@ -115,9 +115,15 @@ EXPECTED = Expectations(
         "stesso valore."
     ),
     not_one_sample=(
-        "Nemmeno un campione entra in memoria. Per farne entrare almeno uno, calcola la loss a blocchi "
-        "(use_liger_kernel=True nel Trainer; questo calcolatore non ha un campo per questa impostazione, quindi "
-        "non può verificarla), accorcia le sequenze a 2944\u00a0token (il passo entra con un margine ampio), passa a "
-        "QLoRA, usa più GPU con ZeRO-3, oppure scegli una GPU con più memoria."
+        "Nemmeno un campione entra in memoria.",
+        "Per rimediare, applica una di queste modifiche:",
+        (
+            "calcola la loss a blocchi (use_liger_kernel=True nel Trainer; questo calcolatore non ha un campo per "
+            "questa impostazione, quindi non può verificarla)",
+            "accorcia le sequenze a 2944\u00a0token (il passo entra con un margine ampio)",
+            "passa a QLoRA",
+            "usa più GPU con ZeRO-3",
+            "scegli una GPU con più memoria",
+        ),
     ),
 )
