@@ -352,8 +352,11 @@ def ways_out(
     ...     "optimizer": "adamw-mixed", "zero_stage": "1", "gpus": 8, "target_batch": 64}
     >>> def fits(zero_stage="1", gpus=8, **rest):
     ...     return zero_stage == 3 and gpus > 8
-    >>> ways_out(values, samples=False, fits=fits).messages
-    ('use more GPUs under ZeRO-3', 'choose a GPU with more memory')
+    >>> from babel import Locale
+    >>> from gettext import NullTranslations
+    >>> more, larger = ways_out(values, samples=False, fits=fits).messages
+    >>> more.text(Locale.parse("en"), NullTranslations()), larger
+    ('use more GPUs under ZeRO-3 (with room to spare from 9\xa0GPUs)', 'choose a GPU with more memory')
     >>> ways_out(values, samples=False, fits=lambda zero_stage="1", **rest: zero_stage == 3).messages
     ('choose ZeRO-3', 'choose a GPU with more memory')
     """

@@ -131,7 +131,7 @@ EXPECTED = Expectations(
             "ningún campo para ello, así que esta calculadora no puede comprobar que así quepa)",
             "acorta las secuencias a un máximo de 2944\u00a0tokens (así cabe con holgura)",
             "entrena con QLoRA",
-            "reparte el entrenamiento entre varias GPU con ZeRO-3",
+            "reparte el entrenamiento entre varias GPU con ZeRO-3 (con holgura a partir de 2\u00a0GPU)",
             "elige una GPU con más memoria",
         ),
     ),

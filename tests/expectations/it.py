@@ -122,7 +122,7 @@ EXPECTED = Expectations(
             "questa impostazione, quindi non può verificarla)",
             "accorcia le sequenze a 2944\u00a0token (il passo entra con un margine ampio)",
             "passa a QLoRA",
-            "usa più GPU con ZeRO-3",
+            "usa più GPU con ZeRO-3 (con un margine ampio da 2\u00a0GPU in su)",
             "scegli una GPU con più memoria",
         ),
     ),
