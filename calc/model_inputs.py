@@ -397,11 +397,24 @@ def count_mode(
     the model custom, and the count follows the shape; typing a count makes the model :data:`COUNT` and leaves the
     shape aside."""
 
+    def shapes_count(values: Mapping[str, object]) -> tuple[Decimal, ...]:
+        """The count of the shape the form names, a preset's or one typed in full, as the field shows it (8.03) and as
+        an older address carries it exactly (8.030261248); none where the shape is incomplete or cannot be."""
+        model = values.get("model")
+        try:
+            if model in PRESETS or (model == CUSTOM and all(values.get(name) for name in TYPED_SHAPE)):
+                shape = shape_of(values)
+                return billions(shape), _exact_billions(shape)
+        except InputProblem:
+            pass  # its field says so
+        return ()
+
     def counted(values: Mapping[str, object], changed: Changed) -> bool:
-        """Whether the count is one of the reader's own, which makes the count mode."""
-        model, given = values.get("model"), values.get(count.name)
-        # The preset's count as the field shows it (8.03), and as an older address carries it exactly (8.030261248).
-        own = (billions(PRESETS[model]), _exact_billions(PRESETS[model])) if model in PRESETS else ()
+        """Whether the count is one of the reader's own, which makes the count mode: an address's count beside another
+        model's shape, a custom one's too (Italian review, round 65: ?model=custom&parameters=13 was dropped in
+        silence for the default shape's 8.03)."""
+        given = values.get(count.name)
+        own = shapes_count(values)
         if changed is None:
             # An address's count that is not its preset's (?parameters=7.5). A link that gives only the model (another
             # page's, ?model=Qwen/Qwen3-8B) leaves the default count, the default preset's: that is none of its own.

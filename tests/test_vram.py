@@ -798,6 +798,11 @@ def test_an_address_with_a_count_alone_opens_the_count_mode():
     linked = {**CALCULATOR.defaults(), "model": "Qwen/Qwen3-8B"}
     assert settle(linked, None)["parameters"] == billions(PRESETS["Qwen/Qwen3-8B"])
     assert "model" not in settle(linked, None)
+    # A custom shape's address with a count of its own: the count, not the shape's (Italian review, round 65: 13
+    # dropped in silence for the default shape's 8.03); with the shape's own count, the shape.
+    custom = {**CALCULATOR.defaults(), "model": "custom", "parameters": Decimal(13)}
+    assert settle(custom, None)["model"] == COUNT
+    assert "model" not in settle({**custom, "parameters": billions(PRESETS[DEFAULTS["model"]])}, None)
 
 
 def _on(gpu: str, **changes: object) -> dict[str, object]:
