@@ -30,7 +30,8 @@ SENTENCE = (
     N_("By this estimate, the run fits on your GPU, with %(spare)s to spare."),
     N_(
         "By this estimate, the run fits on your GPU, with %(spare)s to spare, but the fit is tight: it holds only "
-        "if this estimate is %(covered)s below the step's true peak (both without the overhead). %(measured)s"
+        "if this estimate is %(covered)s below the step's true peak (neither figure counting the overhead). "
+        "%(measured)s"
     ),
     N_("Your GPU is %(missing)s short."),
 )
@@ -264,7 +265,8 @@ def _note_order(note: Phrase) -> int:
     (Italian review, round 57: "a tight fit; with zero_allow_untested_optimizer" read as one note); why peft's
     preparation is left out after the fit it leaves (Spanish review, round 65: "would not fit; a tight fit")."""
     checked = (QLORA_PREPARED, QLORA_PREPARED_RECOMPUTING)
-    order = {**{each.message: 0 for each in checked}, WITH_SIXTEEN: 1, ROOM_FROM: 2, TIGHT_NOTE.message: 9}
+    order = {**{each.message: 0 for each in checked}, WITH_SIXTEEN: 1, ROOM_FROM: 2, ROOM_BY_STAGE: 2}
+    order[TIGHT_NOTE.message] = 9
     order[UNPREPARED_WHY.message] = 10
     return order.get(note.message, 5)
 
@@ -277,6 +279,12 @@ ZERO_3_MORE_GPUS = N_("use more GPUs under ZeRO-3")
 # The fewest GPUs on which a way to more of them leaves room to spare (technical review, round 65: "use more GPUs"
 # left room only on 128, a tight fit on 13 to 127).
 ROOM_FROM = N_("with room to spare from %(count)s\u00a0GPUs")
+# The same for each stage a way names, where they differ: a small model's ZeRO-3 buffers may outweigh what it shards,
+# or its sharding needs fewer GPUs than a lower stage's (technical and Spanish reviews, round 66: one count, a lower
+# stage's, said for all).
+ROOM_BY_STAGE = N_("with room to spare from %(counts)s")
+# TRANSLATORS: one item of that list: a count of GPUs under a ZeRO stage ("8 GPUs under ZeRO-1").
+GPUS_UNDER = N_("%(count)s\u00a0GPUs under %(stage)s")
 LARGER_GPU = N_("choose a GPU with more memory")
 # For QLoRA, where a listed card holds the base as loaded but not as peft prepares it (Italian review, round 51: no
 # card was offered where the H200 held Mixtral as loaded, while LoRA's ways offered QLoRA so).
@@ -538,9 +546,9 @@ def ways_out(
             found = lower
         return found
 
-    def counted(way: str | Phrase, named: int) -> Phrase:
-        """``way`` to more GPUs, judged on ``most`` of them, with the fewest on which it leaves room to spare at the
-        lowest stage it names (ZeRO shards more on more GPUs, so each count above leaves room too)."""
+    def roomy_from(named: int) -> int:
+        """The fewest GPUs on which stage ``named`` leaves room to spare, as it does on ``most`` (ZeRO shards more on
+        more GPUs, so each count above leaves room too)."""
         fits, short = most, gpus
         while fits - short > 1:
             middle = (fits + short) // 2
@@ -548,7 +556,19 @@ def ways_out(
                 fits = middle
             else:
                 short = middle
-        return noted(way, Phrase(ROOM_FROM, {"count": Quantity(Decimal(fits))}))
+        return fits
+
+    def counted(way: str | Phrase, stages: range) -> Phrase:
+        """``way`` to more GPUs, judged on ``most`` of them, with the fewest on which each stage it names leaves room
+        to spare: one count where they agree, else each stage's."""
+        counts = {named: roomy_from(named) for named in stages}
+        if len(set(counts.values())) == 1:
+            return noted(way, Phrase(ROOM_FROM, {"count": Quantity(Decimal(counts[stages[0]]))}))
+        each = tuple(
+            Phrase(GPUS_UNDER, {"count": Quantity(Decimal(count)), "stage": Names((f"ZeRO-{named}",))})
+            for named, count in counts.items()
+        )
+        return noted(way, Phrase(ROOM_BY_STAGE, {"counts": Phrases(each)}))
 
     if gpus == 1:
         # On one GPU no stage shares anything: a stage on several, as many as it takes.
@@ -557,7 +577,7 @@ def ways_out(
             way = {3: SEVERAL_GPUS_ZERO_3, 1: SEVERAL_GPUS_ANY_STAGE}.get(
                 several, Phrase(SEVERAL_GPUS_FROM, {"stages": _stages_from(several)})
             )
-            ways.append(as_twin(for_qlora(counted(way, several), values, zero_stage=3, gpus=most), values))
+            ways.append(as_twin(for_qlora(counted(way, range(several, 4)), values, zero_stage=3, gpus=most), values))
     else:
         # A higher stage on the form's GPUs; where it makes room only on more of them, the two together (technical
         # and Spanish reviews, round 41: a higher stage was offered that fitted only on more GPUs).
@@ -571,9 +591,9 @@ def ways_out(
             ways.append(as_twin(for_qlora(higher_words, values, zero_stage=3), values))
         elif not more and most > gpus and lowest(stage + 1, most) is not None:
             # A higher stage and more GPUs, where more GPUs at this stage would not do (technical review, round 44).
-            ways.append(as_twin(for_qlora(counted(ZERO_3_MORE_GPUS, 3), values, zero_stage=3), values))
+            ways.append(as_twin(for_qlora(counted(ZERO_3_MORE_GPUS, range(3, 4)), values, zero_stage=3), values))
         if more:
-            ways.append(counted(MORE_GPUS, stage))
+            ways.append(counted(MORE_GPUS, range(stage, stage + 1)))
     lower = lower_typed(values) if typed else None
     if "activations" in typed:
         # The typed figure is what does not fit: what would lower it, which the page cannot check (technical review,

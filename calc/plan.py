@@ -211,16 +211,16 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
 # How the plan's batch differs from the target: the nearest the GPUs share evenly (calc.formulas.batch.reachable),
 # the larger of two as near, and a note where it is far from the batch the learning rate was tuned for.
 NEAREST = N_(
-    "The target of %(target)s is not a multiple of the number of GPUs (%(gpus)s): this plan reaches %(reached)s, the "
-    "nearest batch they can share evenly."
+    "The target batch of %(target)s is not a multiple of the number of GPUs (%(gpus)s): this plan reaches "
+    "%(reached)s, the nearest batch they can share evenly."
 )
 LARGER_OF_TWO = N_(
-    "The target of %(target)s is not a multiple of the number of GPUs (%(gpus)s): this plan reaches %(reached)s, the "
-    "larger of the two nearest batches they can share evenly (%(other)s is as near)."
+    "The target batch of %(target)s is not a multiple of the number of GPUs (%(gpus)s): this plan reaches "
+    "%(reached)s, the larger of the two nearest batches they can share evenly (%(other)s is as near)."
 )
 FAR_FROM_TARGET = N_(
     "%(adjustment)s That batch differs by more than %(far)s from the one your learning rate was tuned for: retune "
-    "it, or use fewer GPUs."
+    "it, or use a number of GPUs that divides the target."
 )
 # Beyond a twentieth of the target, the change is more than a learning rate tuned for the target can be assumed to take.
 FAR = Fraction(1, 20)

@@ -678,8 +678,8 @@ BUFFERS_FLOOR_BEYOND_SPARE = N_(
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare, but the fit is tight: with DeepSpeed's "
     "default settings, ZeRO's buffers add %(buffers)s to the step's peak, and the total leaves them out. With the "
-    "buffers counted, it holds only if this estimate is %(covered)s below the step's true peak (both without the "
-    "overhead). %(measured)s"
+    "buffers counted, it holds only if this estimate is %(covered)s below the step's true peak (neither figure "
+    "counting the overhead). %(measured)s"
 )
 # A tight fit where the measurements (validation/steps.json, tools/measure_steps.py: single steps on one CPU, stage 0)
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
@@ -692,6 +692,12 @@ SHORTFALL_LEFT_OUT = N_("%(verdict)s Those measurements did not cover %(unmeasur
 SHORT_BUT_LARGER = N_(
     "%(verdict)s A micro-batch of %(count)s fits, though: it reaches the target batch without accumulating, so the "
     "step holds no gradients of earlier micro-batches."
+)
+# Short at the form's micro-batch, where a smaller one fits: the way out that needs no other change (Spanish and
+# Italian reviews, round 66: "short" with no way out beside "largest micro-batch: 1").
+SHORT_BUT_SMALLER = N_(
+    "%(verdict)s A micro-batch of %(count)s fits: lower the micro-batch size to it and raise the accumulation steps "
+    "to keep the target batch. The planner works them out."
 )
 # Said of one change or several (technical review, round 64: "Each of these ways" after a single one).
 WAYS_ON_CARD = N_("Each change suggested here was checked with “%(twin)s” at precision fp16, which this card runs.")
@@ -1304,6 +1310,11 @@ def _buffers_way(at_floor: Fraction, estimate: Fraction, free: Fraction) -> str:
     return SMALLER_BUFFERS_TIGHT if at_floor <= free else ""
 
 
+# A larger card that holds the step only tightly: the listed ones, not "a GPU with more memory" as such (technical
+# review, round 66: "(a tight fit)" read as any larger card's).
+LISTED_TIGHT = Phrase(N_("the listed ones that hold it leave only a tight fit"), {})
+
+
 def _larger(
     step: tuple[Fraction, Fraction], beside: Fraction, loaded: tuple[Fraction, Fraction] | None = None
 ) -> dict[str, object]:
@@ -1318,7 +1329,7 @@ def _larger(
     for (need, estimate), words in options:
         if _on_a_listed_card(need, beside):
             roomy = _on_a_listed_card(need + shortfall(estimate), beside)
-            return {"larger_gpu": True, "larger": words if roomy else noted(words, TIGHT_NOTE)}
+            return {"larger_gpu": True, "larger": words if roomy else noted(words, LISTED_TIGHT)}
     return {"larger_gpu": False}
 
 
@@ -1631,8 +1642,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             # "accumulated gradients" beside a row of 16.06 GB).
             moment = Phrase(
                 N_(
-                    "The peak comes %(moment)s. Accumulation adds %(earlier)s to it: the gradients that the earlier "
-                    "micro-batches left on the weights this micro-batch's backward pass has not reached yet."
+                    "The peak comes %(moment)s. Accumulation adds %(earlier)s to it: the gradients that earlier "
+                    "micro-batches left on the weights that this micro-batch's backward pass has not yet reached."
                 ),
                 {**moment.quantities, "earlier": gigabytes(earlier, 2)},
             )
@@ -1799,6 +1810,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 yours = Phrase(SHORTFALL_LEFT_OUT, {"verdict": yours, **named})
     elif buffers and yours.message == SENTENCE[2]:
         yours = Phrase(SHORT_WITH_BUFFERS, short_with_buffers(yours, buffers))
+    # The largest micro-batch that fits, beside the form's: a short verdict names it (a largest equal to the form's
+    # fits, and is no short verdict's).
     larger = isinstance(largest, Quantity) and largest.value > int(values["micro_batch"])
     if yours.message in (SENTENCE[2], SHORT_WITH_BUFFERS) and larger:
         # Short at the form's micro-batch, yet a larger one fits: one that needs no accumulation, whose gradients the
@@ -1807,6 +1820,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # for a share of 4): the largest needs no accumulation, so it is at least that share, which fits too.
         share = Quantity(-(-int(values["target_batch"]) // int(values["gpus"])))
         yours = Phrase(SHORT_BUT_LARGER, {"verdict": yours, "count": share})
+    elif yours.message in (SENTENCE[2], SHORT_WITH_BUFFERS) and isinstance(largest, Quantity):
+        yours = Phrase(SHORT_BUT_SMALLER, {"verdict": yours, "count": largest})
     carried_budget = Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None
     # With ZeRO's buffers beside the total, as the verdicts count them (Italian review, round 44: two T4s under ZeRO-3
     # held QLoRA's prepared base by the total alone).
