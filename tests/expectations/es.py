@@ -129,9 +129,9 @@ EXPECTED = Expectations(
         (
             "calcula la pérdida por tramos de tokens (use_liger_kernel=True en el Trainer; el formulario no tiene "
             "ningún campo para ello, así que esta calculadora no puede comprobar que así quepa)",
-            "acorta las secuencias a un máximo de 2944\u00a0tokens (así cabe con holgura)",
+            "acorta las secuencias a un máximo de 2944\u00a0tokens (así cabe con margen)",
             "entrena con QLoRA",
-            "reparte el entrenamiento entre varias GPU con ZeRO-3 (con holgura a partir de 2\u00a0GPU)",
+            "reparte el entrenamiento entre varias GPU con ZeRO-3 (con margen a partir de 2\u00a0GPU)",
             "elige una GPU con más memoria",
         ),
     ),
