@@ -548,8 +548,14 @@ def ways_out(
 
     def roomy_from(named: int) -> int:
         """The fewest GPUs on which stage ``named`` leaves room to spare, as it does on ``most`` (ZeRO shards more on
-        more GPUs, so each count above leaves room too)."""
+        more GPUs, so each count above leaves room too): doubling from the form's, since few are usually enough, then
+        halving the gap."""
         fits, short = most, gpus
+        while short * 2 < fits:
+            if fits_once(zero_stage=named, gpus=short * 2, comfortable=True):
+                fits = short * 2
+                break
+            short *= 2
         while fits - short > 1:
             middle = (fits + short) // 2
             if fits_once(zero_stage=named, gpus=middle, comfortable=True):
