@@ -179,9 +179,10 @@ SHORTEN_TO = N_("shorten the sequences to %(length)s\u00a0tokens")
 SHORTEN_TO_SPARE = N_("shorten the sequences to %(length)s\u00a0tokens (with room to spare)")
 SHORTEN_TO_TIGHT = N_("shorten the sequences to %(length)s\u00a0tokens (a tight fit)")
 # Where one sample is what does not fit: the sequence split across GPUs, which the page does not model.
+# Listed apart, as a way this calculator cannot check (UNCHECKED): the note says only what it is.
 SPLIT_SEQUENCE = N_(
     "split each sequence across several GPUs (sequence or context parallelism, such as DeepSpeed Ulysses or ring "
-    "attention, which this calculator does not model)"
+    "attention)"
 )
 # Where DistributedDataParallel's gradient buckets (calc.vram.ddp_buckets) are what leaves no room: without them.
 BUCKET_VIEW = N_("create DistributedDataParallel with gradient_as_bucket_view=True")
@@ -190,10 +191,7 @@ BUCKET_VIEW_HOW = Phrase(N_("in Accelerate, through DistributedDataParallelKwarg
 # Where the moment that limits the micro-batch is the loss's: its fp32 tensors over the vocabulary, which a fused
 # linear cross entropy computes a chunk of tokens at a time (the activations page's FAQ cites Liger Kernel's).
 # The form has no field for it, so this calculator cannot show the step with it (Spanish review, round 53).
-CHUNKED_LOSS = N_(
-    "compute the loss in chunks (the Trainer's use_liger_kernel=True; the form has no field for it, so this "
-    "calculator cannot confirm it)"
-)
+CHUNKED_LOSS = N_("compute the loss in chunks (the Trainer's use_liger_kernel=True, which the form has no field for)")
 # In full fine-tuning, where another recipe keeps fewer bytes per parameter and that makes room: the weights, gradients
 # and optimizer state shrink with it. Named, the first of those that do in the page's order (AdamW's before SGD's),
 # and under ZeRO one that DeepSpeed runs as it is (Spanish review, round 48: a 16-bit recipe, which ZeRO runs with
@@ -289,7 +287,7 @@ LARGER_GPU = N_("choose a GPU with more memory")
 # For QLoRA, where a listed card holds the base as loaded but not as peft prepares it (Italian review, round 51: no
 # card was offered where the H200 held Mixtral as loaded, while LoRA's ways offered QLoRA so).
 WITHOUT_PREPARATION = Phrase(N_("one that holds the step only without peft's prepare_model_for_kbit_training"), {})
-LOWER_TYPED = N_("lower the activation memory you typed (through %(how)s; this calculator cannot check it)")
+LOWER_TYPED = N_("lower the activation memory you typed (through %(how)s)")
 # What lowers it, each only where the form has not chosen it already (Spanish review, round 54: a micro-batch of one,
 # full recomputation and fused attention were offered where they were the form's); a count's form shows neither
 # recomputation nor attention, so both are named.
@@ -317,6 +315,17 @@ def lower_typed(values: Mapping[str, object]) -> Phrase:
 FEWER_PARAMETERS = N_(
     "train fewer parameters (not even ZeRO-3 on as many GPUs as the target batch has samples makes room for them)"
 )
+# The ways this calculator cannot check, which a page lists apart from those it has (Italian review, round 67: a
+# sequence split under "do one of these" read as checked like the rest).
+UNCHECKED = (SPLIT_SEQUENCE, CHUNKED_LOSS, LOWER_TYPED)
+
+
+def checked(way: str | Phrase) -> bool:
+    """Whether this calculator checked that ``way`` makes room."""
+    bare = _bare_way(way)
+    return (bare.message if isinstance(bare, Phrase) else bare) not in UNCHECKED
+
+
 # Where nothing the page tries, alone or together, makes room on the GPUs it may ask for.
 NOTHING_TRIED = N_(
     "change more at once than this calculator checks (an adapter, ZeRO-3 on up to as many GPUs as the target batch has "
@@ -570,9 +579,14 @@ def ways_out(
         counts = {named: roomy_from(named) for named in stages}
         if len(set(counts.values())) == 1:
             return noted(way, Phrase(ROOM_FROM, {"count": Quantity(Decimal(counts[stages[0]]))}))
+        # The stages that share a count named together (technical review, round 67: "4 GPUs under ZeRO-2, and 4 GPUs
+        # under ZeRO-3").
+        sharing = {
+            count: tuple(f"ZeRO-{named}" for named in stages if counts[named] == count) for count in counts.values()
+        }
         each = tuple(
-            Phrase(GPUS_UNDER, {"count": Quantity(Decimal(count)), "stage": Names((f"ZeRO-{named}",))})
-            for named, count in counts.items()
+            Phrase(GPUS_UNDER, {"count": Quantity(Decimal(count)), "stage": Names(named, style="or")})
+            for count, named in sharing.items()
         )
         return noted(way, Phrase(ROOM_BY_STAGE, {"counts": Phrases(each)}))
 

@@ -41,6 +41,7 @@ from calc.fit import (
     accumulates,
     carried,
     changes_together,
+    checked,
     coverage,
     most_gpus,
     noted,
@@ -53,7 +54,7 @@ from calc.fit import (
 )
 from calc.formatting import GIBIBYTE, GIGABYTE, IN_WORDS, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
-from calc.formulas.batch import effective_batch_size, steps_reaching
+from calc.formulas.batch import divisors, effective_batch_size, steps_reaching
 from calc.formulas.model_states import ADAMW, RECIPES, STAGES, per_gpu, zero_twin
 from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
@@ -699,6 +700,19 @@ SHORT_BUT_SMALLER = N_(
     "%(verdict)s A micro-batch of %(count)s fits: lower the micro-batch size to it and raise the accumulation steps "
     "to keep the target batch. The planner works them out."
 )
+
+
+def _smaller_fitting(values: Mapping[str, object], largest: int) -> Counted:
+    """The largest micro-batch that fits and divides each GPU's share of the target batch, so that whole accumulation
+    steps keep it (Spanish review, round 67: 24 was named for a share of 64); where the GPUs cannot share the target
+    evenly, the largest that fits (the batch note says so)."""
+    target, replicas = int(values["target_batch"]), int(values["gpus"])
+    count = largest
+    if not target % replicas:
+        count = max(each for each in divisors(target // replicas) if each <= largest)
+    return Counted(count, SAMPLES)
+
+
 # Said of one change or several (technical review, round 64: "Each of these ways" after a single one).
 WAYS_ON_CARD = N_("Each change suggested here was checked with “%(twin)s” at precision fp16, which this card runs.")
 WAYS_AS_TWIN = N_(
@@ -736,7 +750,7 @@ SHORT_WITH_BUFFERS = N_(
     "%(verdict)s Counting ZeRO's buffers, it is %(with_buffers)s short: the total leaves them out, and with "
     "DeepSpeed's default settings they add %(buffers)s to the step's peak."
 )
-SHORT_WITH_BUFFERS_CELL = N_("%(verdict)s, %(with_buffers)s with ZeRO's buffers at DeepSpeed's defaults")
+SHORT_WITH_BUFFERS_CELL = N_("%(verdict)s (%(with_buffers)s counting ZeRO's buffers at DeepSpeed's defaults)")
 
 
 def short_with_buffers(short: Phrase, buffers: Fraction) -> dict[str, Quantity | Phrase]:
@@ -1037,14 +1051,30 @@ ROOM_FOR_FIXED = (
     N_("Then, to make room for the fixed part, do one of these:"),
 )
 CHECK_AGAIN = N_("Once both fit, check the step here again.")
+# The ways this calculator cannot check, after those it has, or alone.
+UNCHECKED_TOO = (
+    N_("This may make room too, though this calculator cannot check it: %(way)s."),
+    N_("These may make room too, though this calculator cannot check them:"),
+)
+UNCHECKED_ALONE = (
+    N_("This may make room, though this calculator cannot check it: %(way)s."),
+    N_("These may make room, though this calculator cannot check them:"),
+)
 
 
 def _options(lead: tuple[str, str], ways: Phrases) -> tuple[Phrase | Phrases, ...]:
-    """``ways`` after their ``lead``: in its sentence where there is one, else listed under it."""
-    if len(ways.messages) == 1:
-        (way,) = ways.messages
-        return (Phrase(lead[0], {"way": way if isinstance(way, Phrase) else Phrase(way, {})}),)
-    return Phrase(lead[1], {}), ways
+    """``ways`` after their ``lead``, those this calculator cannot check apart, after the rest: each group in its
+    lead's sentence where it has one way, else listed under it."""
+
+    def group(words: tuple[str, str], options: list) -> tuple[Phrase | Phrases, ...]:
+        if len(options) == 1:
+            (way,) = options
+            return (Phrase(words[0], {"way": way if isinstance(way, Phrase) else Phrase(way, {})}),)
+        return (Phrase(words[1], {}), Phrases(tuple(options), style="or")) if options else ()
+
+    sure = [way for way in ways.messages if checked(way)]
+    unsure = [way for way in ways.messages if not checked(way)]
+    return (*group(lead, sure), *group(UNCHECKED_TOO if sure else UNCHECKED_ALONE, unsure))
 
 
 def ways_listing(largest: object, checked: Phrase | None) -> tuple[Phrase | Phrases, ...] | None:
@@ -1313,6 +1343,11 @@ def _buffers_way(at_floor: Fraction, estimate: Fraction, free: Fraction) -> str:
 # A larger card that holds the step only tightly: the listed ones, not "a GPU with more memory" as such (technical
 # review, round 66: "(a tight fit)" read as any larger card's).
 LISTED_TIGHT = Phrase(N_("the listed ones that hold it leave only a tight fit"), {})
+# The same for QLoRA, judged on its base as peft prepares it (technical review, round 67: a card whose verdict, on the
+# base as loaded, had room).
+LISTED_TIGHT_PREPARED = Phrase(
+    N_("the listed ones that hold it with peft's prepare_model_for_kbit_training leave only a tight fit"), {}
+)
 
 
 def _larger(
@@ -1326,10 +1361,11 @@ def _larger(
     options = [(step, LARGER_GPU)]
     if loaded is not None:
         options.append((loaded, noted(LARGER_GPU, WITHOUT_PREPARATION)))
+    tight = LISTED_TIGHT if loaded is None else LISTED_TIGHT_PREPARED
     for (need, estimate), words in options:
         if _on_a_listed_card(need, beside):
             roomy = _on_a_listed_card(need + shortfall(estimate), beside)
-            return {"larger_gpu": True, "larger": words if roomy else noted(words, LISTED_TIGHT)}
+            return {"larger_gpu": True, "larger": words if roomy else noted(words, tight)}
     return {"larger_gpu": False}
 
 
@@ -1821,7 +1857,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         share = Quantity(-(-int(values["target_batch"]) // int(values["gpus"])))
         yours = Phrase(SHORT_BUT_LARGER, {"verdict": yours, "count": share})
     elif yours.message in (SENTENCE[2], SHORT_WITH_BUFFERS) and isinstance(largest, Quantity):
-        yours = Phrase(SHORT_BUT_SMALLER, {"verdict": yours, "count": largest})
+        yours = Phrase(SHORT_BUT_SMALLER, {"verdict": yours, "count": _smaller_fitting(values, int(largest.value))})
     carried_budget = Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None
     # With ZeRO's buffers beside the total, as the verdicts count them (Italian review, round 44: two T4s under ZeRO-3
     # held QLoRA's prepared base by the total alone).

@@ -55,7 +55,8 @@ class Expectations:
     expert_width: str
     # The VRAM page's largest micro-batch where not one sample of the default run fits an A10G, and the ways out left,
     # listed under their lead.
-    not_one_sample: tuple[str, str, tuple[str, ...]]  # the verdict, the ways' lead, the ways
+    # The verdict, the ways' lead, the ways, and the one this calculator cannot check, in a sentence of its own.
+    not_one_sample: tuple[str, str, tuple[str, ...], str]
 
     def figures(self, **texts: str) -> tuple[str, str]:
         """The effective batch and the memory shown for ``texts`` (over the defaults), as ``results`` gives them."""

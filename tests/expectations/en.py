@@ -100,12 +100,12 @@ EXPECTED = Expectations(
         "Not even one sample fits.",
         "To make room, do one of these:",
         (
-            "compute the loss in chunks (the Trainer's use_liger_kernel=True; the form has no field for it, so this "
-            "calculator cannot confirm it)",
             "shorten the sequences to 2,944\u00a0tokens (with room to spare)",
             "train QLoRA",
             "train on several GPUs with ZeRO-3 (with room to spare from 2\u00a0GPUs)",
             "choose a GPU with more memory",
         ),
+        "This may make room too, though this calculator cannot check it: compute the loss in chunks (the Trainer's "
+        "use_liger_kernel=True, which the form has no field for).",
     ),
 )
