@@ -125,14 +125,14 @@ EXPECTED = Expectations(
     ),
     not_one_sample=(
         "No cabe ni una muestra.",
-        "Para hacer sitio, elige una de estas opciones:",
+        "Para hacer sitio, basta con una de estas opciones:",
         (
-            "calcula la pérdida por tramos de tokens (use_liger_kernel=True en el Trainer; el formulario no tiene "
-            "ningún campo para ello, así que esta calculadora no puede comprobar que así quepa)",
             "acorta las secuencias a un máximo de 2944\u00a0tokens (así cabe con margen)",
             "entrena con QLoRA",
             "reparte el entrenamiento entre varias GPU con ZeRO-3 (con margen a partir de 2\u00a0GPU)",
             "elige una GPU con más memoria",
         ),
+        "Hay otra opción que podría hacer sitio, aunque esta calculadora no puede comprobarlo: calcula la pérdida por "
+        "tramos de tokens (use_liger_kernel=True en el Trainer; el formulario no tiene ningún campo para ello).",
     ),
 )
