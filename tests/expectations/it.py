@@ -118,12 +118,12 @@ EXPECTED = Expectations(
         "Nemmeno un campione entra in memoria.",
         "Per rimediare, applica una di queste modifiche:",
         (
-            "calcola la loss a blocchi (use_liger_kernel=True nel Trainer; questo calcolatore non ha un campo per "
-            "questa impostazione, quindi non può verificarla)",
-            "accorcia le sequenze a 2944\u00a0token (il passo entra con un margine ampio)",
+            "accorcia le sequenze a 2944\u00a0token (il passo entra con ampio margine)",
             "passa a QLoRA",
-            "usa più GPU con ZeRO-3 (con un margine ampio da 2\u00a0GPU in su)",
+            "usa più GPU con ZeRO-3 (ampio margine a partire da 2\u00a0GPU)",
             "scegli una GPU con più memoria",
         ),
+        "Anche questa modifica potrebbe liberare memoria a sufficienza, ma questo calcolatore non può verificarlo: "
+        "calcola la loss a blocchi (use_liger_kernel=True nel Trainer, un’impostazione che qui non ha un campo).",
     ),
 )
