@@ -700,17 +700,34 @@ SHORT_BUT_SMALLER = N_(
     "%(verdict)s A micro-batch of %(count)s fits: lower the micro-batch size to it and raise the accumulation steps "
     "to keep the target batch. The planner works them out."
 )
+# The largest that fits and divides each GPU's share, said so where a larger one fits (technical review, round 68: 3
+# named beside a largest of 4, for a share of 6).
+SHORT_BUT_SMALLER_DIVIDING = N_(
+    "%(verdict)s A micro-batch of %(count)s fits and divides each GPU's share of the target batch (%(share)s): lower "
+    "the micro-batch size to it and raise the accumulation steps to keep the target batch. The planner works them out."
+)
+# Where it is the whole share: no accumulation to raise (technical review, round 68).
+SHORT_BUT_SHARE = N_(
+    "%(verdict)s A micro-batch of %(count)s fits, each GPU's whole share of the target batch: lower the micro-batch "
+    "size to it, with no accumulation."
+)
 
 
-def _smaller_fitting(values: Mapping[str, object], largest: int) -> Counted:
-    """The largest micro-batch that fits and divides each GPU's share of the target batch, so that whole accumulation
-    steps keep it (Spanish review, round 67: 24 was named for a share of 64); where the GPUs cannot share the target
-    evenly, the largest that fits (the batch note says so)."""
+def _smaller_fitting(values: Mapping[str, object], verdict: Phrase, largest: int) -> Phrase:
+    """A short verdict with the largest micro-batch that fits and divides each GPU's share of the target batch, so
+    that whole accumulation steps keep it (Spanish review, round 67: 24 was named for a share of 64); where the GPUs
+    cannot share the target evenly, the largest that fits (the batch note says so)."""
     target, replicas = int(values["target_batch"]), int(values["gpus"])
-    count = largest
-    if not target % replicas:
-        count = max(each for each in divisors(target // replicas) if each <= largest)
-    return Counted(count, SAMPLES)
+    if target % replicas:
+        return Phrase(SHORT_BUT_SMALLER, {"verdict": verdict, "count": Counted(largest, SAMPLES)})
+    share = target // replicas
+    count = max(each for each in divisors(share) if each <= largest)
+    words = {"verdict": verdict, "count": Counted(count, SAMPLES)}
+    if count == share:
+        return Phrase(SHORT_BUT_SHARE, words)
+    if count < largest:
+        return Phrase(SHORT_BUT_SMALLER_DIVIDING, {**words, "share": Counted(share, SAMPLES)})
+    return Phrase(SHORT_BUT_SMALLER, words)
 
 
 # Said of one change or several (technical review, round 64: "Each of these ways" after a single one).
@@ -781,6 +798,12 @@ ZERO_3_GRADIENT = N_(
     "them into the bucket: one weight's in each layer, up to %(gradient)s, and the token embeddings', "
     "%(embeddings)s. The output layer's, written whole as the backward pass starts, is not counted."
 )
+# Where the step's busiest moment with the buffers holds one: what of the figure the verdicts add is that gradient, not
+# a buffer (Italian review, round 68: 5.70 GB of buffers said beside a note of 3.82 GB).
+ZERO_PEAK_GRADIENT = N_(
+    "At the moment the verdicts find busiest, %(moment)s, they count %(held)s for ZeRO, of which %(gradient)s is such "
+    "a full-size gradient, not a buffer."
+)
 
 
 def _bucket(values: Mapping[str, object]) -> Quantity:
@@ -803,18 +826,21 @@ def buffers_by_moment(values: Mapping[str, object], setting: Setting) -> dict[st
     headed = zero_buffers(values)[1]
     bucket = Fraction(_bucket(values).value) * GB
 
-    # In full fine-tuning, the full-size gradient of the weight whose backward runs, before DeepSpeed copies it into
-    # the bucket, at any settings (technical review, round 54: the defaults came to less than the floor for Mixtral).
-    gradient = largest_gradient(values)
-
     def at(moment: str) -> Fraction:
         if moment == "optimizer":
             return bucket
-        written = gradient if "layer's" in moment else embeddings if moment == "embeddings" else 0
-        return (headed if holds_gathered_matrix(moment, setting) else full) + written
+        return (headed if holds_gathered_matrix(moment, setting) else full) + written_at(values, moment)
 
-    embeddings = embeddings_gradient(values)
     return {moment: at(moment) for moment in MOMENTS}
+
+
+def written_at(values: Mapping[str, object], moment: str) -> Fraction:
+    """Under ZeRO-3 in full fine-tuning, the full-size gradient autograd holds at ``moment`` before DeepSpeed copies
+    it into the bucket, at any settings (technical review, round 54: the defaults came to less than the floor for
+    Mixtral): the weight's whose backward runs, the token embeddings' as the backward pass ends."""
+    if "layer's" in moment:
+        return largest_gradient(values)
+    return embeddings_gradient(values) if moment == "embeddings" else Fraction(0)
 
 
 def written_gradients(values: Mapping[str, object]) -> tuple[Fraction, Fraction]:
@@ -1549,7 +1575,16 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 words = {"gradient": gigabytes(written[0], 2), "embeddings": gigabytes(written[1], 2)}
                 moments_note = Phrase(ZERO_2_GRADIENTS, words)
             # What they add to the step's peak at the form's micro-batch, each moment with its own.
-            buffers = peak_of(with_buffers(held, by_moment), micro_batch).total - step.total
+            buffered = peak_of(with_buffers(held, by_moment), micro_batch)
+            buffers = buffered.total - step.total
+            if moments_note is not None and (gradient := written_at(values, buffered.moment)):
+                words = {
+                    "moment": Phrase(MOMENT_WORDS[buffered.moment], {}),
+                    "held": gigabytes(by_moment[buffered.moment], 2),
+                    "gradient": gigabytes(gradient, 2),
+                }
+                said = Phrase(ZERO_PEAK_GRADIENT, words)
+                moments_note = Phrases((*moments_note.messages, said), style="sentences")
             # The step with the buffers at their least, each moment its own: none beside the optimizer step (technical
             # review, round 53: the floor was set beside a peak at the optimizer step).
             floor = buffers_floor(values)
@@ -1675,14 +1710,21 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         if earlier:
             # The LoRA page shows the same run's single step: say why this peak holds more. What accumulation adds
             # at that moment, not all the gradients the breakdown shows (Spanish review, round 65: 14.62 GB said of
-            # "accumulated gradients" beside a row of 16.06 GB).
-            moment = Phrase(
+            # "accumulated gradients" beside a row of 16.06 GB); under ZeRO-2, the GPU's partition of their sum, which
+            # DeepSpeed keeps from the first micro-batch on (Spanish review, round 68).
+            said = (
                 N_(
+                    "The peak comes %(moment)s. Accumulation adds %(earlier)s to it: ZeRO-2 keeps this GPU's "
+                    "partition of the accumulated gradients from the first micro-batch to the optimizer step, where a "
+                    "single micro-batch would hold only what its backward pass has written so far."
+                )
+                if int(values["zero_stage"]) == 2
+                else N_(
                     "The peak comes %(moment)s. Accumulation adds %(earlier)s to it: the gradients that earlier "
                     "micro-batches left on the weights that this micro-batch's backward pass has not yet reached."
-                ),
-                {**moment.quantities, "earlier": gigabytes(earlier, 2)},
+                )
             )
+            moment = Phrase(said, {**moment.quantities, "earlier": gigabytes(earlier, 2)})
         elif step.moment == "optimizer":
             moment = at_optimizer_step(values, step.parts["optimizer_temporaries"])
         elif values["zero_stage"] == "3" and accumulates(values, int(values["micro_batch"])):
@@ -1857,7 +1899,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         share = Quantity(-(-int(values["target_batch"]) // int(values["gpus"])))
         yours = Phrase(SHORT_BUT_LARGER, {"verdict": yours, "count": share})
     elif yours.message in (SENTENCE[2], SHORT_WITH_BUFFERS) and isinstance(largest, Quantity):
-        yours = Phrase(SHORT_BUT_SMALLER, {"verdict": yours, "count": _smaller_fitting(values, int(largest.value))})
+        yours = _smaller_fitting(values, yours, int(largest.value))
     carried_budget = Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None
     # With ZeRO's buffers beside the total, as the verdicts count them (Italian review, round 44: two T4s under ZeRO-3
     # held QLoRA's prepared base by the total alone).

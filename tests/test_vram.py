@@ -2529,8 +2529,16 @@ def test_a_short_verdict_names_the_smaller_micro_batch_that_fits():
     assert _bare(_applied(values, micro_batch=Decimal(1))["your_gpu"]).message in SENTENCE[:2]
     # The largest that fits and divides each GPU's share of the target batch, which whole accumulation steps keep
     # (Spanish review, round 67: 24 was named for a share of 64).
+    from calc.vram import SHORT_BUT_SHARE, SHORT_BUT_SMALLER_DIVIDING
+
     h200 = CALCULATOR.results(_on("h200", micro_batch=Decimal(64)))
     assert (h200["largest_micro_batch"].value, h200["your_gpu"].quantities["count"]) == (17, Counted(16, SAMPLES))
+    # Said why, where a larger one fits; and, where it is each GPU's whole share, no accumulation to raise (technical
+    # review, round 68).
+    assert h200["your_gpu"].message == SHORT_BUT_SMALLER_DIVIDING
+    share = _on("a10g", method="lora", gpus=Decimal(8), micro_batch=Decimal(4), target_batch=Decimal(8),
+                sequence_length=Decimal(2048))  # fmt: skip
+    assert CALCULATOR.results(share)["your_gpu"].message == SHORT_BUT_SHARE
 
 
 def test_a_way_to_more_gpus_names_each_stage_s_count_where_they_differ():
@@ -2576,3 +2584,30 @@ def test_under_zero_2_the_full_size_gradients_the_verdicts_leave_out_are_said_wi
     assert note.quantities["gradient"] == gigabytes(14336 * 4096 * 2, 2)  # the MLP's weights, the largest
     assert CALCULATOR.results({**values, "method": "lora"})["zero_moments"] is None
     assert CALCULATOR.results({**values, "zero_stage": "1"})["zero_moments"] is None
+
+
+def test_where_the_busiest_moment_holds_a_full_size_gradient_the_note_says_how_much_of_zero_s_share_it_is():
+    """Italian review, round 68: Mixtral under ZeRO-3 on eight H100s, whose verdicts count 5.70 GB for ZeRO in the last
+    layer's backward, 3.82 GB of buffers and 1.88 GB of an expert's full-size gradient, beside a note of 3.82 GB."""
+    from calc.vram import ZERO_PEAK_GRADIENT
+
+    values = _on("h100-80gb", model="mistralai/Mixtral-8x7B-v0.1", method="full", zero_stage="3", gpus=Decimal(8))
+    results = CALCULATOR.results(values)
+    (said,) = [each for each in results["zero_moments"].messages if each.message == ZERO_PEAK_GRADIENT]
+    buffers = results["zero_buffers"].quantities["total"].shown()
+    held, gradient = said.quantities["held"].shown(), said.quantities["gradient"].shown()
+    assert (buffers, gradient, held) == (Decimal("3.82"), Decimal("1.88"), Decimal("5.70"))
+    # Not where the busiest moment holds none (LoRA's frozen base writes no gradient).
+    lora = CALCULATOR.results({**values, "method": "lora"})["zero_moments"]
+    assert all(each.message != ZERO_PEAK_GRADIENT for each in lora.messages)
+
+
+def test_under_zero_2_accumulation_is_said_to_keep_the_gpu_s_partition():
+    """Spanish review, round 68: under ZeRO-2 the accumulated gradients are DeepSpeed's partition, kept from the first
+    micro-batch on, not gradients left on weights the backward pass has not reached; the figure is that partition
+    where the peak comes before the backward pass writes any (16.06 GB of gradients over 4 GPUs)."""
+    values = _on("h100-80gb", method="full", gpus=Decimal(4), zero_stage="2", sequence_length=Decimal(8192))
+    results = CALCULATOR.results(values)
+    said = results["peak_moment"].text(EN, NullTranslations())
+    assert "ZeRO-2 keeps this GPU's partition of the accumulated gradients" in said
+    assert results["earlier_gradients"].shown() == Decimal("4.02")
