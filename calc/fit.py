@@ -30,7 +30,7 @@ SENTENCE = (
     N_("By this estimate, the run fits on your GPU, with %(spare)s to spare."),
     N_(
         "By this estimate, the run fits on your GPU, with %(spare)s to spare, but the fit is tight: it holds only "
-        "if this estimate is %(covered)s below the step's true peak (neither figure counting the overhead). "
+        "if this estimate is %(covered)s below the step's true peak, neither figure counting the overhead. "
         "%(measured)s"
     ),
     N_("Your GPU is %(missing)s short."),
