@@ -55,6 +55,7 @@ from calc.step_outputs import (
     PREPARE_SOURCE,
     QLORA_CONFIG,
     attention_note,
+    experts_in_16_bits,
     moment_phrase,
     part_rows,
     window_note,
@@ -133,6 +134,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "run_memory": gigabytes(peak.total, 2) if modelled else None,
         "peak_moment": moment_phrase(N_("The peak comes %(moment)s."), peak.moment) if modelled else peak,
         "run_breakdown": part_rows(peak.parts) if modelled else [],
+        # The sizes table's QLoRA rows keep a mixture's experts in 16 bits: said why, whatever the method.
+        "qlora_experts": experts_in_16_bits(shape),
         "qlora_base": Phrase(QLORA_BASE, {"extra": gigabytes(qlora_preparation(shape), 2)})
         if modelled and values["method"] == "qlora"
         else None,
@@ -305,6 +308,7 @@ CALCULATOR = Calculator(
             N_("in a mixture of experts, only the experts a token is routed to count"),
         ),
         Text("peak_moment", N_("When the peak comes")),
+        Text("qlora_experts", N_("QLoRA's experts")),
         Text("qlora_base", N_("QLoRA's base")),
         Text("attention_note", N_("Attention kernel")),
         Text("window_note", N_("Sliding window")),

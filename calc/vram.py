@@ -141,6 +141,7 @@ from calc.step_outputs import (
     QLORA_CONFIG,
     SOFTCAPPED_ATTENTION,
     attention_note,
+    experts_in_16_bits,
     labels_at,
     moment_phrase,
     part_rows,
@@ -149,8 +150,6 @@ from calc.step_outputs import (
 from calc.transformers_releases import (
     AUTO_DTYPE_SINCE,
     AUTO_DTYPE_SOURCE,
-    EXPERTS_AS_LINEAR_UNTIL,
-    EXPERTS_AS_PARAMETERS_SINCE,
     INPUT_GRADIENTS_SINCE,
 )
 
@@ -460,18 +459,6 @@ QLORA_PREPARED_SHORT_BUFFERS = N_(
     "call does: without it, those versions' recomputation gives the adapters no gradients."
 )
 
-# bitsandbytes replaces only nn.Linear modules (calc.formulas.parameters.quantized_weights); transformers 5 keeps a
-# mixture's experts as 3-D parameters, which stay in 16 bits, and peft's preparation casts them to fp32 with the rest.
-# Axolotl's quantize_moe_experts quantizes them after loading (the LoRA page cites its documentation): not modeled.
-QLORA_EXPERTS = N_(
-    "In a mixture of experts, only the attention projections are loaded in NF4. The experts stay in 16 bits: "
-    "since transformers %(since)s, it keeps them as plain three-dimensional parameters, and its bitsandbytes "
-    "integration quantizes only nn.Linear modules (up to transformers %(until)s, each expert was made of nn.Linear "
-    "layers, quantized with the rest). "
-    "Axolotl's quantize_moe_experts: true quantizes the experts to NF4 as well; this calculator does not model that "
-    "option, with which the experts take about a quarter of what is counted here."
-)
-
 QLORA_SHARDED = N_(
     "%(note)s The total counts the 4-bit base as sharded across the GPUs, which ZeRO-3 does only when it is loaded "
     "with %(storage)s."
@@ -559,10 +546,9 @@ def _qlora_note(
 def _qlora_experts(values: Mapping[str, object]) -> Phrase | None:
     """With QLoRA on a mixture of experts, why its experts stay in 16 bits: a paragraph before the base's note (Spanish
     review, round 63: the reader reached the base's figures late)."""
-    if values["method"] != "qlora" or values["model"] == COUNT or not shape_of(values).experts:
+    if values["method"] != "qlora" or values["model"] == COUNT:
         return None
-    since, until = Names((EXPERTS_AS_PARAMETERS_SINCE.text,)), Names((EXPERTS_AS_LINEAR_UNTIL,))
-    return Phrase(QLORA_EXPERTS, {"since": since, "until": until})
+    return experts_in_16_bits(shape_of(values))
 
 
 # The PyTorch release from which the Hugging Face Trainer's default optim is "adamw_torch_fused" (transformers'

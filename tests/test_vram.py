@@ -1698,7 +1698,7 @@ def test_the_qlora_note_names_the_precision_the_base_computes_in(gpu, precision,
 def test_a_mixture_s_qlora_note_says_its_experts_stay_in_16_bits():
     """bitsandbytes quantizes nn.Linear modules only: a mixture's experts, 3-D parameters, stay in 16 bits, and the
     note says so where the weights would otherwise look too large for QLoRA (Italian review, round 9, item 1)."""
-    from calc.vram import QLORA_EXPERTS
+    from calc.step_outputs import QLORA_EXPERTS
 
     values = {**DEFAULTS, "model": "mistralai/Mixtral-8x7B-v0.1", "method": "qlora"}
     values = {**values, **settle(values, frozenset({"model"}))}
@@ -1708,6 +1708,12 @@ def test_a_mixture_s_qlora_note_says_its_experts_stay_in_16_bits():
     # The base's own note follows, a paragraph of its own (Spanish review, round 63).
     assert CALCULATOR.results(values)["qlora_base"].message != QLORA_EXPERTS
     assert CALCULATOR.results({**DEFAULTS, "method": "qlora"})["qlora_experts"] is None
+    # The LoRA page says it beside its QLoRA rows (Italian review, round 69).
+    from calc.lora import CALCULATOR as LORA_PAGE
+
+    mixtral = {**LORA_PAGE.defaults(), "model": "mistralai/Mixtral-8x7B-v0.1"}
+    mixtral = {**mixtral, **LORA_PAGE.settle(mixtral, frozenset({"model"}))}
+    assert LORA_PAGE.results(mixtral)["qlora_experts"].message == QLORA_EXPERTS
 
 
 def test_a_fit_within_zero_s_default_buffers_says_so():
