@@ -1102,7 +1102,9 @@ def ways_listing(largest: object, checked: Phrase | None) -> tuple[Phrase | Phra
             Phrase(CHECK_AGAIN, {}),
         )
     else:
-        leads = {NOT_EMPTY: ROOM_FOR_ONE, TYPED_NOT_EMPTY: ROOM_WITH_TYPED}
+        # The ways make room for one sample, whatever the form's micro-batch (Spanish review, round 69: "do one of
+        # these" read as room for the form's four).
+        leads = {NOT_ONE: ROOM_FOR_ONE, NOT_EMPTY: ROOM_FOR_ONE, TYPED_NOT_EMPTY: ROOM_WITH_TYPED}
         blocks = _options(leads.get(largest.message, ROOM), words["ways"])
     return (*blocks, checked) if checked else blocks
 

@@ -98,7 +98,7 @@ EXPECTED = Expectations(
     expert_width="This architecture's experts are as wide as its intermediate size: enter the same value.",
     not_one_sample=(
         "Not even one sample fits.",
-        "To make room, do one of these:",
+        "To make room for a micro-batch of one sample, do one of these:",
         (
             "shorten the sequences to 2,944\u00a0tokens (with room to spare)",
             "train QLoRA",

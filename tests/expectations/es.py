@@ -125,7 +125,7 @@ EXPECTED = Expectations(
     ),
     not_one_sample=(
         "No cabe ni una muestra.",
-        "Para hacer sitio, basta con una de estas opciones:",
+        "Para hacer sitio a un microlote de una sola muestra, basta con una de estas opciones:",
         (
             "acorta las secuencias a un máximo de 2944\u00a0tokens (así cabe con margen)",
             "entrena con QLoRA",

@@ -116,7 +116,7 @@ EXPECTED = Expectations(
     ),
     not_one_sample=(
         "Nemmeno un campione entra in memoria.",
-        "Per rimediare, applica una di queste modifiche:",
+        "Per fare spazio a un micro-batch di un solo campione, applica una di queste modifiche:",
         (
             "accorcia le sequenze a 2944\u00a0token (il passo entra con ampio margine)",
             "passa a QLoRA",
