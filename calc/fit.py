@@ -286,7 +286,9 @@ GPUS_UNDER = N_("%(count)s\u00a0GPUs under %(stage)s")
 LARGER_GPU = N_("choose a GPU with more memory")
 # For QLoRA, where a listed card holds the base as loaded but not as peft prepares it (Italian review, round 51: no
 # card was offered where the H200 held Mixtral as loaded, while LoRA's ways offered QLoRA so).
-WITHOUT_PREPARATION = Phrase(N_("one that holds the step only without peft's prepare_model_for_kbit_training"), {})
+WITHOUT_PREPARATION = Phrase(
+    N_("the listed cards that hold the step do so only if you skip peft's prepare_model_for_kbit_training"), {}
+)
 LOWER_TYPED = N_("lower the activation memory you typed (through %(how)s)")
 # What lowers it, each only where the form has not chosen it already (Spanish review, round 54: a micro-batch of one,
 # full recomputation and fused attention were offered where they were the form's); a count's form shows neither

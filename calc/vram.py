@@ -1046,9 +1046,10 @@ NOT_EMPTY_NOR_ONE = N_(
 )
 # The leads of the ways, for one way and for several, which a list follows.
 ROOM = (N_("To make room, %(way)s."), N_("To make room, do one of these:"))
+# Named, not "them": the ways stand apart from the verdict that names them (technical review, round 69).
 ROOM_WITH_TYPED = (
-    N_("To make room for them and the activation memory you typed, %(way)s."),
-    N_("To make room for them and the activation memory you typed, do one of these:"),
+    N_("To make room for the model state, the optimizer step, and the activation memory you typed, %(way)s."),
+    N_("To make room for the model state, the optimizer step, and the activation memory you typed, do one of these:"),
 )
 ROOM_FOR_ONE = (
     N_("To make room for a micro-batch of one sample, %(way)s."),
