@@ -263,7 +263,13 @@ def _note_order(note: Phrase) -> int:
     (Italian review, round 57: "a tight fit; with zero_allow_untested_optimizer" read as one note); why peft's
     preparation is left out after the fit it leaves (Spanish review, round 65: "would not fit; a tight fit")."""
     checked = (QLORA_PREPARED, QLORA_PREPARED_RECOMPUTING)
-    order = {**{each.message: 0 for each in checked}, WITH_SIXTEEN: 1, ROOM_FROM: 2, ROOM_BY_STAGE: 2}
+    order = {
+        **{each.message: 0 for each in checked},
+        WITH_SIXTEEN: 1,
+        ROOM_FROM: 2,
+        ROOM_AT_TARGET: 2,
+        ROOM_BY_STAGE: 2,
+    }
     order[TIGHT_NOTE.message] = 9
     order[UNPREPARED_WHY.message] = 10
     return order.get(note.message, 5)
@@ -277,12 +283,18 @@ ZERO_3_MORE_GPUS = N_("use more GPUs under ZeRO-3")
 # The fewest GPUs on which a way to more of them leaves room to spare (technical review, round 65: "use more GPUs"
 # left room only on 128, a tight fit on 13 to 127).
 ROOM_FROM = N_("with room to spare from %(count)s\u00a0GPUs")
+# Where that is as many GPUs as the target batch has samples: one each, which holds no accumulated gradients, the
+# reason fewer do not fit (Italian review, round 70: "from 64 GPUs" read as how memory scales with them).
+ROOM_AT_TARGET = N_("with room to spare only on %(count)s\u00a0GPUs, one sample each, which need no accumulation")
 # The same for each stage a way names, where they differ: a small model's ZeRO-3 buffers may outweigh what it shards,
 # or its sharding needs fewer GPUs than a lower stage's (technical and Spanish reviews, round 66: one count, a lower
 # stage's, said for all).
 ROOM_BY_STAGE = N_("with room to spare from %(counts)s")
 # TRANSLATORS: one item of that list: a count of GPUs under a ZeRO stage ("8 GPUs under ZeRO-1").
 GPUS_UNDER = N_("%(count)s\u00a0GPUs under %(stage)s")
+# TRANSLATORS: the last item of that list, where a stage leaves room only with one sample on each GPU, as many as the
+# target batch has ("only on 64 GPUs under ZeRO-1, one sample each").
+GPUS_UNDER_AT_TARGET = N_("only on %(count)s\u00a0GPUs under %(stage)s, one sample each")
 LARGER_GPU = N_("choose a GPU with more memory")
 # For QLoRA, where a listed card holds the base as loaded but not as peft prepares it (Italian review, round 51: no
 # card was offered where the H200 held Mixtral as loaded, while LoRA's ways offered QLoRA so).
@@ -580,15 +592,22 @@ def ways_out(
         to spare: one count where they agree, else each stage's."""
         counts = {named: roomy_from(named) for named in stages}
         if len(set(counts.values())) == 1:
-            return noted(way, Phrase(ROOM_FROM, {"count": Quantity(Decimal(counts[stages[0]]))}))
+            count = counts[stages[0]]
+            words = ROOM_AT_TARGET if count >= int(values["target_batch"]) else ROOM_FROM
+            return noted(way, Phrase(words, {"count": Quantity(Decimal(count))}))
         # The stages that share a count named together (technical review, round 67: "4 GPUs under ZeRO-2, and 4 GPUs
         # under ZeRO-3").
         sharing = {
             count: tuple(f"ZeRO-{named}" for named in stages if counts[named] == count) for count in counts.values()
         }
+        # A count that gives each GPU one sample last, said so (Italian review, round 70).
+        target = int(values["target_batch"])
         each = tuple(
-            Phrase(GPUS_UNDER, {"count": Quantity(Decimal(count)), "stage": Names(named, style="or")})
-            for count, named in sharing.items()
+            Phrase(
+                GPUS_UNDER_AT_TARGET if count >= target else GPUS_UNDER,
+                {"count": Quantity(Decimal(count)), "stage": Names(named, style="or")},
+            )
+            for count, named in sorted(sharing.items(), key=lambda pair: pair[0] >= target)
         )
         return noted(way, Phrase(ROOM_BY_STAGE, {"counts": Phrases(each)}))
 

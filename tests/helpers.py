@@ -167,7 +167,8 @@ def view_of_the_form(page, localedir):
 
 
 def expect_shown_as_cpython_shows(page, localedir, *outputs: str):
-    """The page shows ``outputs`` (figures or texts) and carries its links as CPython's view of its form says.
+    """The page shows ``outputs`` (figures, texts or listings) and carries its links as CPython's view of its form
+    says.
 
     The figures themselves are checked where the views are made (each calculator's tests, and test_pyodide.py):
     in the browser, only what the page does with a view.
@@ -175,6 +176,11 @@ def expect_shown_as_cpython_shows(page, localedir, *outputs: str):
     view = view_of_the_form(page, localedir)
     assert view.prompt is None, view.prompt
     for name in outputs:
+        if isinstance(view.outputs[name], dict):
+            # A listing: each paragraph and each list item, in order.
+            lines = [line for block in view.outputs[name]["blocks"] for line in block.get("items", [block.get("text")])]
+            expect(page.locator(f"[data-output={name}][data-kind=listing]").locator("p, li")).to_have_text(lines)
+            continue
         expect(page.locator(f"[data-output={name}]:is([data-kind=figure], [data-kind=text])")).to_have_text(
             view.outputs[name]
         )

@@ -108,9 +108,10 @@ def test_a_listed_gpu_fills_its_memory_and_the_verdict_follows(ready_pages, loca
     page.fill("[name=gpu_memory]", "40")
     expect(page.locator("[name=gpu]")).to_have_value("custom")
     expect_shown_as_cpython_shows(page, localedir, *verdict)
-    # Too small for the fixed part: the largest micro-batch is a sentence, and reads as one.
+    # Too small for the fixed part: the largest micro-batch is a sentence, read as one; the ways follow, listed.
     page.fill("[name=gpu_memory]", "10")
-    assert "largest_micro_batch" in expect_shown_as_cpython_shows(page, localedir, *verdict).worded
+    shown = expect_shown_as_cpython_shows(page, localedir, *verdict, "ways_out")
+    assert "largest_micro_batch" in shown.worded and shown.outputs["ways_out"]["blocks"]
 
 
 def test_the_vram_page_hands_the_planner_the_run(ready_pages, localedir, locale=A_LOCALE):
