@@ -630,9 +630,11 @@ def ways_out(
             stage_words = {3: ZERO_3, 1: CHOOSE_ANY_STAGE}
             higher_words = stage_words.get(higher, Phrase(CHOOSE_STAGES, {"stages": _stages_from(higher)}))
             ways.append(as_twin(for_qlora(higher_words, values, zero_stage=3), values))
-        elif not more and most > gpus and lowest(stage + 1, most) is not None:
-            # A higher stage and more GPUs, where more GPUs at this stage would not do (technical review, round 44).
-            ways.append(as_twin(for_qlora(counted(ZERO_3_MORE_GPUS, range(3, 4)), values, zero_stage=3), values))
+        elif most > gpus and stage < 3 and lowest(stage + 1, most) is not None:
+            # A higher stage and more GPUs, where more GPUs at this stage would not do (technical review, round 44),
+            # or would take more of them (technical review, round 70: ZeRO-1 from 64 GPUs, where ZeRO-3 took 5).
+            if not more or roomy_from(3) < roomy_from(stage):
+                ways.append(as_twin(for_qlora(counted(ZERO_3_MORE_GPUS, range(3, 4)), values, zero_stage=3), values))
         if more:
             ways.append(counted(MORE_GPUS, range(stage, stage + 1)))
     lower = lower_typed(values) if typed else None

@@ -1909,7 +1909,8 @@ def test_zero_s_buffers_leave_the_micro_batch_and_the_budget_what_the_verdict_le
     run = {**run, **settle(run, frozenset({"method", "gpu"}))}
     results = CALCULATOR.results(run)
     # Even at their smallest the buffers would not fit (technical review, round 48).
-    assert results["your_gpu"].message == BUFFERS_FLOOR_BEYOND_SPARE
+    # With the smaller micro-batch that fits named after it (technical review, round 70).
+    assert _bare(results["your_gpu"]).message == BUFFERS_FLOOR_BEYOND_SPARE
     largest = int(results["largest_micro_batch"].value)
     assert largest == 3
     at_largest = CALCULATOR.results({**run, "micro_batch": Decimal(largest)})["your_gpu"]
@@ -2620,3 +2621,17 @@ def test_under_zero_2_accumulation_is_said_to_keep_the_gpu_s_partition():
     said = results["peak_moment"].text(EN, NullTranslations())
     assert "ZeRO-2 keeps this GPU's partition of the accumulated gradients" in said
     assert results["earlier_gradients"].shown() == Decimal("4.02")
+
+
+def test_under_zero_1_more_gpus_under_zero_3_are_offered_where_they_take_fewer():
+    """Technical review, round 70: Llama-3.1-8B in full fine-tuning under ZeRO-1 on two A100-40GB was offered more
+    GPUs only at ZeRO-1, from 64, where ZeRO-3 left room on 5."""
+    from calc.fit import ZERO_3_MORE_GPUS
+
+    values = _on("a100-40gb", method="full", zero_stage="1", gpus=Decimal(2))
+    ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"]
+    assert {ZERO_3_MORE_GPUS, MORE_GPUS} <= set(_named(ways))
+    (sharded,) = [way for way in ways.messages if _unnoted(way) == ZERO_3_MORE_GPUS]
+    count = next(note for note in sharded.quantities["notes"].messages if "count" in note.quantities)
+    assert int(count.quantities["count"].value) == 5
+    assert _bare(_applied(values, zero_stage="3", gpus=Decimal(5))["your_gpu"]).message == SENTENCE[0]
