@@ -2635,3 +2635,14 @@ def test_under_zero_1_more_gpus_under_zero_3_are_offered_where_they_take_fewer()
     count = next(note for note in sharded.quantities["notes"].messages if "count" in note.quantities)
     assert int(count.quantities["count"].value) == 5
     assert _bare(_applied(values, zero_stage="3", gpus=Decimal(5))["your_gpu"]).message == SENTENCE[0]
+
+
+def test_for_qlora_the_ways_say_they_were_checked_with_peft_s_preparation():
+    """Spanish review, round 71: Qwen2.5-14B in QLoRA on a T4 was offered 384 tokens, "a tight fit" with the base as
+    peft prepares it, beside a verdict on the base as loaded that then had room; the ways say what they were judged
+    with."""
+    from calc.vram import WAYS_PREPARED
+
+    values = _on("t4", model="Qwen/Qwen2.5-14B", method="qlora", precision="fp16", sequence_length=Decimal(2048))
+    assert CALCULATOR.results(values)["ways_out"][-1].message == WAYS_PREPARED
+    assert all(each.message != WAYS_PREPARED for each in CALCULATOR.results(_on("a10g"))["ways_out"][::2])
