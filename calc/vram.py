@@ -641,10 +641,10 @@ ZERO_3_BUFFERS_BESIDE_HEAD = N_(
 ZERO_3_BUFFERS_WITHIN_HEAD = N_(
     "The total leaves out ZeRO-3's buffers, which the verdicts add: %(total)s at DeepSpeed's defaults, all of it the "
     "gradient bucket (reduce_bucket_size). The output layer, gathered to compute the logits and counted in the total "
-    "(%(head)s), already reaches the %(live)s cap that stage3_max_live_parameters sets, so while it is gathered no "
-    "other gathered weights are added, nor any fetched ahead; as the layers run, their gathered weights reach that cap "
-    "too, which the verdicts count then. To make room, lower reduce_bucket_size; do not add the buffers to the "
-    "overhead too."
+    "(%(head)s), already reaches or passes the %(live)s cap that stage3_max_live_parameters sets, so while it is "
+    "gathered no other gathered weights are added, nor any fetched ahead; as the layers run, their gathered weights "
+    "reach that cap too, which the verdicts count then. To make room, lower reduce_bucket_size; do not add the "
+    "buffers to the overhead too."
 )
 
 # A fit tight within ZeRO's buffers with DeepSpeed's defaults, which the total leaves out: buffers larger than the
