@@ -283,9 +283,10 @@ ZERO_3_MORE_GPUS = N_("use more GPUs under ZeRO-3")
 # The fewest GPUs on which a way to more of them leaves room to spare (technical review, round 65: "use more GPUs"
 # left room only on 128, a tight fit on 13 to 127).
 ROOM_FROM = N_("with room to spare from %(count)s\u00a0GPUs")
-# Where that is as many GPUs as the target batch has samples: one each, which holds no accumulated gradients, the
-# reason fewer do not fit (Italian review, round 70: "from 64 GPUs" read as how memory scales with them).
-ROOM_AT_TARGET = N_("with room to spare only on %(count)s\u00a0GPUs, one sample each, which need no accumulation")
+# Where that is as many GPUs as the target batch has samples, one each (Italian review, round 70: "from 64 GPUs" read
+# as how memory scales with them); not said to be for want of accumulation, one reason of several (technical review,
+# round 71).
+ROOM_AT_TARGET = N_("with room to spare only on %(count)s\u00a0GPUs, one sample each")
 # The same for each stage a way names, where they differ: a small model's ZeRO-3 buffers may outweigh what it shards,
 # or its sharding needs fewer GPUs than a lower stage's (technical and Spanish reviews, round 66: one count, a lower
 # stage's, said for all).

@@ -2646,3 +2646,15 @@ def test_for_qlora_the_ways_say_they_were_checked_with_peft_s_preparation():
     values = _on("t4", model="Qwen/Qwen2.5-14B", method="qlora", precision="fp16", sequence_length=Decimal(2048))
     assert CALCULATOR.results(values)["ways_out"][-1].message == WAYS_PREPARED
     assert all(each.message != WAYS_PREPARED for each in CALCULATOR.results(_on("a10g"))["ways_out"][::2])
+
+
+def test_where_only_zero_s_buffers_leave_no_room_a_larger_micro_batch_that_fits_is_named():
+    """Technical review, round 71: Mistral-Nemo in full fine-tuning under ZeRO-1 on eight H100s, a target of 16: the
+    total fits but the buffers do not, and a micro-batch of 2, which needs no accumulation, fits; nothing was named."""
+    from calc.vram import BUFFERS_BEYOND_SPARE, SHORT_BUT_LARGER
+
+    values = _on("h100-80gb", model="mistralai/Mistral-Nemo-Base-2407", method="full", zero_stage="1",
+                 gpus=Decimal(8), sequence_length=Decimal(8192), target_batch=Decimal(16))  # fmt: skip
+    verdict = CALCULATOR.results(values)["your_gpu"]
+    assert verdict.message == SHORT_BUT_LARGER and verdict.quantities["verdict"].message == BUFFERS_BEYOND_SPARE
+    assert _bare(_applied(values, micro_batch=Decimal(2))["your_gpu"]).message in SENTENCE[:2]
