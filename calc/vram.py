@@ -702,9 +702,8 @@ SHORT_BUT_SHARE = N_(
 def _smaller_fitting(values: Mapping[str, object], verdict: Phrase, largest: int) -> Phrase:
     """A short verdict with the largest micro-batch that fits and divides each GPU's share of the target batch, so
     that whole accumulation steps keep it (Spanish review, round 67: 24 was named for a share of 64); where the GPUs
-    cannot share the target evenly, the largest that fits (the batch note says so)."""
-    # Where the GPUs cannot share the target evenly, the nearest batch they can, as the planner plans it (technical
-    # review, round 71: "raise the accumulation steps" where a micro-batch of 3 on 3 GPUs needed none).
+    cannot share the target evenly, of the nearest batch they can, as the planner plans it (technical review, round 71:
+    "raise the accumulation steps" where a micro-batch of 3 on 3 GPUs needed none)."""
     replicas = int(values["gpus"])
     share = reachable(int(values["target_batch"]), replicas) // replicas
     count = max(each for each in divisors(share) if each <= largest)
