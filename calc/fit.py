@@ -10,6 +10,7 @@ import math
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from fractions import Fraction
+from functools import cache
 
 from calc.batch_inputs import GPUS
 from calc.formatting import GIGABYTE, PERCENT, rounded, rounded_down, rounded_up
@@ -570,6 +571,7 @@ def ways_out(
             found = lower
         return found
 
+    @cache  # asked again where a way under ZeRO-3 is weighed against one at the form's stage
     def roomy_from(named: int) -> int:
         """The fewest GPUs on which stage ``named`` leaves room to spare, as it does on ``most`` (ZeRO shards more on
         more GPUs, so each count above leaves room too): doubling from the form's, since few are usually enough, then
@@ -592,9 +594,10 @@ def ways_out(
         """``way`` to more GPUs, judged on ``most`` of them, with the fewest on which each stage it names leaves room
         to spare: one count where they agree, else each stage's."""
         counts = {named: roomy_from(named) for named in stages}
+        target = int(values["target_batch"])
         if len(set(counts.values())) == 1:
             count = counts[stages[0]]
-            words = ROOM_AT_TARGET if count >= int(values["target_batch"]) else ROOM_FROM
+            words = ROOM_AT_TARGET if count >= target else ROOM_FROM
             return noted(way, Phrase(words, {"count": Quantity(Decimal(count))}))
         # The stages that share a count named together (technical review, round 67: "4 GPUs under ZeRO-2, and 4 GPUs
         # under ZeRO-3").
@@ -602,7 +605,6 @@ def ways_out(
             count: tuple(f"ZeRO-{named}" for named in stages if counts[named] == count) for count in counts.values()
         }
         # A count that gives each GPU one sample last, said so (Italian review, round 70).
-        target = int(values["target_batch"])
         each = tuple(
             Phrase(
                 GPUS_UNDER_AT_TARGET if count >= target else GPUS_UNDER,

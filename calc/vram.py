@@ -781,7 +781,7 @@ ZERO_3_AT_STEP = N_(
     "The verdicts count, at each moment, the buffers DeepSpeed holds then: by the optimizer step, only the bucket, "
     "%(bucket)s."
 )
-# In full fine-tuning, after it: the gradient written whole before it reaches the bucket (largest_gradient).
+# In full fine-tuning, after it: the gradient written whole before it reaches the bucket (zero_3_gradients).
 ZERO_3_GRADIENT = N_(
     "As the backward pass runs, they also count the full-size gradients that autograd writes before DeepSpeed copies "
     "them into the bucket: one weight's in each layer, up to %(gradient)s, and the token embeddings', "
@@ -814,22 +814,22 @@ def buffers_by_moment(values: Mapping[str, object], setting: Setting) -> dict[st
         return dict.fromkeys(MOMENTS, full)
     headed = zero_buffers(values)[1]
     bucket = Fraction(_bucket(values).value) * GB
+    gradients = zero_3_gradients(values)  # once, for every moment
 
     def at(moment: str) -> Fraction:
         if moment == "optimizer":
             return bucket
-        return (headed if holds_gathered_matrix(moment, setting) else full) + written_at(values, moment)
+        return (headed if holds_gathered_matrix(moment, setting) else full) + written_at(moment, gradients)
 
     return {moment: at(moment) for moment in MOMENTS}
 
 
-def written_at(values: Mapping[str, object], moment: str) -> Fraction:
-    """Under ZeRO-3 in full fine-tuning, the full-size gradient autograd holds at ``moment`` before DeepSpeed copies
-    it into the bucket, at any settings (technical review, round 54: the defaults came to less than the floor for
-    Mixtral): the weight's whose backward runs, the token embeddings' as the backward pass ends."""
-    if "layer's" in moment:
-        return largest_gradient(values)
-    return embeddings_gradient(values) if moment == "embeddings" else Fraction(0)
+def written_at(moment: str, gradients: tuple[Fraction, Fraction]) -> Fraction:
+    """Of ZeRO-3's full-size ``gradients`` (:func:`zero_3_gradients`), the one autograd holds at ``moment``, at any
+    settings (technical review, round 54: the defaults came to less than the floor for Mixtral): the weight's whose
+    backward runs, the token embeddings' as the backward pass ends."""
+    layer, embeddings = gradients
+    return layer if "layer's" in moment else embeddings if moment == "embeddings" else Fraction(0)
 
 
 def written_gradients(values: Mapping[str, object]) -> tuple[Fraction, Fraction]:
@@ -847,16 +847,11 @@ def written_gradients(values: Mapping[str, object]) -> tuple[Fraction, Fraction]
     return Fraction(max(weights) * element), Fraction(shape.vocab_size * shape.hidden_size * element)
 
 
-def embeddings_gradient(values: Mapping[str, object]) -> Fraction:
-    """Under ZeRO-3 in full fine-tuning, the token embeddings' full-size gradient, which DeepSpeed copies into the
-    bucket and frees; none otherwise."""
-    return written_gradients(values)[1] if int(values["zero_stage"]) == 3 else Fraction(0)
-
-
-def largest_gradient(values: Mapping[str, object]) -> Fraction:
-    """Under ZeRO-3 in full fine-tuning, the full-size gradient of the largest weight of a layer, which DeepSpeed
-    copies into the bucket and frees (stage3.py at v0.19.5, __add_grad_to_ipg_bucket); none otherwise."""
-    return written_gradients(values)[0] if int(values["zero_stage"]) == 3 else Fraction(0)
+def zero_3_gradients(values: Mapping[str, object]) -> tuple[Fraction, Fraction]:
+    """Under ZeRO-3 in full fine-tuning, the full-size gradients DeepSpeed copies into the bucket and frees (stage3.py
+    at v0.19.5, __add_grad_to_ipg_bucket), which the verdicts count: a layer's largest weight's and the token
+    embeddings' (:func:`written_gradients`); none otherwise."""
+    return written_gradients(values) if int(values["zero_stage"]) == 3 else (Fraction(0), Fraction(0))
 
 
 def with_buffers(candidates: tuple[Moment, ...], by_moment: Mapping[str, Fraction]) -> tuple[Moment, ...]:
@@ -1329,7 +1324,7 @@ def buffers_floor(values: Mapping[str, object]) -> Fraction:
     matrices = [i * o for i, o in linear_shapes(shape).values()]
     experts = [e * i * o for e, i, o in expert_shapes(shape).values()]
     gathered = max([*(m * projection for m in matrices), sum(experts) * element])
-    return gathered + largest_gradient(values)
+    return gathered + zero_3_gradients(values)[0]
 
 
 # Why ZeRO-3's buffers cannot go below buffers_floor: in full fine-tuning, with the gathered weight's gradient.
@@ -1553,23 +1548,21 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             # The note sizes them as the total's peak holds them: less ZeRO-3's gathered output layer, which the
             # total counts, where the peak holds it (Spanish reviews, round 21, D2, and round 44).
             buffers_note = zero_buffers(values, head_counted=holds_gathered_matrix(step.moment, setting))[0]
+            written = written_gradients(values)
+            sizes = {"gradient": gigabytes(written[0], 2), "embeddings": gigabytes(written[1], 2)}
             if int(values["zero_stage"]) == 3:
                 counted = [Phrase(ZERO_3_AT_STEP, {"bucket": _bucket(values)})]
-                if gradient := largest_gradient(values):
-                    words = {
-                        "gradient": gigabytes(gradient, 2),
-                        "embeddings": gigabytes(embeddings_gradient(values), 2),
-                    }
-                    counted.append(Phrase(ZERO_3_GRADIENT, words))
+                if written[0]:
+                    counted.append(Phrase(ZERO_3_GRADIENT, sizes))
                 moments_note = Phrases(tuple(counted), style="sentences")
-            elif int(values["zero_stage"]) == 2 and (written := written_gradients(values))[0]:
+            elif int(values["zero_stage"]) == 2 and written[0]:
                 # Not counted under ZeRO-2, whose buffers stay as set throughout: said, with their sizes.
-                words = {"gradient": gigabytes(written[0], 2), "embeddings": gigabytes(written[1], 2)}
-                moments_note = Phrase(ZERO_2_GRADIENTS, words)
+                moments_note = Phrase(ZERO_2_GRADIENTS, sizes)
             # What they add to the step's peak at the form's micro-batch, each moment with its own.
             buffered = peak_of(with_buffers(held, by_moment), micro_batch)
             buffers = buffered.total - step.total
-            if moments_note is not None and (gradient := written_at(values, buffered.moment)):
+            counted_gradients = written if int(values["zero_stage"]) == 3 else (Fraction(0), Fraction(0))
+            if moments_note is not None and (gradient := written_at(buffered.moment, counted_gradients)):
                 words = {
                     "moment": Phrase(MOMENT_WORDS[buffered.moment], {}),
                     "held": gigabytes(by_moment[buffered.moment], 2),

@@ -2333,14 +2333,15 @@ def test_where_recomputation_is_off_it_is_offered_with_a_longer_length_than_shor
 def test_under_zero_3_the_embeddings_full_size_gradient_is_counted_as_their_backward_runs():
     """Spanish review, round 57: the embeddings' gradient, 1.05 GB for Llama-3.1-8B in bf16, is written whole before
     DeepSpeed copies it into the bucket; the note says so, and that the output layer's is not counted."""
-    from calc.vram import buffers_by_moment, embeddings_gradient
+    from calc.vram import buffers_by_moment, zero_3_gradients
 
     values = _on("a100-40gb", method="full", zero_stage="3", gpus=Decimal(8))
     shape = PRESETS[values["model"]]
-    assert embeddings_gradient(values) == shape.vocab_size * shape.hidden_size * 2
+    (_, embeddings) = zero_3_gradients(values)
+    assert embeddings == shape.vocab_size * shape.hidden_size * 2
     setting = step_setting(values, shape, values["optimizer"], recipe_field=True)
     by_moment = buffers_by_moment(values, setting)
-    assert by_moment["embeddings"] - by_moment["optimizer"] >= embeddings_gradient(values)
+    assert by_moment["embeddings"] - by_moment["optimizer"] >= embeddings
     note = CALCULATOR.results(values)["zero_moments"].text(EN, NullTranslations())
     assert "the token embeddings’, 1.05\u00a0GB" in note.replace("'", "’")
     assert "The output layer’s, written whole as the backward pass starts, is not counted." in note.replace("'", "’")
