@@ -237,9 +237,9 @@ CALCULATOR = Calculator(
             mark=N_("your setting"),
             # The rows jump from one step to the reader's (technical review, round 38): say which they are.
             rows=N_(
-                "The table lists a single accumulation step, your setting, its multiples up to four times your "
-                "setting, and, with a budget, the largest number of steps whose whole batch would still fit in that "
-                "budget in a single pass."
+                "The table lists a single accumulation step, the number of steps you chose, its multiples up to four "
+                "times that number, and, with a budget, the largest number of steps whose whole batch would still fit "
+                "in that budget in a single pass."
             ),
         ),
         *SNIPPETS,

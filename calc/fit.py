@@ -331,14 +331,22 @@ def lower_typed(values: Mapping[str, object]) -> Phrase:
 FEWER_PARAMETERS = N_(
     "train fewer parameters (not even ZeRO-3 on as many GPUs as the target batch has samples makes room for them)"
 )
+# An adapter's: its frozen base takes the room, not what it trains (technical review, round 71).
+SMALLER_BASE = N_(
+    "choose a smaller base model (not even ZeRO-3 on as many GPUs as the target batch has samples makes room for this "
+    "one's weights)"
+)
 # The ways this calculator cannot check, which a page lists apart from those it has (Italian review, round 67: a
 # sequence split under "do one of these" read as checked like the rest).
 UNCHECKED = (SPLIT_SEQUENCE, CHUNKED_LOSS, LOWER_TYPED)
 
 
 def checked(way: str | Phrase) -> bool:
-    """Whether this calculator checked that ``way`` makes room."""
+    """Whether this calculator checked that ``way`` makes room: a set of changes, where it checked each (technical
+    review, round 71: a set with a lower typed figure was listed among the checked ways)."""
     bare = _bare_way(way)
+    if isinstance(bare, Phrase) and bare.message in LISTED_SETS:
+        return all(map(checked, bare.quantities["changes"].messages))
     return (bare.message if isinstance(bare, Phrase) else bare) not in UNCHECKED
 
 
@@ -649,20 +657,24 @@ def ways_out(
         # Changes made together, before a larger card where one holds the step (Spanish review, round 43: only a
         # larger card was offered where a set of changes fitted the reader's own).
         return _or_else(together, ways, larger_gpu, nothing, larger)
-    if typed == "state activations" and ways == [lower]:
-        # Both too large: each must shrink, the state through ZeRO-3 where it holds the state with no activations at
+    # With the activations typed, where the model state itself is too large, fewer parameters, or an adapter's smaller
+    # base (technical review, round 48: lower activations were offered for an optimizer step, which holds none).
+    adapted = typed and values["method"] != "full" and values["model"] != COUNT
+    fewer = SMALLER_BASE if adapted else FEWER_PARAMETERS
+    if "state" in typed and ways in ([], [lower]):
+        # The state too large, and nothing alone making room: ZeRO-3 where it holds the state with no activations at
         # all, beside a lower typed figure (technical review, round 49: "more GPUs than the target batch has samples"
-        # was said where 8 held it).
+        # was said where 8 held it; round 71: fewer parameters were offered where ZeRO-3 on 8 GPUs held the state
+        # and only the typed figure beside it did not fit).
         empty = {"activation_memory": Decimal(0)}
         sharding = [(ZERO_3, {"zero_stage": 3})] if gpus > 1 and stage < 3 else []
         if most > gpus:
             words = SEVERAL_GPUS_ZERO_3 if gpus == 1 else ZERO_3_MORE_GPUS if stage < 3 else MORE_GPUS
             sharding.append((words, {"zero_stage": 3, "gpus": most}))
         shard = next((words for words, change in sharding if fits_once(**empty, **change, comfortable=True)), None)
-        return _or_else((shard, lower) if shard else (lower, FEWER_PARAMETERS), [], larger_gpu, nothing, larger)
-    # With the activations typed, where the model state itself is too large, fewer parameters (technical review,
-    # round 48: lower activations were offered for an optimizer step, which holds none).
-    return _or_else((), ways, larger_gpu, FEWER_PARAMETERS if typed else nothing, larger)
+        if shard or ways:
+            return _or_else((shard, lower) if shard else (lower, fewer), [], larger_gpu, nothing, larger)
+    return _or_else((), ways, larger_gpu, fewer if typed else nothing, larger)
 
 
 def _stages_from(lowest: int) -> Names:
