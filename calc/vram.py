@@ -1012,7 +1012,8 @@ def batch_note(values: Mapping[str, object]) -> Phrase | None:
     share = target // replicas
     words = {"micro_batch": Quantity(micro_batch), "share": Counted(share, SAMPLES), "effective": effective}
     if micro_batch > share:
-        return Phrase(BATCH_PASSED, {**words, "count": Quantity(share)})
+        # Counted, since it may be one (Italian review, round 71: the count read bare).
+        return Phrase(BATCH_PASSED, {**words, "count": Counted(share, SAMPLES)})
     return Phrase(BATCH_NOT_DIVIDED, {**words, "steps": Quantity(steps), "target": Quantity(target)})
 
 

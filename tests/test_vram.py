@@ -2535,8 +2535,8 @@ def test_a_sequence_split_is_offered_only_where_the_recipe_the_ways_are_judged_o
          "run these figures are for takes 8\u00a0samples per optimizer step, in 2 accumulation steps."),
         # A micro-batch larger than each GPU's share: one on each GPU is already more than the target.
         (4, 2, 4, "A micro-batch of 4 holds more than each GPU's share of the target batch (2\u00a0samples), so the "
-         "run these figures are for takes 8\u00a0samples per optimizer step. A micro-batch of 2 reaches the target "
-         "exactly."),
+         "run these figures are for takes 8\u00a0samples per optimizer step. A micro-batch of 2\u00a0samples "
+         "reaches the target exactly."),
         (1, 1, 4, "(1\u00a0sample)"),
         # A target the GPUs cannot share evenly.
         (7, 2, 2, "2\u00a0GPUs cannot share the target batch of 7 evenly, so the run these figures are for takes "
