@@ -374,6 +374,7 @@ def ways_out(
     nothing: str = NOTHING_TRIED,
     larger: str | Phrase = LARGER_GPU,
     roomy: bool = True,
+    room: Callable[..., Fraction | None] | None = None,
 ) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer state),
@@ -387,7 +388,9 @@ def ways_out(
     nothing; with several, a higher stage shares more, and each GPU's share of what is shared shrinks with their number.
     Each way that changes the form is offered only where ``fits`` (the form's values it changes) says the step would
     then fit: a recipe or a method on these GPUs, a ZeRO stage on them or on up to :func:`most_gpus`. Where none does,
-    the fewest changes that do together (:func:`_together`), or, where none do either, ``nothing``.
+    the fewest changes that do together (:func:`_together`), or, where none do either, ``nothing``. Where the caller
+    can say how much ``room`` a change leaves (negative where it falls short, None where the page refuses it), that
+    stands for ``fits``, and the fewest GPUs with room are aimed at rather than halved for.
 
     >>> values = {"recomputation": "full", "attention": "flash", "sequence_length": 1, "method": "lora",
     ...     "optimizer": "adamw-mixed", "zero_stage": "1", "gpus": 8, "target_batch": 64}
@@ -401,15 +404,19 @@ def ways_out(
     >>> ways_out(values, samples=False, fits=lambda zero_stage="1", **rest: zero_stage == 3).messages
     ('choose ZeRO-3', 'choose a GPU with more memory')
     """
-    checked: dict[tuple[tuple[str, str], ...], bool] = {}
+    checked: dict[tuple[tuple[str, str], ...], bool | Fraction | None] = {}
 
-    def fits_once(**change: object) -> bool:
+    def modelled_once(**change: object) -> bool | Fraction | None:
         # Each check models a whole step: a change asked twice, or one that changes only what the form already
         # holds (the base in bf16 where it is), is modelled once.
         key = tuple(sorted((name, str(value)) for name, value in change.items() if str(values.get(name)) != str(value)))
         if key not in checked:
-            checked[key] = fits(**change)
+            checked[key] = fits(**change) if room is None else room(**change)
         return checked[key]
+
+    def fits_once(**change: object) -> bool:
+        left = modelled_once(**change)
+        return left if isinstance(left, bool) else left is not None and left >= 0
 
     def judged(way: str | Phrase, change: Mapping[str, object], judge: bool = True) -> str | Phrase:
         """``way``, which ``change`` makes, said to be tight where it leaves no room beyond the estimate's error
@@ -444,9 +451,14 @@ def ways_out(
             the page found (technical and Italian reviews, round 49: offered where none fitted), and one a run might
             train at, not a few tokens (technical review, round 52: 16 tokens were offered)."""
             spare = roomy
-            shorter = longest_length(length, lambda each: fits_once(**change, sequence_length=each, comfortable=roomy))
+
+            def at(judge: bool) -> Callable[[int], bool | Fraction | None]:
+                judged = {"comfortable": True} if judge else {}
+                return lambda each: modelled_once(**change, **judged, sequence_length=each)
+
+            shorter = longest_length(length, at(roomy))
             if not shorter:
-                shorter, spare = longest_length(length, lambda each: fits_once(**change, sequence_length=each)), False
+                shorter, spare = longest_length(length, at(False)), False
             return (shorter, spare) if shorter and shorter >= min(SHORTEST_OFFERED, length // 4) else None
 
         plain = shortened() if length > 1 else None
@@ -582,21 +594,19 @@ def ways_out(
     @cache  # asked again where a way under ZeRO-3 is weighed against one at the form's stage
     def roomy_from(named: int) -> int:
         """The fewest GPUs on which stage ``named`` leaves room to spare, as it does on ``most`` (ZeRO shards more on
-        more GPUs, so each count above leaves room too): doubling from the form's, since few are usually enough, then
-        halving the gap."""
+        more GPUs, so each count above leaves room too). Where only whether there is room is known, doubling from the
+        form's count first, since few are usually enough."""
+
+        def left(count: int) -> bool | Fraction | None:
+            return modelled_once(zero_stage=named, gpus=count, comfortable=True)
+
         fits, short = most, gpus
-        while short * 2 < fits:
-            if fits_once(zero_stage=named, gpus=short * 2, comfortable=True):
+        while room is None and short * 2 < fits:
+            if left(short * 2):
                 fits = short * 2
                 break
             short *= 2
-        while fits - short > 1:
-            middle = (fits + short) // 2
-            if fits_once(zero_stage=named, gpus=middle, comfortable=True):
-                fits = middle
-            else:
-                short = middle
-        return fits
+        return crossing(short, fits, left, reciprocal=True)
 
     def counted(way: str | Phrase, stages: range) -> Phrase:
         """``way`` to more GPUs, judged on ``most`` of them, with the fewest on which each stage it names leaves room
@@ -957,10 +967,11 @@ def _shared(method: tuple[tuple, dict], shard: tuple[tuple, dict], values: Mappi
 SHORTEST_OFFERED = 256
 
 
-def longest_length(length: int, fits: Callable[[int], bool], step: int = 128) -> int | None:
-    """The longest sequence, below ``length``, that ``fits``: a half, a quarter, ... of it, the first that does, then
-    the longest multiple of ``step`` between that and the one before (technical review, round 45: the length was not
-    named; Italian review, round 46: a half where three quarters fit). None where not even a 64th of it fits.
+def longest_length(length: int, fits: Callable[[int], bool | Fraction | None], step: int = 128) -> int | None:
+    """The longest sequence, below ``length``, that ``fits`` (or leaves room, as :func:`crossing` reads it): a half, a
+    quarter, ... of it, the first that does, then the longest multiple of ``step`` between that and the one before
+    (technical review, round 45: the length was not named; Italian review, round 46: a half where three quarters fit).
+    None where not even a 64th of it fits.
 
     >>> longest_length(4096, lambda length: length <= 3000)
     2944
@@ -969,16 +980,63 @@ def longest_length(length: int, fits: Callable[[int], bool], step: int = 128) ->
     >>> longest_length(3800, lambda length: length <= 3712)  # the multiple below a length that is not one
     3712
     """
+
+    def room(length: int) -> bool | Fraction | None:
+        left = fits(length)
+        return left if isinstance(left, bool) else left is not None and left >= 0
+
     halves = [length // 2**k for k in range(1, 7) if length // 2**k >= 1]
-    found = next((index for index, each in enumerate(halves) if fits(each)), None)
+    found = next((index for index, each in enumerate(halves) if room(each)), None)
     if found is None:
         return None
     # The length above is known not to fit: every multiple of ``step`` below it may.
     low, high = halves[found] // step, -(-(halves[found - 1] if found else length) // step)
-    while high - low > 1:
-        middle = (low + high) // 2
-        low, high = (middle, high) if fits(middle * step) else (low, middle)
-    return max(halves[found], low * step)
+    if high - low <= 1:
+        return halves[found]
+    # The multiples as such: the room left at the one above and the half that fits, where the page says how much.
+    ends = {low: halves[found], high: halves[found - 1] if found else length}
+    fitting = crossing(high, low, lambda multiple: fits(ends.get(multiple, multiple * step)))
+    return max(halves[found], fitting * step)
+
+
+def crossing(short: int, fits: int, left: Callable[[int], bool | Fraction | None], reciprocal: bool = False) -> int:
+    """Of the whole numbers from ``short``, which leaves no room, to ``fits``, which does, the first with room, room
+    growing from the one to the other. ``left`` says whether a number leaves room, or how much (negative where none,
+    None where the page refuses it). Where it says how much at both ends, the next number tried is where the room
+    would run out were it linear in the number, or in its ``reciprocal`` (what ZeRO shards over that many GPUs), each
+    end's room halved where the other end moved twice running (the Illinois rule), so that few are tried; else the
+    one halfway.
+
+    >>> crossing(1, 64, lambda gpus: gpus >= 24)
+    24
+    >>> crossing(1, 64, lambda gpus: Fraction(100) - Fraction(2300, gpus), reciprocal=True)
+    23
+    >>> crossing(43, 21, lambda multiple: Fraction(30 - multiple))  # the shorter, the more room
+    30
+    """
+    ends = {False: left(short), True: left(fits)}
+    aim = all(isinstance(room, Fraction) for room in ends.values()) and ends[False] < 0 <= ends[True]
+    moved = None  # the end the last number tried replaced
+    while abs(fits - short) > 1:
+        count = (short + fits) // 2
+        if aim:
+            share = -ends[False] / (ends[True] - ends[False])
+            if reciprocal:
+                at = 1 / (Fraction(1, short) + (Fraction(1, fits) - Fraction(1, short)) * share)
+            else:
+                at = short + (fits - short) * share
+            low, high = sorted((short, fits))
+            count = min(max(math.ceil(at) if fits > short else math.floor(at), low + 1), high - 1)
+        room = left(count)
+        side = room if isinstance(room, bool) else room is not None and room >= 0
+        fits, short = (count, short) if side else (fits, count)
+        aim = aim and isinstance(room, Fraction)
+        if aim:
+            ends[side] = room
+            if moved == side:
+                ends[not side] /= 2
+            moved = side
+    return fits
 
 
 def accumulates(values: Mapping[str, object], micro_batch: int) -> bool:

@@ -818,11 +818,13 @@ def buffers_by_moment(values: Mapping[str, object], setting: Setting) -> dict[st
     stage = int(values["zero_stage"])
     if not stage:
         return {}
-    full = zero_buffers(values, head_counted=False)[1]
+    shown = _bucket(values)
+    bucket = Fraction(shown.value) * GB
     if stage < 3:
-        return dict.fromkeys(MOMENTS, full)
-    headed = zero_buffers(values)[1]
-    bucket = Fraction(_bucket(values).value) * GB
+        return dict.fromkeys(MOMENTS, bucket)
+    # The sizes once, for both totals: this runs for every way out weighed (zero_buffers also words the note).
+    live, _, _, head = _gathered(values)
+    full, headed = (Fraction(_zero_3_total(shown, live, each)[1].value) * GB for each in (Fraction(0), head))
     gradients = zero_3_gradients(values)  # once, for every moment
 
     def at(moment: str) -> Fraction:
@@ -891,25 +893,9 @@ def zero_buffers(values: Mapping[str, object], head_counted: bool = True) -> tup
             "guides": Quantity(Decimal("4.5")),
         }
         return Phrase(ZERO_1_2_BUFFERS, words), Fraction(bucket.value) * GB
-    # The whole model's weights, not this GPU's shard: gathered weights never exceed them.
-    if values["model"] == COUNT:
-        weights, head, module = Fraction(values["parameters"]) * GB * element, Fraction(0), Fraction(0)
-    else:
-        shape = shape_of(values)
-        setting = step_setting(values, shape, values["optimizer"], recipe_field=True)
-        weights = model_states(shape, setting)[0].weights
-        # One layer's experts are one module (transformers 5's MixtralExperts, Qwen3MoeExperts), which ZeRO-3's
-        # pre-forward hook gathers whole, whatever stage3_max_live_parameters allows (technical review, round 23).
-        module = sum(e * i * o for e, i, o in expert_shapes(shape).values()) * element
-        # The step counts the output layer's whole matrix where ZeRO-3 gathers it (calc.formulas.step._gathered).
-        head = gathered_matrix(shape, replace(setting, zero_stage=stage, gpus=int(values["gpus"])))
-        head = head if head_counted else Fraction(0)
-    allowed = min(MAX_LIVE_PARAMETERS * element, weights)
-    live = gigabytes(max(allowed, module), 2)
-    # Of the live allowance, what the gathered output layer, already in the total, takes up.
-    counted = gigabytes(min(head, Fraction(live.value) * GB), 2)
-    # The sum of the figures as shown, so that the reader's addition gives it.
-    total = Quantity(bucket.shown() + live.shown() - counted.shown(), GIGABYTE, places=2)
+    live, allowed, module, head = _gathered(values)
+    head = head if head_counted else Fraction(0)
+    counted, total = _zero_3_total(bucket, live, head)
     quantities = {"bucket": bucket, "live": live, "total": total}
     by_module = module > allowed
     if by_module:
@@ -927,6 +913,34 @@ def zero_buffers(values: Mapping[str, object], head_counted: bool = True) -> tup
     else:
         note = Phrase(ZERO_3_BUFFERS_BESIDE_HEAD_MODULE if by_module else ZERO_3_BUFFERS_BESIDE_HEAD, quantities)
     return note, Fraction(total.value) * GB
+
+
+def _gathered(values: Mapping[str, object]) -> tuple[Quantity, Fraction, Fraction, Fraction]:
+    """Under ZeRO-3 at DeepSpeed's defaults, the gathered weights: their cap as shown (the live allowance, or the
+    largest module, where larger), the allowance, that module, and the output layer's matrix, which the step counts
+    where ZeRO-3 gathers it."""
+    element = RECIPES[values["optimizer"]].states.weights  # the trained weights' bytes, as DeepSpeed keeps them
+    # The whole model's weights, not this GPU's shard: gathered weights never exceed them.
+    if values["model"] == COUNT:
+        weights, head, module = Fraction(values["parameters"]) * GB * element, Fraction(0), Fraction(0)
+    else:
+        shape = shape_of(values)
+        setting = step_setting(values, shape, values["optimizer"], recipe_field=True)
+        weights = model_states(shape, setting)[0].weights
+        # One layer's experts are one module (transformers 5's MixtralExperts, Qwen3MoeExperts), which ZeRO-3's
+        # pre-forward hook gathers whole, whatever stage3_max_live_parameters allows (technical review, round 23).
+        module = sum(e * i * o for e, i, o in expert_shapes(shape).values()) * element
+        # calc.formulas.step._gathered
+        head = gathered_matrix(shape, replace(setting, zero_stage=3, gpus=int(values["gpus"])))
+    allowed = min(MAX_LIVE_PARAMETERS * element, weights)
+    return gigabytes(max(allowed, module), 2), allowed, module, head
+
+
+def _zero_3_total(bucket: Quantity, live: Quantity, head: Fraction) -> tuple[Quantity, Quantity]:
+    """Of ZeRO-3's ``live`` weights, what a gathered output layer (``head``, already in the total) takes up, and the
+    buffers' total beside the ``bucket``: the sum of the figures as shown, so that the reader's addition gives it."""
+    counted = gigabytes(min(head, Fraction(live.value) * GB), 2)
+    return counted, Quantity(bucket.shown() + live.shown() - counted.shown(), GIGABYTE, places=2)
 
 
 # Without ZeRO, full fine-tuning with a master copy is counted as DeepSpeed runs it (calc.formulas.model_states,
@@ -1282,22 +1296,29 @@ def _preparation_by_moment(values: Mapping[str, object], shape: ModelShape, sett
     return {m: extra + (head if holds_gathered_matrix(m, setting) else 0) for m in MOMENTS}
 
 
-def _fits_with(
+def _fits_with(values: Mapping[str, object], **options: object) -> bool:
+    """Whether a micro-batch of one would fit with the change :func:`_room_with` is given."""
+    left = _room_with(values, **options)
+    return left is not None and left >= 0
+
+
+def _room_with(
     values: Mapping[str, object],
     prepared: bool = False,
     comfortable: bool = False,
     samples: bool = True,
     **change: object,
-) -> bool:
-    """Whether a micro-batch of one would fit with ``change`` (a ZeRO stage, GPUs, a recipe, a precision, a method),
-    buffers and buckets counted as :func:`compute` counts them, and a QLoRA base as loaded or ``prepared`` by peft:
-    what a way out must show (technical reviews, rounds 22 and 23: more GPUs were offered where the frozen base,
-    which ZeRO-1 and 2 do not shard, did not fit; QLoRA where it still needed twice the card). ``comfortable``: with
-    room beyond the estimate's measured error, as a fit that is not tight has; not ``samples``: the fixed part alone.
+) -> Fraction | None:
+    """The room a micro-batch of one would leave with ``change`` (a ZeRO stage, GPUs, a recipe, a precision, a
+    method), negative where it would not fit, None where the page refuses the setup or the card cannot run it: buffers
+    and buckets counted as :func:`compute` counts them, and a QLoRA base as loaded or ``prepared`` by peft, what a way
+    out must show (technical reviews, rounds 22 and 23: more GPUs were offered where the frozen base, which ZeRO-1 and
+    2 do not shard, did not fit; QLoRA where it still needed twice the card). ``comfortable``: beyond the estimate's
+    measured error, as a fit that is not tight leaves; not ``samples``: the fixed part alone.
     """
     sharded = _changed(values, change)
     if not _card_runs(sharded, change):
-        return False
+        return None
     try:
         free = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(sharded)
         shape, setting = _modelled_setting(sharded)
@@ -1317,9 +1338,9 @@ def _fits_with(
             # that passed over lengths the verdict called roomy; technical and Spanish reviews, round 51: less the
             # buffers again, a looser one).
             free -= shortfall(max(m.fixed_total + extra[m.name] + (m.per_sample_total if samples else 0) for m in step))
-        return all((m.at(1) if samples else m.fixed_total) <= free for m in held)
+        return min(free - (m.at(1) if samples else m.fixed_total) for m in held)
     except InputProblem:
-        return False  # a setup the page refuses is no way out
+        return None  # a setup the page refuses is no way out
 
 
 def buffers_floor(values: Mapping[str, object]) -> Fraction:
@@ -1626,7 +1647,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 experts=bool(shape.experts),
                 buffers=crowds if own else "",
                 buckets=_bucket_view(one, free, buckets),
-                fits=lambda **change: _fits_with(values, **change),
+                room=lambda **change: _room_with(values, **change),
                 # Not under ZeRO-3, whose gathered output layer a fused linear cross entropy reads without gathering
                 # in some versions (technical review, round 46: huggingface/trl#3368); the page does not check them.
                 loss=int(values["zero_stage"]) < 3 and _chunks_make_room(shape, one, setting, free),
@@ -1670,7 +1691,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 fused=_judged(FUSED_ADAMW, one, free, _without_foreach(one)) if fused else "",
                 buffers=crowds,
                 buckets=_bucket_view(one, free, buckets),
-                fits=lambda **change: _fits_with(values, samples=not huge, **change),
+                room=lambda **change: _room_with(values, samples=not huge, **change),
                 # Each moment's fixed part with its own sample (technical review, round 53: one moment's fixed part
                 # was added to another's sample).
                 **_larger(
