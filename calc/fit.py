@@ -44,9 +44,9 @@ SENTENCE = (
 # recipe can compute in fp16, where it cannot, and where it can under QLoRA (the table's cell is the first's).
 FP16_COMPUTE = Names(("bnb_4bit_compute_dtype=torch.float16",))
 NO_BF16_CELL = (
-    N_("%(verdict)s (no bf16 on this card: choose fp16)"),
-    N_("%(verdict)s (no bf16 on this card)"),
-    N_("%(verdict)s (no bf16 on this card: choose fp16)"),
+    N_("%(verdict)s; no bf16 on this card: choose fp16"),
+    N_("%(verdict)s; no bf16 on this card"),
+    N_("%(verdict)s; no bf16 on this card: choose fp16"),
 )
 NO_BF16_SENTENCE = (
     N_("%(verdict)s This card has no bf16: choose fp16, which takes the same memory."),

@@ -205,7 +205,7 @@ PREPARE_SOURCE = Citation(
 # mixture's experts as 3-D parameters, which stay in 16 bits, and peft's preparation casts them to fp32 with the rest.
 # Axolotl's quantize_moe_experts quantizes them after loading (the LoRA page cites its documentation): not modeled.
 QLORA_EXPERTS = N_(
-    "In a mixture of experts, only the attention projections are loaded in NF4. The experts stay in 16 bits: "
+    "In a mixture of experts, only the attention projections are loaded in NF4. The experts stay in 16\u00a0bits: "
     "since transformers %(since)s, it keeps them as plain three-dimensional parameters, and its bitsandbytes "
     "integration quantizes only nn.Linear modules (up to transformers %(until)s, each expert was made of nn.Linear "
     "layers, quantized with the rest). "

@@ -331,8 +331,8 @@ class MixtureUnderAutocast(InputProblem):
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         return translations.gettext(
-            "A mixture of experts under autocast is not modeled: choose a recipe in 16 bits, or the precision fp32, "
-            "or enter the activation memory."
+            "A mixture of experts under autocast is not modeled: choose a recipe in 16\u00a0bits, or the precision "
+            "fp32, or enter the activation memory."
         )
 
 
@@ -791,7 +791,7 @@ ZERO_3_GRADIENT = N_(
 # With the activation memory typed, which has no moments: beside it, the largest layer weight's, as the floor holds it
 # (_typed_buffers).
 ZERO_3_TYPED_GRADIENT = N_(
-    "Beside the activation memory you typed, they count %(held)s for ZeRO: the buffers above and the full-size "
+    "Beside the activation memory you typed, the verdicts count %(held)s for ZeRO: the buffers above and the full-size "
     "gradient of a layer's largest weight, %(gradient)s, which autograd writes before DeepSpeed copies it into the "
     "bucket. The full-size gradients of the token embeddings and of the output layer, written as the backward pass "
     "ends and as it starts, are not counted."

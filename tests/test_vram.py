@@ -1415,7 +1415,7 @@ WAYS_OUT = [
     ),
     (
         {"method": "lora", "optimizer": "adam-fp32", "precision": "bf16"},
-        "An adapter over fp32 weights under autocast is not modeled: choose a recipe in 16 bits, or the precision "
+        "An adapter over fp32 weights under autocast is not modeled: choose a recipe in 16\u00a0bits, or the precision "
         "fp32.",
         [{"optimizer": "adamw-mixed"}, {"precision": "fp32"}],
     ),
@@ -1704,7 +1704,7 @@ def test_a_mixture_s_qlora_note_says_its_experts_stay_in_16_bits():
     values = {**values, **settle(values, frozenset({"model"}))}
     note = CALCULATOR.results(values)["qlora_experts"]
     assert note.message == QLORA_EXPERTS
-    assert "The experts stay in 16 bits" in note.text(EN, NullTranslations())
+    assert "The experts stay in 16\u00a0bits" in note.text(EN, NullTranslations())
     # The base's own note follows, a paragraph of its own (Spanish review, round 63).
     assert CALCULATOR.results(values)["qlora_base"].message != QLORA_EXPERTS
     assert CALCULATOR.results({**DEFAULTS, "method": "qlora"})["qlora_experts"] is None

@@ -295,7 +295,7 @@ class AdapterUnderAutocast(Refusal):
                 "the Trainer's bf16=True over a 4-bit base: peft keeps the adapter in fp32 either way."
             )
         return N_(
-            "An adapter over fp32 weights under autocast is not modeled: choose a recipe in 16 bits, or the "
+            "An adapter over fp32 weights under autocast is not modeled: choose a recipe in 16\u00a0bits, or the "
             "precision fp32."
         )
 
