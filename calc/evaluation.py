@@ -95,9 +95,17 @@ def restore(calculator: Calculator, address: str, locale: Locale) -> dict[str, R
     '1024'
     >>> restore(CALCULATOR, "activation_per_sample=1.500", Locale.parse("es"))["activation_per_sample"]
     '1.500'
+
+    A name given more than once, as addresses often write a list, is read as its values joined by commas, as this
+    site writes a list (technical review, round 72: the last alone was read), so a number given twice gets a message.
+
+    >>> restore(CALCULATOR, "?gpus=2&gpus=4", Locale.parse("en"))["gpus"]
+    '2,4'
     """
     texts = default_texts(calculator, locale)
-    given = dict(parse_qsl(address.removeprefix("?"), keep_blank_values=True))
+    given: dict[str, str] = {}
+    for name, value in parse_qsl(address.removeprefix("?"), keep_blank_values=True):
+        given[name] = f"{given[name]},{value}" if name in given else value
     describes_a_run = any(i.name in given for i in calculator.inputs)
     for i in calculator.inputs:
         if i.name in given:

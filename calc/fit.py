@@ -329,12 +329,13 @@ def lower_typed(values: Mapping[str, object]) -> Phrase:
 
 
 FEWER_PARAMETERS = N_(
-    "train fewer parameters (not even ZeRO-3 on as many GPUs as the target batch has samples makes room for them)"
+    "train fewer parameters (not even ZeRO-3 on as many GPUs as the target batch has samples makes room for them "
+    "beside its buffers)"
 )
 # An adapter's: its frozen base takes the room, not what it trains (technical review, round 71).
 SMALLER_BASE = N_(
     "choose a smaller base model (not even ZeRO-3 on as many GPUs as the target batch has samples makes room for this "
-    "one's weights)"
+    "one's weights beside its buffers)"
 )
 # The ways this calculator cannot check, which a page lists apart from those it has (Italian review, round 67: a
 # sequence split under "do one of these" read as checked like the rest).
@@ -488,17 +489,17 @@ def ways_out(
         # One sample alone is more than the GPU holds: what shrinks a sample, alone or with what shrinks the rest
         # (technical review, round 50: a larger card was offered where none was, and QLoRA with recomputation, which
         # fitted, was not).
-        together = _together(values, fits_once, adapters, most) if combine else ()
-        within_pair = pair and all(way in (RECOMPUTE, FUSE) for way in together)
         offered = list(map(_bare_way, ways))
+        shortened_to = [each for each in map(_length_of, offered) if each < UNSHORTENED]
+        # A set's sequences longer than those of a length offered alone, else it adds nothing (Spanish review, round
+        # 53: "train LoRA and shorten to 4,096 tokens" beside "shorten to 4,096 tokens").
+        longer = max(shortened_to, default=0) if ways else 0
+        together = _together(values, fits_once, adapters, most, longer) if combine else ()
+        within_pair = pair and all(way in (RECOMPUTE, FUSE) for way in together)
         if ways and together and (within_pair or any(_bare_way(way) in offered for way in together)):
             together = ()
-        # Nor a set whose sequences are no longer than a length offered alone (Spanish review, round 53: "train LoRA
-        # and shorten to 4,096 tokens" beside "shorten to 4,096 tokens"), of the ways that shorten: a sequence split
-        # keeps the length (Italian review, round 62: it dropped a set that fitted on the reader's card).
-        shortened_to = [each for each in map(_length_of, offered) if each < UNSHORTENED]
-        if ways and together and _length_of(together) <= max(shortened_to, default=0):
-            together = ()
+        # Of the ways, only those that shorten count there: a sequence split keeps the length (Italian review, round
+        # 62: it dropped a set that fitted on the reader's card).
         if ways and together:
             # Beside the ways that shrink a sample alone, a set that keeps the sequences longer (Italian review,
             # round 52: only 384 tokens were offered where QLoRA with recomputation fitted at 4,096), unless one of
@@ -873,12 +874,13 @@ LISTED_SETS = (ALL_TOGETHER, BOTH_TOGETHER, BOTH_TIGHT, ALL_TIGHT)
 
 
 def _together(
-    values: Mapping[str, object], fits: Callable[..., bool], adapters: list[str], most: int
+    values: Mapping[str, object], fits: Callable[..., bool], adapters: list[str], most: int, longer: int = 0
 ) -> tuple[str | Phrase, ...]:
     """Where no one change makes room, the first set of changes that does (Spanish review, round 40: a full fine-tuning
     of 8B parameters on one 24 GB card was offered only a larger GPU, which none listed is): what shrinks the fixed
     part (an adapter, ZeRO-3 on these GPUs or on up to ``most``, or both), with what shrinks a sample (full
-    recomputation, fused attention, both, or sequences of a half, a quarter or an eighth the length), fewest first;
+    recomputation, fused attention, both, or sequences of a half, a quarter, ... a 64th the length, ``longer`` than
+    a length offered alone), fewest first;
     one that fits with room to spare before one that fits tightly (Italian review, round 42: LoRA was offered with
     0.07 GB to spare where QLoRA left 10 GB)."""
     switches = {RECOMPUTE: {"recomputation": "full"}, FUSE: {"attention": "flash"}}
@@ -887,10 +889,11 @@ def _together(
     if len(off) == 2:
         samples.append(((off[0][0], off[1][0]), {**off[0][1], **off[1][1]}))
     length = int(values["sequence_length"])
+    # As short as a single way goes (technical review, round 72: a set at a 28th of the length was not found).
     samples += [
         ((Phrase(SHORTEN_TO, {"length": Quantity(Decimal(length // part))}),), {"sequence_length": length // part})
-        for part in (2, 4, 8)
-        if length // part >= 1
+        for part in (2, 4, 8, 16, 32, 64)
+        if length // part >= max(min(SHORTEST_OFFERED, length // 4), 1) and length // part > longer
     ]
     stage, gpus = int(values["zero_stage"]), int(values["gpus"])
     sharding: list[tuple[tuple[str, ...], dict]] = [((), {})]

@@ -54,7 +54,7 @@ from calc.fit import (
 )
 from calc.formatting import GIBIBYTE, GIGABYTE, IN_WORDS, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
-from calc.formulas.batch import divisors, effective_batch_size, reachable, steps_reaching
+from calc.formulas.batch import divisors, effective_batch_size, steps_reaching
 from calc.formulas.model_states import ADAMW, RECIPES, STAGES, per_gpu, zero_twin
 from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
@@ -654,7 +654,7 @@ ZERO_3_BUFFERS_WITHIN_HEAD = N_(
 BUFFERS_BEYOND_SPARE = N_(
     "By this estimate, the total fits on your GPU, with %(spare)s to spare, but ZeRO's buffers do not. The total "
     "leaves them out, and with DeepSpeed's default settings they add %(buffers)s to the step's peak. Lower those "
-    "settings as the note below says, or make room another way."
+    "settings as the note below says."
 )
 # Where even the least ZeRO-3's buffers come to (buffers_floor) is more than the spare: no setting makes the step fit
 # (technical review, round 48: "lower those settings" where 0.01 GB would be left at their smallest).
@@ -698,15 +698,23 @@ SHORT_BUT_SHARE = N_(
     "%(verdict)s A micro-batch of %(count)s fits, each GPU's whole share of the target batch: lower the micro-batch "
     "size to it, with no accumulation."
 )
+# Where the GPUs cannot share the target evenly, the batch itself changes: the largest that fits, and the planner for
+# the batch (technical review, round 72: "keep the target batch" and a share of 11 said of a target of 64 on 6 GPUs).
+SHORT_BUT_SMALLER_UNEVEN = N_(
+    "%(verdict)s A micro-batch of %(count)s fits: lower the micro-batch size to it. The planner finds the nearest "
+    "batch these GPUs can share evenly and the accumulation steps that reach it."
+)
 
 
 def _smaller_fitting(values: Mapping[str, object], verdict: Phrase, largest: int) -> Phrase:
     """A short verdict with the largest micro-batch that fits and divides each GPU's share of the target batch, so
     that whole accumulation steps keep it (Spanish review, round 67: 24 was named for a share of 64); where the GPUs
-    cannot share the target evenly, of the nearest batch they can, as the planner plans it (technical review, round 71:
-    "raise the accumulation steps" where a micro-batch of 3 on 3 GPUs needed none)."""
-    replicas = int(values["gpus"])
-    share = reachable(int(values["target_batch"]), replicas) // replicas
+    cannot share the target evenly, the largest that fits, the planner finding the batch (technical reviews, rounds 71
+    and 72)."""
+    replicas, target = int(values["gpus"]), int(values["target_batch"])
+    if target % replicas:
+        return Phrase(SHORT_BUT_SMALLER_UNEVEN, {"verdict": verdict, "count": Counted(largest, SAMPLES)})
+    share = target // replicas
     count = max(each for each in divisors(share) if each <= largest)
     words = {"verdict": verdict, "count": Counted(count, SAMPLES)}
     if count == share:
@@ -1078,8 +1086,8 @@ ROOM_FOR_ONE = (
     N_("To make room for a micro-batch of one sample, do one of these:"),
 )
 ONE_ON_A_CARD = (
-    N_("First, to make one sample fit on a single card, %(way)s."),
-    N_("First, to make one sample fit on a single card, do one of these:"),
+    N_("First, to make one sample fit on the largest listed card, %(way)s."),
+    N_("First, to make one sample fit on the largest listed card, do one of these:"),
 )
 ROOM_FOR_FIXED = (
     N_("Then, to make room for the fixed part, %(way)s."),
@@ -1364,7 +1372,7 @@ def buffers_floor(values: Mapping[str, object]) -> Fraction:
 
 # Why ZeRO-3's buffers cannot go below buffers_floor: in full fine-tuning, with the gathered weight's gradient.
 FLOOR_WHY = {
-    True: N_("the largest module ZeRO-3 gathers and that module's gradient"),
+    True: N_("the largest module ZeRO-3 gathers and the full-size gradient of a layer's largest weight"),
     False: N_("the largest module ZeRO-3 gathers"),
 }
 

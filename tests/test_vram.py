@@ -8,6 +8,7 @@ from decimal import Decimal
 from fractions import Fraction
 from gettext import NullTranslations
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode
 
 import pytest
 from babel import Locale
@@ -722,7 +723,8 @@ def test_the_budget_never_exceeds_what_is_left_and_the_plan_is_this_page_s(model
 def _opened(name: str, address: str, **changes: str):
     """The view of page ``name`` opened at ``address`` with ``changes`` in it, in English."""
     target = load(name)
-    texts = restore(target, "&".join([address, *(f"{field}={value}" for field, value in changes.items())]), EN)
+    given = dict(parse_qsl(address.removeprefix("?"), keep_blank_values=True)) | changes
+    texts = restore(target, urlencode(given), EN)
     return evaluate(target, texts, EN, NullTranslations(), restoring=True)
 
 
@@ -897,7 +899,9 @@ def rounded_up(size: Fraction) -> Decimal:
             (FUSE, SHORTEN, SPLIT_SEQUENCE, LARGER_GPU),
         ),
         # Full fine-tuning at 8192 tokens on an H100: neither full recomputation nor fused attention makes room
-        # alone, both together do, and are offered as one way (technical review, round 39, D1).
+        # alone, both together do, and are offered as one way (technical review, round 39, D1); so does QLoRA, whose
+        # preparation turns full recomputation on, found once sets no longer stop at the length offered alone
+        # (technical review, round 72).
         (
             "h100-80gb",
             {
@@ -908,7 +912,7 @@ def rounded_up(size: Fraction) -> Decimal:
                 "attention": "eager",
             },
             NOT_ONE,
-            (SHORTEN, SPLIT_SEQUENCE, (RECOMPUTE, FUSE)),
+            (SHORTEN, SPLIT_SEQUENCE, TRAIN["qlora"], (RECOMPUTE, FUSE)),
         ),
         # Several GPUs without ZeRO, and the fixed part too large: a ZeRO stage, but not more GPUs alone, which would
         # replicate everything again; ZeRO-3 makes room only on more than these four, so both (technical review,
@@ -1162,28 +1166,26 @@ def test_a_set_of_changes_and_a_larger_card_are_grouped_apart():
 
 
 def test_where_one_sample_is_more_than_any_card_the_fixed_part_and_the_sample_are_each_made_room_for():
-    """Llama-3.1-70B in full fine-tuning without recomputation, eager, at 32,768 tokens on a T4: one sample alone is
-    more than the largest listed card, and no set of changes the page tries fits the whole step. What shrinks the
-    fixed part is checked on the fixed part, what shrinks a sample on a sample alone, each said apart (technical
-    review, round 43: the fixed part's ways were refused for a sample no card holds, and the sample's offered
-    unchecked)."""
+    """Llama-3.1-70B in full fine-tuning without recomputation, eager, at 262,144 tokens on a T4: one sample alone is
+    more than the largest listed card, and no set of changes the page tries, sequences down to a 64th included, fits
+    the whole step. What shrinks the fixed part is checked on the fixed part, what shrinks a sample on a sample alone,
+    each said apart (technical review, round 43: the fixed part's ways were refused for a sample no card holds, and
+    the sample's offered unchecked)."""
     values = _on("t4", model="meta-llama/Llama-3.1-70B", method="full", recomputation="none", attention="eager",
-                 sequence_length=Decimal(32768))  # fmt: skip
+                 sequence_length=Decimal(262144))  # fmt: skip
     largest = CALCULATOR.results(values)["largest_micro_batch"]
     assert largest.message == NOT_EMPTY_NOR_ONE
     assert largest.quantities["ways"] == Phrases((_as_set(TRAIN["lora"], SEVERAL_GPUS_ZERO_3),), style="or")
     # A length for a sample alone on a card, where room to spare is not judged (Italian review, round 52).
-    assert _named(largest.quantities["sample_ways"]) == (SHORTEN, (RECOMPUTE, FUSE))
-    (shorter, _) = largest.quantities["sample_ways"].messages
+    assert _named(largest.quantities["sample_ways"]) == ((RECOMPUTE, FUSE, SHORTEN),)
+    (together,) = largest.quantities["sample_ways"].messages
+    shorter = together.quantities["changes"].messages[-1]
     assert shorter.message == SHORTEN_TO
-    # Each way for the sample alone brings it within the largest listed card.
+    # The way for the sample alone brings it within the largest listed card.
     h200 = gpu_memory(GPUS_BY_ID["h200"]) - Decimal(1)  # less the overhead
-    for change in (
-        {"recomputation": "full", "attention": "flash"},
-        {"sequence_length": shorter.quantities["length"].value},
-    ):
-        fixed = {**values, **change, "zero_stage": "3", "gpus": Decimal(64), "gpu": "h200", "gpu_memory": h200 + 1}
-        assert CALCULATOR.results(fixed)["per_sample"].value <= h200
+    change = {"recomputation": "full", "attention": "flash", "sequence_length": shorter.quantities["length"].value}
+    fixed = {**values, **change, "zero_stage": "3", "gpus": Decimal(64), "gpu": "h200", "gpu_memory": h200 + 1}
+    assert CALCULATOR.results(fixed)["per_sample"].value <= h200
 
 
 def test_where_one_sample_is_more_than_any_card_a_set_of_changes_that_fits_the_whole_step_comes_first():
@@ -2036,9 +2038,9 @@ def test_the_peak_says_why_accumulating_adds_no_gradients_under_zero_3():
 def test_a_sample_larger_than_any_listed_card_is_told_what_shrinks_it():
     """Where not even the fixed part fits and one sample alone is more than the largest listed card holds, a larger GPU
     is not enough: the verdict says so and names what shrinks a sample (technical review, round 28, D4: Qwen2.5-0.5B
-    at 100,000 tokens needs 187 GB a sample)."""
+    at 100,000 tokens needed 187 GB a sample; at 400,000 no set of changes fits the whole step either)."""
     values = {**DEFAULTS, "model": "Qwen/Qwen2.5-0.5B", "method": "full", "gpu": "custom", "gpu_memory": Decimal(12)}
-    values |= {**settle(values, frozenset({"model"})), "sequence_length": Decimal(100_000)}
+    values |= {**settle(values, frozenset({"model"})), "sequence_length": Decimal(400_000)}
     largest = CALCULATOR.results(values)["largest_micro_batch"]
     assert largest.message == NOT_EMPTY_NOR_ONE
     assert largest.quantities["sample"].value > max(gpu_memory(gpu) for gpu in GPUS)
@@ -2161,7 +2163,7 @@ def test_a_sample_larger_than_the_largest_card_is_offered_changes_made_together_
     from calc.fit import FUSE
 
     huge = _on("v100-16gb", model="Qwen/Qwen3-32B", method="full", zero_stage="2", gpus=Decimal(4),
-               optimizer="adamw-8bit", sequence_length=Decimal(131072), attention="eager", recomputation="none",
+               optimizer="adamw-8bit", sequence_length=Decimal(262144), attention="eager", recomputation="none",
                target_batch=Decimal(16))  # fmt: skip
     largest = CALCULATOR.results(huge)["largest_micro_batch"]
     assert _named(largest.quantities["sample_ways"]) == ((RECOMPUTE, FUSE, SHORTEN),)
@@ -2357,8 +2359,8 @@ def test_where_recomputation_is_off_it_is_offered_with_a_longer_length_than_shor
     )
     ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
     alone = next(way for way in ways if isinstance(way, Phrase) and way.message in SHORTENED)
-    (together,) = [way.quantities["changes"] for way in ways if isinstance(way, Phrase) and way.message in LISTED_SETS]
-    assert together.messages[0] == RECOMPUTE
+    sets = [way.quantities["changes"] for way in ways if isinstance(way, Phrase) and way.message in LISTED_SETS]
+    together = next(each for each in sets if each.messages[0] == RECOMPUTE)
     longer = together.messages[1].quantities["length"].value
     assert longer > alone.quantities["length"].value
     at = _applied(values, recomputation="full", sequence_length=longer)
@@ -2584,6 +2586,36 @@ def test_a_short_verdict_names_the_smaller_micro_batch_that_fits():
     share = _on("a10g", method="lora", gpus=Decimal(8), micro_batch=Decimal(4), target_batch=Decimal(8),
                 sequence_length=Decimal(2048))  # fmt: skip
     assert CALCULATOR.results(share)["your_gpu"].message == SHORT_BUT_SHARE
+    # Where the GPUs cannot share the target evenly, the batch changes too: the largest that fits, and the planner for
+    # the batch, not a share of the target to keep (technical review, round 72: 1 sample, "a share of 11", for 6 GPUs
+    # and a target of 64, where 3 fitted).
+    from calc.vram import SHORT_BUT_SMALLER_UNEVEN
+
+    uneven = CALCULATOR.results(_on("a100-40gb", method="lora", gpus=Decimal(6), micro_batch=Decimal(8)))
+    assert uneven["your_gpu"].message == SHORT_BUT_SMALLER_UNEVEN
+    assert (
+        uneven["your_gpu"].quantities["count"]
+        == Counted(3, SAMPLES)
+        == Counted(uneven["largest_micro_batch"].value, SAMPLES)
+    )
+
+
+def test_a_set_of_changes_shortens_the_sequences_as_far_as_a_single_way_does():
+    """Technical review, round 72: Llama-3.1-70B in LoRA at 32,768 tokens on seven V100s was told that no set of
+    changes fitted, and offered two stages that did not fit together, where QLoRA under ZeRO-3 at a 28th of the length
+    fits: the set is found, and fits as said."""
+    from calc.fit import prepared_qlora
+
+    values = _on("v100-16gb", model="meta-llama/Llama-3.1-70B", method="lora", precision="fp16", zero_stage="2",
+                 gpus=Decimal(7), sequence_length=Decimal(32768), attention="eager", recomputation="full",
+                 target_batch=Decimal(8))  # fmt: skip
+    largest = CALCULATOR.results(values)["largest_micro_batch"]
+    (together,) = largest.quantities["ways"].messages
+    assert _named(largest.quantities["ways"]) == ((TRAIN["qlora"], ZERO_3, SHORTEN),)
+    length = together.quantities["changes"].messages[-1].quantities["length"].value
+    assert length < 32768 // 16
+    changed = _applied(values, **prepared_qlora(values)[1], zero_stage="3", sequence_length=length)
+    assert changed["largest_micro_batch"].value >= 1 and not _tight(changed["your_gpu"])
 
 
 def test_a_way_to_more_gpus_names_each_stage_s_count_where_they_differ():
