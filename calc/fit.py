@@ -935,8 +935,17 @@ def _together(
     # more than one setting, as QLoRA with the recomputation peft's preparation turns on (Spanish review, round 61);
     # elsewhere most were asked already, and fits_once answers them again without a step.
     ordered = [candidate for candidate in sorted(candidates, key=cost) if candidate[0]]
+    shortest = min((change["sequence_length"] for _, change in samples if "sequence_length" in change), default=None)
+
+    def sets_fit(change: dict, roomy: bool) -> bool:
+        # A set whose shortest length leaves no room leaves none at a longer one: asked once for all its lengths.
+        if change.get("sequence_length", shortest) != shortest:
+            if not fits(**{**change, "sequence_length": shortest}, comfortable=roomy):
+                return False
+        return fits(**change, comfortable=roomy)
+
     for roomy in (True, False):
-        found = next(((words, change) for words, change in ordered if fits(**change, comfortable=roomy)), None)
+        found = next(((words, change) for words, change in ordered if sets_fit(change, roomy)), None)
         if found:
             words = _longest_in(found, length, fits, roomy)
             # A set that fits only within the estimate's error says so, after its last change (Italian review, round
