@@ -22,6 +22,9 @@ from calc.outputs import LESS_THAN, Names, Phrase, Phrases, Quantity, percent
 
 GB = 10**9
 HUNDREDTH = Quantity(Decimal("0.01"), GIGABYTE, 2)  # the last place of the figures a verdict subtracts
+# The least room a way out must leave: what a verdict shows as 0.01 GB, rounded half up. Less shows as none, a GPU
+# filled exactly, which no estimate can promise (technical review, round 73: a length so offered as "a tight fit").
+LEAST_ROOM = Fraction(GB, 200)
 
 
 # How a verdict is worded: in the table of cards, and as the sentence about the reader's own; a fit is tight with less
@@ -31,7 +34,7 @@ SENTENCE = (
     N_("By this estimate, the run fits on your GPU, with %(spare)s to spare."),
     N_(
         "By this estimate, the run fits on your GPU, with %(spare)s to spare, but the fit is tight: it holds only "
-        "if this estimate is %(covered)s below the step's true peak, neither figure counting the overhead. "
+        "if this estimate is %(covered)s below the step's true peak (both figures leave the overhead out). "
         "%(measured)s"
     ),
     N_("Your GPU is %(missing)s short."),

@@ -27,6 +27,7 @@ from calc.fit import (
     FUSED_ADAMW,
     GB,
     LARGER_GPU,
+    LEAST_ROOM,
     NO_BF16_CELL,
     NO_BF16_SENTENCE,
     QUANT_STORAGE,
@@ -666,8 +667,8 @@ BUFFERS_FLOOR_BEYOND_SPARE = N_(
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare, but the fit is tight: with DeepSpeed's "
     "default settings, ZeRO's buffers add %(buffers)s to the step's peak, and the total leaves them out. With the "
-    "buffers counted, it holds only if this estimate is %(covered)s below the step's true peak, neither figure "
-    "counting the overhead. %(measured)s"
+    "buffers counted, it holds only if this estimate is %(covered)s below the step's true peak (both figures leave "
+    "the overhead out). %(measured)s"
 )
 # A tight fit where the measurements (validation/steps.json, tools/measure_steps.py: single steps on one CPU, stage 0)
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
@@ -734,6 +735,7 @@ WAYS_AS_TWIN = N_(
     "Each change suggested here that keeps the recipe was checked with “%(twin)s”, the recipe DeepSpeed's ZeRO runs "
     "in place of the one chosen."
 )
+WITHOUT_MASTER_CELL = N_("%(verdict)s; without the fp32 master copy DeepSpeed's ZeRO adds")
 VERDICT_WITHOUT_MASTER = N_(
     "%(verdict)s This total is for the recipe as chosen. DeepSpeed's ZeRO adds an fp32 master copy, so to size a "
     "DeepSpeed run, choose “%(twin)s”."
@@ -1293,7 +1295,7 @@ def _count_fits_with(values: Mapping[str, object], comfortable: bool = False, **
     room = Fraction(values["gpu_memory"]) * GB - Fraction(values["overhead"]) * GB - ddp_buckets(sharded)
     if comfortable:
         room -= shortfall(estimate)  # as the verdict rules it (_fits_with)
-    return need <= room
+    return need + LEAST_ROOM <= room
 
 
 def _preparation_by_moment(values: Mapping[str, object], shape: ModelShape, setting: Setting) -> dict[str, Fraction]:
@@ -1318,7 +1320,8 @@ def _room_with(
     **change: object,
 ) -> Fraction | None:
     """The room a micro-batch of one would leave with ``change`` (a ZeRO stage, GPUs, a recipe, a precision, a
-    method), negative where it would not fit, None where the page refuses the setup or the card cannot run it: buffers
+    method) beyond the least a way must leave (LEAST_ROOM), negative where it would not fit so, None where the page
+    refuses the setup or the card cannot run it: buffers
     and buckets counted as :func:`compute` counts them, and a QLoRA base as loaded or ``prepared`` by peft, what a way
     out must show (technical reviews, rounds 22 and 23: more GPUs were offered where the frozen base, which ZeRO-1 and
     2 do not shard, did not fit; QLoRA where it still needed twice the card). ``comfortable``: beyond the estimate's
@@ -1346,7 +1349,7 @@ def _room_with(
             # that passed over lengths the verdict called roomy; technical and Spanish reviews, round 51: less the
             # buffers again, a looser one).
             free -= shortfall(max(m.fixed_total + extra[m.name] + (m.per_sample_total if samples else 0) for m in step))
-        return min(free - (m.at(1) if samples else m.fixed_total) for m in held)
+        return min(free - (m.at(1) if samples else m.fixed_total) for m in held) - LEAST_ROOM
     except InputProblem:
         return None  # a setup the page refuses is no way out
 
@@ -1982,6 +1985,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             verdict = Phrase(FITS_ONLY_AS_LOADED_CELL, {"verdict": verdict})
         elif verdict.message == CELL[0] and card - prepared_buffered < shortfall(estimate + prepared - total):
             verdict = Phrase(TIGHT_AS_PREPARED_CELL, {"verdict": verdict})
+        if twin is not None:
+            # As the verdict says beside it (technical review, round 73: "Fits" beside a way judged with the copy).
+            verdict = Phrase(WITHOUT_MASTER_CELL, {"verdict": verdict})
         return without_bf16(verdict, values, gpu, NO_BF16_CELL)
 
     return {

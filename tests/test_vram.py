@@ -1267,7 +1267,7 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     assert 0 < spare < step * SHORTFALL / (1 - SHORTFALL)
     assert results["your_gpu"].text(EN, NullTranslations()) == (
         "By this estimate, the run fits on your GPU, with 0.57\u00a0GB to spare, but the fit is tight: it holds "
-        "only if this estimate is at most 2.30% below the step's true peak, neither figure counting the overhead. "
+        "only if this estimate is at most 2.30% below the step's true peak (both figures leave the overhead out). "
         "On the small dense models measured, the estimate was up to 1.00% below the measured peak. This calculator "
         "calls a "
         "fit tight when the memory to spare would not cover a shortfall of 4.50% of the true peak, a bound set to "
