@@ -120,10 +120,11 @@ EXPECTED = Expectations(
         (
             "accorcia le sequenze a 2944\u00a0token (il passo entra con ampio margine)",
             "passa a QLoRA",
-            "usa più GPU con ZeRO-3 (ampio margine a partire da 2\u00a0GPU)",
+            "usa più GPU con ZeRO-3 (il passo entra con ampio margine a partire da 2\u00a0GPU)",
             "scegli una GPU con più memoria",
         ),
         "Anche questa modifica potrebbe liberare memoria a sufficienza, ma questo calcolatore non può verificarlo: "
-        "calcola la loss a blocchi (use_liger_kernel=True nel Trainer, un’impostazione che qui non ha un campo).",
+        "calcola la loss a blocchi (use_liger_kernel=True nel Trainer: qui non c’è un campo per questa "
+        "impostazione).",
     ),
 )
