@@ -90,7 +90,10 @@ def tradeoff_note(micro_batch: Decimal, steps: Decimal, per_sample: Decimal, bud
     if budget is not None:
         quantities["budget"] = exact_gigabytes(budget, budget)
     over = budget is not None and held.value > budget
-    if over and micro_batch == 1:
+    if over and per_sample > budget:
+        # Whatever the micro-batch: no smaller one fits (Italian review, round 74: "lower the micro-batch size" where
+        # one sample alone passed the budget).
+        quantities["with"] = exact_gigabytes(peak_activation_memory(Decimal(1), per_sample), per_sample)
         message = N_(
             "A single sample already needs %(with)s, more than the budget of %(budget)s: lower the activation "
             "memory per sample (with recomputation or shorter sequences, for example)."
@@ -229,7 +232,7 @@ CALCULATOR = Calculator(
                     N_("Activation memory per GPU"),
                     (
                         Series(N_("With accumulation"), unit=GIGABYTE),
-                        Series(N_("Without accumulation, the same batch at once"), unit=GIGABYTE),
+                        Series(N_("Same batch in one pass, without accumulation"), unit=GIGABYTE),
                         Series(N_("Budget"), limit=True),
                     ),
                 ),

@@ -276,8 +276,8 @@ CALCULATOR = Calculator(
             # The most autograd holds (calc.formulas.step.saved_breakdown): at the end of the forward pass or as the
             # backward pass recomputes a layer, which need not be the moment of the step's peak (step_moment).
             N_(
-                "the most autograd keeps at any one moment, at the end of the forward pass or as the backward pass "
-                "recomputes a layer; that moment need not be the step's peak"
+                "the most autograd holds at once (at the end of the forward pass, or while the backward pass "
+                "recomputes a layer); this need not be at the step's peak"
             ),
         ),
         Text("step_moment", N_("When the peak comes")),

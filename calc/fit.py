@@ -630,11 +630,13 @@ def ways_out(
         each = tuple(
             Phrase(
                 GPUS_UNDER_AT_TARGET if count >= target else GPUS_UNDER,
-                {"count": Quantity(Decimal(count)), "stage": Names(named, style="or")},
+                {"count": Quantity(Decimal(count)), "stage": Names(named)},
             )
             for count, named in sorted(sharing.items(), key=lambda pair: pair[0] >= target)
         )
-        return noted(way, Phrase(ROOM_BY_STAGE, {"counts": Phrases(each)}))
+        # Alternatives, joined so; the stages of one count with "and" (Spanish and technical reviews, round 74: "from 3
+        # GPUs under ZeRO-2 or ZeRO-3 and only on 64 GPUs under ZeRO-1" read as one condition).
+        return noted(way, Phrase(ROOM_BY_STAGE, {"counts": Phrases(each, style="or")}))
 
     if gpus == 1:
         # On one GPU no stage shares anything: a stage on several, as many as it takes.

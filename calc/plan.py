@@ -120,8 +120,8 @@ class AccumulationNotBudgeted(InputProblem):
         words = translations.gettext(
             "This budget holds only for a plan without accumulation, but putting all %(share)s\u00a0samples of each "
             "GPU in one micro-batch would need %(needed)s, more than the budget of %(budget)s. A plan that "
-            "accumulates also holds the accumulated gradients, the sum over its earlier micro-batches. Take its budget "
-            "from the per-GPU training memory calculator, with this target batch."
+            "accumulates also holds the accumulated gradients, the sum over its earlier micro-batches. Take the budget "
+            "for such a plan from the per-GPU training memory calculator, with this target batch."
         )
         if self.reached is not None:
             # Where the share comes from a target the GPUs share evenly, not the one typed (Spanish review, round 40).
@@ -130,8 +130,8 @@ class AccumulationNotBudgeted(InputProblem):
                 "each GPU in one micro-batch (of an effective batch of %(reached)s, the nearest to the target that the "
                 "GPUs can share evenly) "
                 "would need %(needed)s, more than the budget of %(budget)s. A plan that accumulates also holds the "
-                "accumulated gradients, the sum over its earlier micro-batches. Take its budget from the per-GPU "
-                "training memory calculator, with this target batch."
+                "accumulated gradients, the sum over its earlier micro-batches. Take the budget for such a plan from "
+                "the per-GPU training memory calculator, with this target batch."
             )
         return words % {
             "share": format_number(Decimal(self.share), locale),

@@ -28,6 +28,7 @@ from calc.fit import (
     GB,
     LARGER_GPU,
     LEAST_ROOM,
+    LISTED_SETS,
     NO_BF16_CELL,
     NO_BF16_SENTENCE,
     QUANT_STORAGE,
@@ -729,7 +730,7 @@ def _smaller_fitting(values: Mapping[str, object], verdict: Phrase, largest: int
 WAYS_ON_CARD = N_("Each change suggested here was checked with “%(twin)s” at precision fp16, which this card runs.")
 WAYS_PREPARED = N_(
     "Each change suggested here was checked with the base as peft's prepare_model_for_kbit_training leaves it, as "
-    "most QLoRA recipes run it; the total above counts the base as loaded."
+    "most QLoRA recipes run it, unless its note says otherwise; the total above counts the base as loaded."
 )
 WAYS_AS_TWIN = N_(
     "Each change suggested here that keeps the recipe was checked with “%(twin)s”, the recipe DeepSpeed's ZeRO runs "
@@ -1111,15 +1112,18 @@ def _options(lead: tuple[str, str], ways: Phrases) -> tuple[Phrase | Phrases, ..
     """``ways`` after their ``lead``, those this calculator cannot check apart, after the rest: each group in its
     lead's sentence where it has one way, else listed under it."""
 
-    def group(words: tuple[str, str], options: list) -> tuple[Phrase | Phrases, ...]:
-        if len(options) == 1:
+    def group(words: tuple[str, str], options: list, listed: bool = False) -> tuple[Phrase | Phrases, ...]:
+        if len(options) == 1 and not listed:
             (way,) = options
             return (Phrase(words[0], {"way": way if isinstance(way, Phrase) else Phrase(way, {})}),)
         return (Phrase(words[1], {}), Phrases(tuple(options), style="or")) if options else ()
 
     sure = [way for way in ways.messages if checked(way)]
     unsure = [way for way in ways.messages if not checked(way)]
-    return (*group(lead, sure), *group(UNCHECKED_TOO if sure else UNCHECKED_ALONE, unsure))
+    # A set of changes alone among those this calculator cannot check is listed under the lead, whose colon its own
+    # would otherwise follow (Spanish review, round 74: "cannot check it: make both changes together: …").
+    listed = len(unsure) == 1 and isinstance(unsure[0], Phrase) and unsure[0].message in LISTED_SETS
+    return (*group(lead, sure), *group(UNCHECKED_TOO if sure else UNCHECKED_ALONE, unsure, listed))
 
 
 def ways_listing(largest: object, checked: list[Phrase]) -> tuple[Phrase | Phrases, ...] | None:

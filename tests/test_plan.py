@@ -364,7 +364,7 @@ def test_the_snippets_give_the_old_recomputation_switch_where_they_set_the_new_o
 def test_the_budget_s_hint_says_the_same_on_the_planner_and_the_accumulation_page(localedir, locale):
     """Both pages' budget fields say what the budget stands for in one shared sentence (ZeRO's buffers and DDP's
     buckets named on both: technical review, round 34), and only the accumulation page, whose field may be left
-    blank, says so."""
+    blank, says so, after what its single-pass figures assume (technical review, round 74)."""
     parsed, translations = Locale.parse(locale), load_translations(localedir, locale)
     planner = next(i for i in CALCULATOR.inputs if i.name == "memory_budget").hint(parsed, translations)
     accumulating = next(i for i in accumulation.CALCULATOR.inputs if i.name == "memory_budget")
@@ -375,4 +375,8 @@ def test_the_budget_s_hint_says_the_same_on_the_planner_and_the_accumulation_pag
     )
     blank = translations.gettext("The chart draws it as a line. Leave it blank if you have none in mind.")
     assert planner.startswith(shared) and blank not in planner
-    assert accumulating.hint(parsed, translations).startswith(f"{shared} {blank}")
+    single = translations.gettext(
+        "Where that calculator's target batch needs accumulation, its figure also sets aside the accumulated "
+        "gradients, which a single pass does not hold: the single-pass figures here are then slightly conservative."
+    )
+    assert accumulating.hint(parsed, translations).startswith(f"{shared} {single} {blank}")

@@ -142,7 +142,7 @@ def test_the_picture_draws_the_table(catalogs, settings):
         assert e == pytest.approx(float(b * g) * s, rel=1e-3, abs=1e-2 * float(b * g))
     for _, m in values("With accumulation", y_per_gb, y_gb_zero):
         assert m == pytest.approx(float(b * per_sample), rel=1e-3, abs=1e-2)
-    for s, m in values("Without accumulation, the same batch at once", y_per_gb, y_gb_zero):
+    for s, m in values("Same batch in one pass, without accumulation", y_per_gb, y_gb_zero):
         assert m == pytest.approx(float(b * per_sample) * s, rel=1e-3, abs=1e-2)
     # Every value axis reaches the highest value it draws.
     assert number(batch_ticks[0][1]) >= float(b * 4 * a * g)
