@@ -124,7 +124,7 @@ EXPECTED = Expectations(
             "scegli una GPU con più memoria",
         ),
         "Anche questa modifica potrebbe liberare memoria a sufficienza, ma questo calcolatore non può verificarlo: "
-        "calcola la loss a blocchi (use_liger_kernel=True nel Trainer: qui non c’è un campo per questa "
-        "impostazione).",
+        "fai calcolare la loss a blocchi (use_liger_kernel=True nel Trainer, un’impostazione per cui qui non c’è "
+        "un campo).",
     ),
 )
