@@ -294,12 +294,13 @@ ROOM_AT_TARGET = N_("with room to spare only on %(count)s\u00a0GPUs, one sample 
 # The same for each stage a way names, where they differ: a small model's ZeRO-3 buffers may outweigh what it shards,
 # or its sharding needs fewer GPUs than a lower stage's (technical and Spanish reviews, round 66: one count, a lower
 # stage's, said for all).
-ROOM_BY_STAGE = N_("with room to spare from %(counts)s")
-# TRANSLATORS: one item of that list: a count of GPUs under a ZeRO stage ("8 GPUs under ZeRO-1").
-GPUS_UNDER = N_("%(count)s\u00a0GPUs under %(stage)s")
+ROOM_BY_STAGE = N_("with room to spare %(counts)s")
+# TRANSLATORS: one item of that list: a count of GPUs under a ZeRO stage ("from 8 GPUs under ZeRO-1"), each item
+# saying "from", since the items are alternatives (technical review, round 74).
+GPUS_UNDER = N_("from %(count)s\u00a0GPUs under %(stage)s")
 # TRANSLATORS: the last item of that list, where a stage leaves room only with one sample on each GPU, as many as the
-# target batch has ("only on 64 GPUs under ZeRO-1, one sample each").
-GPUS_UNDER_AT_TARGET = N_("only on %(count)s\u00a0GPUs under %(stage)s, one sample each")
+# target batch has ("only on 64 GPUs under ZeRO-1, with one sample on each").
+GPUS_UNDER_AT_TARGET = N_("only on %(count)s\u00a0GPUs under %(stage)s, with one sample on each")
 LARGER_GPU = N_("choose a GPU with more memory")
 # For QLoRA, where a listed card holds the base as loaded but not as peft prepares it (Italian review, round 51: no
 # card was offered where the H200 held Mixtral as loaded, while LoRA's ways offered QLoRA so).

@@ -20,7 +20,7 @@ PART_LABELS = {
     "activations": N_("Activations saved for the backward pass"),
     "recomputation": N_("Recomputed activations"),
     # What the loss holds as the backward pass starts, the moment it peaks at but under autocast (LOSS_LABELS).
-    "loss": N_("Loss: the fp32 gradients of the log-probabilities and of the logits"),
+    "loss": N_("Loss gradients (fp32, of the log-probabilities and the logits)"),
     "backward_temporaries": N_("Gradients flowing through the backward pass"),
     "optimizer_temporaries": N_("Optimizer step's temporaries"),
 }
@@ -45,7 +45,7 @@ MOMENT_WORDS = {
 # tests/test_vram.py), the decoder's float32 output; as the backward pass starts, the two float32 gradients. The
 # float32 log-probabilities are kept for the loss's backward, so they sit in "activations".
 LOSS_LABELS = {
-    "forward": N_("Loss: the logits, their fp32 copy, and the decoder's output"),
+    "forward": N_("Loss tensors (the logits, their fp32 copy, the decoder's output)"),
     "loss": PART_LABELS["loss"],
 }
 

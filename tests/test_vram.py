@@ -2728,3 +2728,35 @@ def test_where_only_zero_s_buffers_leave_no_room_a_larger_micro_batch_that_fits_
     verdict = CALCULATOR.results(values)["your_gpu"]
     assert verdict.message == SHORT_BUT_LARGER and verdict.quantities["verdict"].message == BUFFERS_BEYOND_SPARE
     assert _bare(_applied(values, micro_batch=Decimal(2))["your_gpu"]).message in SENTENCE[:2]
+
+
+def test_a_larger_micro_batch_for_gpus_that_cannot_share_the_target_names_the_batch_it_makes():
+    """Technical review, round 74: on 60 GPUs, for a target of 64, "a micro-batch of 2 … reaches the target batch",
+    where each step then takes 120 samples."""
+    from calc.vram import SHORT_BUT_LARGER_UNEVEN
+
+    verdict = CALCULATOR.results(_on("a100-40gb", method="full", gpus=Decimal(60), zero_stage="1"))["your_gpu"]
+    assert verdict.message == SHORT_BUT_LARGER_UNEVEN
+    assert (verdict.quantities["count"].value, verdict.quantities["effective"]) == (2, Counted(120, SAMPLES))
+
+
+def test_a_way_out_leaves_some_room_and_names_the_fewest_gpus_the_verdict_calls_roomy():
+    """Technical reviews, rounds 73 and 74: a length was offered as "a tight fit" at which the GPU filled exactly
+    (0.00 GB to spare), and then, once a way had to leave some room, a GPU count one above the fewest with room to
+    spare."""
+    phi = "microsoft/Phi-3-mini-4k-instruct"
+    values = _on("rtx-4090", model=phi, method="full", optimizer="adamw-8bit-bf16", sequence_length=Decimal(8192),
+                 micro_batch=Decimal(2), attention="eager", target_batch=Decimal(32))  # fmt: skip
+    ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
+    shorter = next(way for way in ways if _unnoted(way).message in SHORTENED)
+    length = _unnoted(shorter).quantities["length"].value
+    assert _bare(_applied(values, sequence_length=length, micro_batch=Decimal(1))["your_gpu"]).message != EXACT_FIT
+    sharded = _on("v100-16gb", model=phi, method="full", optimizer="sgd-momentum", zero_stage="3", gpus=Decimal(6),
+                  sequence_length=Decimal(2048), micro_batch=Decimal(4), attention="eager",
+                  recomputation="selective")  # fmt: skip
+    ways = CALCULATOR.results(sharded)["largest_micro_batch"].quantities["ways"].messages
+    (more,) = [way for way in ways if _unnoted(way) == MORE_GPUS]
+    count = int(more.quantities["notes"].messages[0].quantities["count"].value)
+    fewer, named = (_applied(sharded, gpus=Decimal(each), micro_batch=Decimal(1)) for each in (count - 1, count))
+    assert _tight(fewer["your_gpu"]) and fewer["largest_micro_batch"].value >= 1
+    assert _bare(named["your_gpu"]).message == SENTENCE[0]
