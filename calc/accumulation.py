@@ -25,7 +25,19 @@ from calc.formatting import GIGABYTE
 from calc.formulas.batch import effective_batch_size, peak_activation_memory
 from calc.i18n import N_
 from calc.inputs import address_within
-from calc.outputs import Chart, Citation, Fact, Figure, Phrase, Plot, Quantity, Series, Text, exact_gigabytes
+from calc.outputs import (
+    Chart,
+    Citation,
+    Fact,
+    Figure,
+    Phrase,
+    Plot,
+    Quantity,
+    Series,
+    Text,
+    exact_gigabytes,
+    unit_facts,
+)
 from calc.snippets import SNIPPETS, snippets
 from calc.snippets import facts as snippet_facts
 
@@ -174,6 +186,7 @@ def facts() -> dict[str, Fact]:
     """What the page's prose quotes."""
     # The Transformers release whose Trainer passes the cycle's token count to the loss (PR #34191).
     return {
+        **unit_facts(),
         **snippet_facts(),
         "token_count_version": "4.46",
         # TrainingArguments.average_tokens_across_devices: default=False in 4.53.0, True from 4.54.0 (#39395), read

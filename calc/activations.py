@@ -42,6 +42,7 @@ from calc.outputs import (
     Text,
     at_least_shown,
     gigabytes,
+    unit_facts,
 )
 from calc.problems import InputProblem
 from calc.snippets import ACTIVATION_CHECKPOINTING_SINCE
@@ -221,6 +222,7 @@ def facts() -> dict[str, Fact]:
     """What the page's prose quotes."""
     recipe, precision = chosen_as("autocast-bf16")
     return {
+        **unit_facts(),
         "checkpointing_since": ACTIVATION_CHECKPOINTING_SINCE,
         "grouped_experts_since": GROUPED_EXPERTS_SINCE,
         "experts_until": EXPERTS_AS_LINEAR_UNTIL,

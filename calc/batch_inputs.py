@@ -76,7 +76,7 @@ MEMORY_BUDGET = Amount(
             "gradients, which a single pass does not hold: the single-pass figures here are then slightly "
             "conservative."
         ),
-        N_("The chart draws it as a line. Leave it blank if you have none in mind."),
+        N_("The chart draws the budget as a line. Leave it blank if you have none in mind."),
     ),
     # What the VRAM page's default run leaves for activations: a copy, as above.
     default=Decimal("8.01"),

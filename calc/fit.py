@@ -282,7 +282,8 @@ def _note_order(note: Phrase) -> int:
 # Where only ZeRO-3 can help, as with a frozen base, which only it shards.
 SEVERAL_GPUS_ZERO_3 = N_("train on several GPUs with ZeRO-3")
 ZERO_3 = N_("choose ZeRO-3")
-MORE_GPUS = N_("use more GPUs")
+# At the form's ZeRO stage, said so beside a way to more GPUs under ZeRO-3 (Spanish and Italian reviews, round 75).
+MORE_GPUS = N_("use more GPUs at the same ZeRO stage")
 ZERO_3_MORE_GPUS = N_("use more GPUs under ZeRO-3")
 # The fewest GPUs on which a way to more of them leaves room to spare (technical review, round 65: "use more GPUs"
 # left room only on 128, a tight fit on 13 to 127).

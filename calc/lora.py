@@ -35,7 +35,7 @@ from calc.formulas.step import Peak, adapts_experts, step_peak
 from calc.i18n import N_
 from calc.model_inputs import CONFIG, MODEL, SHAPE_FIELDS, shape_inputs, shape_of
 from calc.models import ARCHITECTURES, ModelShape
-from calc.outputs import Citation, Column, Fact, Figure, Names, Phrase, Quantity, Table, Text, gigabytes
+from calc.outputs import Citation, Column, Fact, Figure, Names, Phrase, Quantity, Table, Text, gigabytes, unit_facts
 from calc.presets import CUSTOM
 from calc.step_inputs import (
     ATTENTION,
@@ -242,6 +242,7 @@ def facts() -> dict[str, Fact]:
     setting = step_setting(defaults, shape, adamw_recipe(defaults["precision"]), recipe_field=False)
     accumulating = step_peak(shape, replace(setting, accumulating=True), int(defaults["micro_batch"]))
     return {
+        **unit_facts(),
         "lora_source": Citation("Hu et al., 2021, §4.1", "https://arxiv.org/abs/2106.09685"),
         "experts_since": EXPERTS_AS_PARAMETERS_SINCE,
         "experts_until": EXPERTS_AS_LINEAR_UNTIL,

@@ -221,6 +221,23 @@ def gigabytes(size: int | Decimal | Fraction, places: int) -> Quantity:
     return Quantity(Fraction(size) / 10**9, GIGABYTE, places=places)
 
 
+def unit_facts() -> dict[str, Quantity]:
+    """What every page says of its memory figures' unit (technical review, round 75: only the VRAM page said it): the
+    gigabyte of 10^9 bytes, and how much smaller the same bytes read in the binary units PyTorch and nvidia-smi use.
+
+    >>> facts = unit_facts()
+    >>> facts["gib_smaller"].text(Locale.parse("en")), facts["mib_smaller"].text(Locale.parse("en"))
+    ('6.87%', '4.63%')
+    """
+    return {
+        "gigabyte": Quantity(10**9),
+        "gibibyte": Quantity(2**30),
+        "mebibyte": Quantity(2**20),
+        "gib_smaller": percent(1 - Fraction(10**9, 2**30)),
+        "mib_smaller": percent(1 - Fraction(10**6, 2**20)),
+    }
+
+
 def exact_gigabytes(size: Decimal, per: Decimal) -> Quantity:
     """``size`` GB, a whole multiple of ``per`` (b·A: samples times the memory of one, or a typed figure itself), shown
     exactly, with as many decimals as ``per`` has and at least two, so that figures set side by side in a column or a

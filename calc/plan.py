@@ -42,6 +42,7 @@ from calc.outputs import (
     Text,
     exact_gigabytes,
     typed,
+    unit_facts,
 )
 from calc.problems import InputProblem
 from calc.snippets import FRAMEWORKS, SNIPPETS, snippets
@@ -281,6 +282,7 @@ def links(values: Mapping[str, object], results: Mapping[str, object]) -> dict[s
 def facts() -> dict[str, Fact]:
     """What the page's prose quotes."""
     return {
+        **unit_facts(),
         **snippet_facts(),
         "frameworks": Names(tuple(FRAMEWORKS.values())),
         "far_from_target": FAR_SHOWN,

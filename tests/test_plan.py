@@ -373,7 +373,7 @@ def test_the_budget_s_hint_says_the_same_on_the_planner_and_the_accumulation_pag
         "overhead, and any ZeRO buffers or DistributedDataParallel buckets. The per-GPU training memory calculator "
         "gives it as “Left for the micro-batch on your GPU”."
     )
-    blank = translations.gettext("The chart draws it as a line. Leave it blank if you have none in mind.")
+    blank = translations.gettext("The chart draws the budget as a line. Leave it blank if you have none in mind.")
     assert planner.startswith(shared) and blank not in planner
     single = translations.gettext(
         "Where that calculator's target batch needs accumulation, its figure also sets aside the accumulated "
