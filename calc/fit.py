@@ -628,13 +628,14 @@ def ways_out(
         sharing = {
             count: tuple(f"ZeRO-{named}" for named in stages if counts[named] == count) for count in counts.values()
         }
-        # A count that gives each GPU one sample last, said so (Italian review, round 70).
+        # The fewest first (technical review, round 75), and a count that gives each GPU one sample last, said so
+        # (Italian review, round 70).
         each = tuple(
             Phrase(
                 GPUS_UNDER_AT_TARGET if count >= target else GPUS_UNDER,
                 {"count": Quantity(Decimal(count)), "stage": Names(named)},
             )
-            for count, named in sorted(sharing.items(), key=lambda pair: pair[0] >= target)
+            for count, named in sorted(sharing.items(), key=lambda pair: (pair[0] >= target, pair[0]))
         )
         # Alternatives, joined so; the stages of one count with "and" (Spanish and technical reviews, round 74: "from 3
         # GPUs under ZeRO-2 or ZeRO-3 and only on 64 GPUs under ZeRO-1" read as one condition).

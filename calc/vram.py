@@ -788,11 +788,20 @@ def short_with_buffers(short: Phrase, buffers: Fraction) -> dict[str, Quantity |
 # Under ZeRO-2 in full fine-tuning, the full-size gradients autograd writes before DeepSpeed reduces them
 # (stage_1_and_2.py at v0.19.5, reduce_independent_p_g_buckets_and_remove_grads: copied into the bucket, or, larger
 # than reduce_bucket_size, held until it is reduced), which the verdicts do not count.
-ZERO_2_GRADIENTS = N_(
-    "The verdicts do not count the full-size gradients that autograd writes before DeepSpeed reduces them into "
-    "shards: a layer's weight's, up to %(gradient)s, as the backward pass runs, and those of the token embeddings and "
-    "the output layer, %(embeddings)s each (one matrix where the two are tied)."
-)
+ZERO_2_GRADIENTS = {
+    False: N_(
+        "The verdicts do not count the full-size gradients that autograd writes before DeepSpeed reduces them into "
+        "shards: the gradient of each layer weight, up to %(gradient)s, as the backward pass runs, and those of the "
+        "token embeddings and of the output layer, %(embeddings)s each."
+    ),
+    # Tied, one matrix, whose two gradients meet before they are added (calc.formulas.step.moments; technical review,
+    # round 75: "each (one matrix where the two are tied)" where the page knows which).
+    True: N_(
+        "The verdicts do not count the full-size gradients that autograd writes before DeepSpeed reduces them into "
+        "shards: the gradient of each layer weight, up to %(gradient)s, as the backward pass runs, and the two that "
+        "the embedding matrix, which the output layer shares, gets from each use, %(embeddings)s each."
+    ),
+}
 # Under ZeRO-3, in a paragraph after the one that sizes the buffers: the optimizer step holds fewer
 # (buffers_by_moment).
 ZERO_3_AT_STEP = N_(
@@ -800,11 +809,22 @@ ZERO_3_AT_STEP = N_(
     "%(bucket)s."
 )
 # In full fine-tuning, after it: the gradient written whole before it reaches the bucket (zero_3_gradients).
-ZERO_3_GRADIENT = N_(
-    "As the backward pass runs, they also count the full-size gradients that autograd writes before DeepSpeed copies "
-    "them into the bucket: one weight's in each layer, up to %(gradient)s, and the token embeddings', "
-    "%(embeddings)s. The output layer's, written whole as the backward pass starts, is not counted."
-)
+ZERO_3_GRADIENT = {
+    False: N_(
+        "As the backward pass runs, they also count the full-size gradients that autograd writes before DeepSpeed "
+        "copies them into the bucket: the gradient of one weight in each layer, up to %(gradient)s, and that of the "
+        "token embeddings, %(embeddings)s. The output layer's gradient, written whole as the backward pass starts, is "
+        "not counted."
+    ),
+    # Tied, autograd holds the output layer's gradient of the shared matrix until the embeddings' is added to it
+    # (technical review, round 75).
+    True: N_(
+        "As the backward pass runs, they also count the full-size gradients that autograd writes before DeepSpeed "
+        "copies them into the bucket: the gradient of one weight in each layer, up to %(gradient)s, and that of the "
+        "embedding matrix from the embeddings, %(embeddings)s. The gradient the same matrix gets from the output "
+        "layer, written whole as the backward pass starts and held until the two are added, is not counted."
+    ),
+}
 # With the activation memory typed, which has no moments: beside it, the largest layer weight's, as the floor holds it
 # (_typed_buffers).
 ZERO_3_TYPED_GRADIENT = N_(
@@ -1612,11 +1632,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             if int(values["zero_stage"]) == 3:
                 counted = [Phrase(ZERO_3_AT_STEP, {"bucket": _bucket(values)})]
                 if written[0]:
-                    counted.append(Phrase(ZERO_3_GRADIENT, sizes))
+                    counted.append(Phrase(ZERO_3_GRADIENT[shape.tie_word_embeddings], sizes))
                 moments_note = Phrases(tuple(counted), style="sentences")
             elif int(values["zero_stage"]) == 2 and written[0]:
                 # Not counted under ZeRO-2, whose buffers stay as set throughout: said, with their sizes.
-                moments_note = Phrase(ZERO_2_GRADIENTS, sizes)
+                moments_note = Phrase(ZERO_2_GRADIENTS[shape.tie_word_embeddings], sizes)
             # What they add to the step's peak at the form's micro-batch, each moment with its own.
             buffered = peak_of(with_buffers(held, by_moment), micro_batch)
             buffers = buffered.total - step.total
