@@ -133,6 +133,6 @@ EXPECTED = Expectations(
             "elige una GPU con más memoria",
         ),
         "Hay otra opción que podría hacer sitio, aunque esta calculadora no puede comprobarlo: calcula la pérdida por "
-        "tramos de tokens (use_liger_kernel=True en el Trainer; el formulario no tiene ningún campo para ello).",
+        "bloques de tokens (use_liger_kernel=True en el Trainer; el formulario no tiene ningún campo para ello).",
     ),
 )
