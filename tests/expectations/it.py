@@ -118,9 +118,9 @@ EXPECTED = Expectations(
         "Nemmeno un campione entra in memoria.",
         "Per fare spazio a un micro-batch di un solo campione, applica una di queste modifiche:",
         (
-            "accorcia le sequenze a 2944\u00a0token (il passo entra con ampio margine)",
+            "accorcia le sequenze a 2944\u00a0token (il passo entra con un margine sufficiente)",
             "passa a QLoRA",
-            "usa più GPU con ZeRO-3 (il passo entra con ampio margine a partire da 2\u00a0GPU)",
+            "usa più GPU con ZeRO-3 (il passo entra con un margine sufficiente a partire da 2\u00a0GPU)",
             "scegli una GPU con più memoria",
         ),
         "Anche questa modifica potrebbe liberare memoria a sufficienza, ma questo calcolatore non può verificarlo: "
