@@ -34,8 +34,8 @@ METHOD = Choice(
     "method",
     N_("Method"),
     N_(
-        "What the run trains: every parameter, or a LoRA adapter over a frozen base model, in 16\u00a0bits or, with "
-        "QLoRA, with its projections in 4\u00a0bits."
+        "What the run trains: every parameter, or a LoRA adapter over a frozen base model whose weights are held in "
+        "16\u00a0bits or, with QLoRA, whose projections are held in 4\u00a0bits."
     ),
     options=(
         Option("full", N_("Full fine-tuning: every parameter"), short=N_("full fine-tuning")),

@@ -2229,7 +2229,7 @@ def test_the_notes_beside_a_way_out_say_what_it_needs_and_how_much_room_it_leave
     (first, *_) = CALCULATOR.results(fp32)["largest_micro_batch"].quantities["ways"].messages
     assert (
         first.text(EN, NullTranslations())
-        == "load the base model in bf16 (a 16-bit recipe at precision bf16; a tight fit)"
+        == "load the base model in bf16 (with the recipe “AdamW, mixed precision” at precision bf16; a tight fit)"
     )
     # QLoRA, which the form's fp32 recipe refuses, with the recipe it is checked in, in the same parenthesis.
     second = CALCULATOR.results(fp32)["largest_micro_batch"].quantities["ways"].messages[1]
