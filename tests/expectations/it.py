@@ -116,7 +116,7 @@ EXPECTED = Expectations(
     ),
     not_one_sample=(
         "Nemmeno un campione entra in memoria.",
-        "Per fare spazio a un micro-batch di un solo campione, applica una di queste modifiche:",
+        "Per fare spazio a un micro-batch di un solo campione, scegli una di queste soluzioni:",
         (
             "accorcia le sequenze a 2944\u00a0token (il passo entra con un margine sufficiente)",
             "passa a QLoRA",
