@@ -742,7 +742,7 @@ WAYS_AS_TWIN = N_(
     "Each change suggested here that keeps the recipe was checked with “%(twin)s”, the recipe DeepSpeed's ZeRO runs "
     "in place of the one chosen."
 )
-WITHOUT_MASTER_CELL = N_("%(verdict)s; without the fp32 master copy DeepSpeed's ZeRO adds")
+WITHOUT_MASTER_CELL = N_("%(verdict)s; this figure leaves out the fp32 master copy DeepSpeed's ZeRO adds")
 VERDICT_WITHOUT_MASTER = N_(
     "%(verdict)s This total is for the recipe as chosen. DeepSpeed's ZeRO adds an fp32 master copy, so to size a "
     "DeepSpeed run, choose “%(twin)s”."
