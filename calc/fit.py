@@ -290,7 +290,7 @@ ROOM_FROM = N_("with room to spare from %(count)s\u00a0GPUs")
 # Where that is as many GPUs as the target batch has samples, one each (Italian review, round 70: "from 64 GPUs" read
 # as how memory scales with them); not said to be for want of accumulation, one reason of several (technical review,
 # round 71).
-ROOM_AT_TARGET = N_("with room to spare only on %(count)s\u00a0GPUs, one sample each")
+ROOM_AT_TARGET = N_("with room to spare only on %(count)s\u00a0GPUs, with one sample on each")
 # The same for each stage a way names, where they differ: a small model's ZeRO-3 buffers may outweigh what it shards,
 # or its sharding needs fewer GPUs than a lower stage's (technical and Spanish reviews, round 66: one count, a lower
 # stage's, said for all).
@@ -560,8 +560,10 @@ def ways_out(
         # LoRA named only where it makes room, not only QLoRA (Spanish review, round 41); QLoRA as most recipes run
         # it, with peft's preparation, or said to be without it (Italian review, round 41).
         prepared = backing("qlora", prepared=True) if "qlora" in adapters else None
-        # Said to count the recomputation peft's preparation turns on, where the form has none.
-        qlora_way = noted(TRAIN["qlora"], qlora_note) if qlora_note == QLORA_PREPARED_RECOMPUTING else TRAIN["qlora"]
+        # Said to be judged with peft's preparation, and the recomputation it turns on where the form has none, as in a
+        # set (technical reviews, rounds 76 and 77: "a tight fit" beside a verdict, once switched, that opened with
+        # room as loaded).
+        qlora_way = noted(TRAIN["qlora"], qlora_note)
         if values["method"] == "full" and "lora" in fitting:
             # One way for both adapters where they need the same change and fit alike; else each said apart, with
             # what it needs (Spanish review, round 52: "(a tight fit)" read as QLoRA's too, which left 10.93 GB;

@@ -733,9 +733,17 @@ def _smaller_fitting(values: Mapping[str, object], verdict: Phrase, largest: int
 
 
 # Said of one change or several (technical review, round 64: "Each of these ways" after a single one).
-WAYS_ON_CARD = N_("Each change suggested here was checked with “%(twin)s” at precision fp16, which this card runs.")
+WAYS_ON_CARD = N_(
+    "Each change suggested here was checked with “%(twin)s” at precision fp16, since this card has no bf16."
+)
 WAYS_PREPARED = N_(
     "Each change suggested here was checked with the base as peft's prepare_model_for_kbit_training leaves it, as "
+    "most QLoRA recipes run it, unless its note says otherwise; the total above counts the base as loaded."
+)
+# Where the sample's ways come first, checked on a card alone: only the fixed part's were checked so (technical
+# review, round 77).
+WAYS_PREPARED_FIXED = N_(
+    "Each change for the fixed part was checked with the base as peft's prepare_model_for_kbit_training leaves it, as "
     "most QLoRA recipes run it, unless its note says otherwise; the total above counts the base as loaded."
 )
 WAYS_AS_TWIN = N_(
@@ -1164,6 +1172,7 @@ def ways_listing(largest: object, checked: list[Phrase]) -> tuple[Phrase | Phras
             *_options(ROOM_FOR_FIXED, words["ways"]),
             Phrase(CHECK_AGAIN, {}),
         )
+        checked = [Phrase(WAYS_PREPARED_FIXED, {}) if note.message == WAYS_PREPARED else note for note in checked]
     else:
         # The ways make room for one sample, whatever the form's micro-batch (Spanish review, round 69: "do one of
         # these" read as room for the form's four).

@@ -2233,7 +2233,10 @@ def test_the_notes_beside_a_way_out_say_what_it_needs_and_how_much_room_it_leave
     )
     # QLoRA, which the form's fp32 recipe refuses, with the recipe it is checked in, in the same parenthesis.
     second = CALCULATOR.results(fp32)["largest_micro_batch"].quantities["ways"].messages[1]
-    said = "train QLoRA (with the recipe “AdamW, mixed precision” at precision bf16)"
+    said = (
+        "train QLoRA (counting the fp32 copies that peft's prepare_model_for_kbit_training adds; with the recipe "
+        "“AdamW, mixed precision” at precision bf16)"
+    )
     assert second.text(EN, NullTranslations()) == said
 
 
@@ -2243,7 +2246,10 @@ def test_each_adapter_says_what_it_needs_and_a_set_names_the_longest_length_that
     the longest length that fits with its other changes, not the half it was found at (Italian review, round 53)."""
     fp32 = _on("a100-80gb", method="full", optimizer="sgd-fp32", precision="fp32")
     ways = CALCULATOR.results(fp32)["largest_micro_batch"].quantities["ways"].messages
-    qlora = "train QLoRA (with the recipe “AdamW, mixed precision” at precision bf16)"
+    qlora = (
+        "train QLoRA (counting the fp32 copies that peft's prepare_model_for_kbit_training adds; with the recipe "
+        "“AdamW, mixed precision” at precision bf16)"
+    )
     assert [way.text(EN, NullTranslations()) if isinstance(way, Phrase) else way for way in ways[:2]] == [
         qlora,
         TRAIN["lora"],

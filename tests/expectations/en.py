@@ -101,7 +101,7 @@ EXPECTED = Expectations(
         "To make room for a micro-batch of one sample, do one of these:",
         (
             "shorten the sequences to 2,944\u00a0tokens (with room to spare)",
-            "train QLoRA",
+            "train QLoRA (counting the fp32 copies that peft's prepare_model_for_kbit_training adds)",
             "train on several GPUs with ZeRO-3 (with room to spare from 2\u00a0GPUs)",
             "choose a GPU with more memory",
         ),

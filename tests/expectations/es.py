@@ -128,7 +128,8 @@ EXPECTED = Expectations(
         "Para hacer sitio a un microlote de una sola muestra, basta con una de estas opciones:",
         (
             "acorta las secuencias a un máximo de 2944\u00a0tokens (así cabe con margen)",
-            "entrena con QLoRA",
+            "entrena con QLoRA (contando las copias en fp32 que añade la función prepare_model_for_kbit_training de "
+            "peft)",
             "reparte el entrenamiento entre varias GPU con ZeRO-3 (con margen a partir de 2\u00a0GPU)",
             "elige una GPU con más memoria",
         ),

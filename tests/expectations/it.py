@@ -119,7 +119,8 @@ EXPECTED = Expectations(
         "Per fare spazio a un micro-batch di un solo campione, scegli una di queste soluzioni:",
         (
             "accorcia le sequenze a 2944\u00a0token (il passo entra con un margine sufficiente)",
-            "passa a QLoRA",
+            "passa a QLoRA (la verifica tiene conto delle copie in fp32 aggiunte da prepare_model_for_kbit_training di "
+            "peft)",
             "usa più GPU con ZeRO-3 (il passo entra con un margine sufficiente a partire da 2\u00a0GPU)",
             "scegli una GPU con più memoria",
         ),
