@@ -669,7 +669,7 @@ TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare, but the fit is tight: with DeepSpeed's "
     "default settings, ZeRO's buffers add %(buffers)s to the step's peak, and the total leaves them out. With the "
     "buffers counted, it holds only if this estimate is %(covered)s below the step's true peak (both figures leave "
-    "the overhead out). %(measured)s"
+    "the overhead and the buffers out). %(measured)s"
 )
 # A tight fit where the measurements (validation/steps.json, tools/measure_steps.py: single steps on one CPU, stage 0)
 # did not cover the setup: the shortfall they found says nothing certain of its error, so the verdict names what
