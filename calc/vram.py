@@ -1417,8 +1417,10 @@ def buffers_floor(values: Mapping[str, object]) -> Fraction:
 
 # Why ZeRO-3's buffers cannot go below buffers_floor: in full fine-tuning, with the gathered weight's gradient.
 FLOOR_WHY = {
-    True: N_("the largest module ZeRO-3 gathers and the full-size gradient of a layer's largest weight"),
-    False: N_("the largest module ZeRO-3 gathers"),
+    True: N_(
+        "the largest module of a layer that ZeRO-3 gathers and the full-size gradient of a layer's largest weight"
+    ),
+    False: N_("the largest module of a layer that ZeRO-3 gathers"),
 }
 
 
