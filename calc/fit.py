@@ -27,6 +27,16 @@ HUNDREDTH = Quantity(Decimal("0.01"), GIGABYTE, 2)  # the last place of the figu
 LEAST_ROOM = Fraction(GB, 200)
 
 
+def has_room(left: bool | Fraction | None) -> bool:
+    """Whether a check of a way out found room: its answer, or the room it leaves (negative where none, None where the
+    page refuses the setup).
+
+    >>> has_room(True), has_room(Fraction(0)), has_room(Fraction(-1)), has_room(None)
+    (True, True, False, False)
+    """
+    return left if isinstance(left, bool) else left is not None and left >= 0
+
+
 # How a verdict is worded: in the table of cards, and as the sentence about the reader's own; a fit is tight with less
 # to spare than the estimate may fall short by (and, under ZeRO, its buffers: calc.vram).
 CELL = (N_("Fits, with %(spare)s to spare"), N_("Tight fit, with %(spare)s to spare"), N_("Short by %(missing)s"))
@@ -420,8 +430,7 @@ def ways_out(
         return checked[key]
 
     def fits_once(**change: object) -> bool:
-        left = modelled_once(**change)
-        return left if isinstance(left, bool) else left is not None and left >= 0
+        return has_room(modelled_once(**change))
 
     def judged(way: str | Phrase, change: Mapping[str, object], judge: bool = True) -> str | Phrase:
         """``way``, which ``change`` makes, said to be tight where it leaves no room beyond the estimate's error
@@ -1004,12 +1013,8 @@ def longest_length(length: int, fits: Callable[[int], bool | Fraction | None], s
     3712
     """
 
-    def room(length: int) -> bool | Fraction | None:
-        left = fits(length)
-        return left if isinstance(left, bool) else left is not None and left >= 0
-
     halves = [length // 2**k for k in range(1, 7) if length // 2**k >= 1]
-    found = next((index for index, each in enumerate(halves) if room(each)), None)
+    found = next((index for index, each in enumerate(halves) if has_room(fits(each))), None)
     if found is None:
         return None
     # The length above is known not to fit: every multiple of ``step`` below it may.
@@ -1051,7 +1056,7 @@ def crossing(short: int, fits: int, left: Callable[[int], bool | Fraction | None
             low, high = sorted((short, fits))
             count = min(max(math.ceil(at) if fits > short else math.floor(at), low + 1), high - 1)
         room = left(count)
-        side = room if isinstance(room, bool) else room is not None and room >= 0
+        side = has_room(room)
         fits, short = (count, short) if side else (fits, count)
         aim = aim and isinstance(room, Fraction)
         if aim:

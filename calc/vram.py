@@ -45,6 +45,7 @@ from calc.fit import (
     changes_together,
     checked,
     coverage,
+    has_room,
     most_gpus,
     noted,
     on_card,
@@ -117,6 +118,7 @@ from calc.outputs import (
     Table,
     Text,
     gigabytes,
+    unit_facts,
 )
 from calc.presets import CUSTOM, settle_preset
 from calc.problems import InputProblem, NamesTheWayOut
@@ -1347,8 +1349,7 @@ def _preparation_by_moment(values: Mapping[str, object], shape: ModelShape, sett
 
 def _fits_with(values: Mapping[str, object], **options: object) -> bool:
     """Whether a micro-batch of one would fit with the change :func:`_room_with` is given."""
-    left = _room_with(values, **options)
-    return left is not None and left >= 0
+    return has_room(_room_with(values, **options))
 
 
 def _room_with(
@@ -1360,12 +1361,11 @@ def _room_with(
 ) -> Fraction | None:
     """The room a micro-batch of one would leave with ``change`` (a ZeRO stage, GPUs, a recipe, a precision, a
     method) beyond the least a way must leave (LEAST_ROOM, or the estimate's error where ``comfortable``), negative
-    where it would not fit so, None where the page
-    refuses the setup or the card cannot run it: buffers
-    and buckets counted as :func:`compute` counts them, and a QLoRA base as loaded or ``prepared`` by peft, what a way
-    out must show (technical reviews, rounds 22 and 23: more GPUs were offered where the frozen base, which ZeRO-1 and
-    2 do not shard, did not fit; QLoRA where it still needed twice the card). ``comfortable``: beyond the estimate's
-    measured error, as a fit that is not tight leaves; not ``samples``: the fixed part alone.
+    where it would not fit so, None where the page refuses the setup or the card cannot run it: buffers and buckets
+    counted as :func:`compute` counts them, and a QLoRA base as loaded or ``prepared`` by peft, what a way out must
+    show (technical reviews, rounds 22 and 23: more GPUs were offered where the frozen base, which ZeRO-1 and 2 do not
+    shard, did not fit; QLoRA where it still needed twice the card). ``comfortable``: beyond the estimate's measured
+    error, as a fit that is not tight leaves; not ``samples``: the fixed part alone.
     """
     sharded = _changed(values, change)
     if not _card_runs(sharded, change):
@@ -1988,9 +1988,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # one that reaches the target batch, not the largest, which may pass it (technical review, round 61: 5 named
         # for a share of 4): the largest needs no accumulation, so it is at least that share, which fits too.
         target, replicas = int(values["target_batch"]), int(values["gpus"])
-        share = -(-target // replicas)
+        share = steps_reaching(target, replicas, 1)  # one sample per step: each GPU's share, rounded up
         if target % replicas:
-            effective = Counted(share * replicas, SAMPLES)
+            effective = Counted(int(effective_batch_size(Decimal(share), Decimal(1), Decimal(replicas))), SAMPLES)
             yours = Phrase(
                 SHORT_BUT_LARGER_UNEVEN, {"verdict": yours, "count": Quantity(share), "effective": effective}
             )
@@ -2136,6 +2136,7 @@ ECC_SOURCE = Citation(
 def facts() -> dict[str, Fact]:
     """What the page's prose quotes."""
     return {
+        **unit_facts(),
         "adam_weights": Quantity(_ADAM.weights, places=0),
         "adam_gradients": Quantity(_ADAM.gradients, places=0),
         "adam_optimizer": Quantity(_ADAM.optimizer, places=0),
@@ -2252,9 +2253,6 @@ def facts() -> dict[str, Fact]:
         ),
         "a100_name": gpus.GPUS_BY_ID["a100-40gb"].name,
         "a100_mib": Quantity(gpus.GPUS_BY_ID["a100-40gb"].mib, MEBIBYTE),
-        "gigabyte": Quantity(GB),
-        "gibibyte": Quantity(2**30),
-        "mebibyte": Quantity(2**20),
         # nvidia-smi's figure for a process that only initialised CUDA (https://github.com/pytorch/pytorch/issues/34323).
         "cuda_context": Quantity(781, MEBIBYTE),
         "overhead": Quantity(OVERHEAD.default, GIGABYTE, places=2),
