@@ -14,6 +14,7 @@ from functools import cache
 
 from calc.batch_inputs import GPUS
 from calc.formatting import GIGABYTE, PERCENT, rounded, rounded_down, rounded_up
+from calc.formulas.batch import steps_reaching
 from calc.formulas.model_states import RECIPES, zero_twin
 from calc.gpus import GPU, GPUS_BY_ID
 from calc.i18n import N_
@@ -244,7 +245,7 @@ def quant_storage(precision: str) -> str:
 
 # A way to ZeRO-3 for QLoRA names that setting (technical review, round 48: offered without it, the base would stay
 # whole on every GPU).
-QLORA_ZERO_3 = N_("setting %(storage)s in BitsAndBytesConfig, so that ZeRO-3 can shard the 4-bit base")
+QLORA_ZERO_3 = N_("set %(storage)s in BitsAndBytesConfig so that ZeRO-3 can shard the 4-bit base")
 
 
 def for_qlora(way: str | Phrase, values: Mapping[str, object], **change: object) -> str | Phrase:
@@ -272,16 +273,18 @@ def noted(way: str | Phrase, note: Phrase) -> Phrase:
 
 def _note_order(note: Phrase) -> int:
     """Notes in one order whichever was added first (technical review, round 57: QLoRA's storage came before or after
-    its recipe): how the way was checked, the recipe, then the settings it needs, and how much room it leaves last
-    (Italian review, round 57: "a tight fit; with zero_allow_untested_optimizer" read as one note); why peft's
-    preparation is left out after the fit it leaves (Spanish review, round 65: "would not fit; a tight fit")."""
+    its recipe): how the way was checked, the recipe, what ZeRO-3 needs to shard QLoRA's base, the GPUs it takes
+    (technical review, round 79), the other settings it needs, and how much room it leaves last (Italian review, round
+    57: "a tight fit; with zero_allow_untested_optimizer" read as one note); why peft's preparation is left out after
+    the fit it leaves (Spanish review, round 65: "would not fit; a tight fit")."""
     checked = (QLORA_PREPARED, QLORA_PREPARED_RECOMPUTING)
     order = {
         **{each.message: 0 for each in checked},
         WITH_SIXTEEN: 1,
-        ROOM_FROM: 2,
-        ROOM_AT_TARGET: 2,
-        ROOM_BY_STAGE: 2,
+        QLORA_ZERO_3: 2,
+        ROOM_FROM: 3,
+        ROOM_AT_TARGET: 3,
+        ROOM_BY_STAGE: 3,
     }
     order[TIGHT_NOTE.message] = 9
     order[UNPREPARED_WHY.message] = 10
@@ -555,7 +558,7 @@ def ways_out(
 
     def backing(method: str, prepared: bool = False) -> dict | None:
         """The change that makes room with ``method``: in the form's recipe or, where that one is refused or does
-        not fit (QLoRA computes in 16 bits), in mixed precision; QLoRA as peft prepares it where ``prepared``."""
+        not fit (QLoRA is modelled in 16 bits), in mixed precision; QLoRA as peft prepares it where ``prepared``."""
         base = qlora_change if prepared else {"method": method}
         return next((change for change in (base, {**base, **mixed}) if fits_once(**change)), None)
 
@@ -813,7 +816,7 @@ def _phrase(way: str | Phrase) -> Phrase:
     return way if isinstance(way, Phrase) else Phrase(way, {})
 
 
-# The recipe an adapter falls back on where the form's is refused for it or does not fit (QLoRA computes in 16 bits).
+# The recipe an adapter falls back on where the form's is refused for it or does not fit (QLoRA is modelled in 16 bits).
 
 
 def on_card(precision: str, values: Mapping[str, object]) -> str:
@@ -1068,8 +1071,9 @@ def crossing(short: int, fits: int, left: Callable[[int], bool | Fraction | None
 
 
 def accumulates(values: Mapping[str, object], micro_batch: int) -> bool:
-    """Whether micro-batches of this size reach the target batch only by accumulating several per step."""
-    return int(values["target_batch"]) > int(values["gpus"]) * micro_batch
+    """Whether micro-batches of this size reach the target batch, or the nearest the GPUs share evenly, only by
+    accumulating several per step: a step of no samples, the fixed part alone, is counted as one that does."""
+    return not micro_batch or steps_reaching(int(values["target_batch"]), int(values["gpus"]), micro_batch) > 1
 
 
 # The decimals the figures handed to the planner may have: the two the pages show, or more where two would lose the

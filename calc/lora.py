@@ -25,6 +25,7 @@ from calc.formulas.parameters import (
     adapter_bytes,
     adapter_training_bytes,
     base_bytes_16bit,
+    base_bytes_fp32,
     base_bytes_qlora,
     base_bytes_qlora_prepared,
     base_parameters,
@@ -93,6 +94,9 @@ EXPERTS_NOT_MODELLED = Phrase(
     N_("An adapter on the experts' weights is not modeled, so neither is the run's total; the counts above hold."),
     {},
 )
+# A dense model's active parameters are all of them, the figure just above (technical review, round 78): said in
+# words rather than repeated.
+ALL_ACTIVE = Phrase(N_("All of them: this model has no experts"), {})
 
 
 def run(values: Mapping[str, object], shape: ModelShape) -> Peak | Phrase:
@@ -144,7 +148,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         "trainable_parameters": Quantity(trainable),
         "share": Quantity(Fraction(100 * trainable, base), PERCENT, places=3),
         "base_parameters": Quantity(base),
-        "active_parameters": Quantity(active_parameters(shape)),
+        "active_parameters": Quantity(active_parameters(shape)) if shape.experts else ALL_ACTIVE,
         # A file of megabytes beside memories of gigabytes: two tables, each column in one unit. The weights alone:
         # the safetensors file adds its header, a few kilobytes of JSON naming each tensor.
         "adapter_files": [
@@ -157,6 +161,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 gigabytes(adapter_training_bytes(trainable), 2),
             ),
             (N_("Base model weights, 16-bit"), gigabytes(base_bytes_16bit(shape), 2)),
+            # The base a run at fp32 loads, beside the 16-bit one (technical review, round 79: the run's 32.29 GB of
+            # weights had no row).
+            *(
+                [(N_("Base model weights, fp32 (this run's precision)"), gigabytes(base_bytes_fp32(shape), 2))]
+                if values["precision"] == "fp32"
+                else []
+            ),
             (
                 N_("Base model weights under QLoRA (the layers' linear modules in NF4, the rest in 16\u00a0bits)"),
                 gigabytes(base_bytes_qlora(shape), 2),

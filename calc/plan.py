@@ -101,45 +101,57 @@ class SampleExceedsBudget(InputProblem):
 
 @dataclass
 class AccumulationNotBudgeted(InputProblem):
-    """The budget holds for a step without accumulation only, and the whole ``share`` of each GPU in one micro-batch
-    needs ``needed``, more than it: any plan left accumulates, which the budget does not cover."""
+    """The budget holds for a step without accumulation only, and the whole ``share`` of each of the ``gpus`` in one
+    micro-batch needs ``needed``, more than it: any plan left accumulates, which the budget does not cover."""
 
     share: int
     needed: Decimal
     budget: Decimal
+    gpus: int
     reached: int | None = None  # the target the GPUs share evenly, where it is not the one asked for
 
     @classmethod
     def examples(cls) -> tuple[InputProblem, ...]:
-        return (cls(64, Decimal("481.28"), Decimal("20.89")), cls(33, Decimal("42.9"), Decimal("20"), 99))
+        return (
+            cls(64, Decimal("481.28"), Decimal("20.89"), 1),
+            cls(8, Decimal("60.16"), Decimal("20.89"), 8),
+            cls(33, Decimal("42.9"), Decimal("20"), 3, 99),
+        )
 
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
         # The field is a choice, without the budget's unit; at least two decimals, as every figure in GB.
         def gigabytes(size: Decimal) -> str:
             return format_quantity(size, GIGABYTE, locale, breakable=False, places=max(2, -size.as_tuple().exponent))
 
-        words = translations.gettext(
-            "This budget holds only for a plan without accumulation, but putting all %(share)s\u00a0samples of each "
-            "GPU in one micro-batch would need %(needed)s, more than the budget of %(budget)s. A plan that "
-            "accumulates also holds the accumulated gradients, the sum over its earlier micro-batches. Take the budget "
-            "for such a plan from the per-GPU training memory calculator, with this target batch."
-        )
         if self.reached is not None:
             # Where the share comes from a target the GPUs share evenly, not the one typed (Spanish review, round 40).
-            words = translations.gettext(
+            refused = translations.gettext(
                 "This budget holds only for a plan without accumulation, but putting all %(share)s\u00a0samples of "
                 "each GPU in one micro-batch (of an effective batch of %(reached)s, the nearest to the target that the "
-                "GPUs can share evenly) "
-                "would need %(needed)s, more than the budget of %(budget)s. A plan that accumulates also holds the "
-                "accumulated gradients, the sum over its earlier micro-batches. Take the budget for such a plan from "
-                "the per-GPU training memory calculator, with this target batch."
+                "GPUs can share evenly) would need %(needed)s, more than the budget of %(budget)s."
             )
-        return words % {
+        elif self.gpus == 1:
+            # One GPU's share is the whole target (Spanish review, round 79: "each GPU" of one).
+            refused = translations.gettext(
+                "This budget holds only for a plan without accumulation, but putting the whole target batch, "
+                "%(share)s\u00a0samples, in one micro-batch would need %(needed)s, more than the budget of %(budget)s."
+            )
+        else:
+            refused = translations.gettext(
+                "This budget holds only for a plan without accumulation, but putting all %(share)s\u00a0samples of "
+                "each GPU in one micro-batch would need %(needed)s, more than the budget of %(budget)s."
+            )
+        refused %= {
             "share": format_number(Decimal(self.share), locale),
             "reached": format_number(Decimal(self.reached or 0), locale),
             "needed": gigabytes(self.needed),
             "budget": gigabytes(self.budget),
         }
+        instead = translations.gettext(
+            "A plan that accumulates also holds the accumulated gradients, the sum over its earlier micro-batches. "
+            "Take the budget for such a plan from the per-GPU training memory calculator, with this target batch."
+        )
+        return f"{refused} {instead}"
 
 
 def nearby_target(target: int, gpus: int, micro_batch: int, largest: int) -> Phrase | None:
@@ -189,7 +201,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         options = [(b, a) for b, a in options if a == 1]
         if not options:
             evenly = reached if reached != target else None
-            raise AccumulationNotBudgeted(share, share * per_sample, budget, evenly, field="budget_for")
+            raise AccumulationNotBudgeted(share, share * per_sample, budget, gpus, evenly, field="budget_for")
     micro_batch, steps = options[0]
     sequence = values["sequence_length"]
     fitting = min(share, budget // per_sample)  # the most samples a micro-batch of this share can hold

@@ -34,8 +34,8 @@ METHOD = Choice(
     "method",
     N_("Method"),
     N_(
-        "What the run trains: every parameter, or a LoRA adapter over a frozen base model whose weights are held in "
-        "16\u00a0bits or, with QLoRA, whose projections are held in 4\u00a0bits."
+        "What the run trains: every parameter, or a LoRA adapter over a frozen base model, kept in the run's precision "
+        "or, with QLoRA, with its projections in 4\u00a0bits."
     ),
     options=(
         Option("full", N_("Full fine-tuning: every parameter"), short=N_("full fine-tuning")),
@@ -86,7 +86,7 @@ RANK = Count(
     N_("Rank"),
     N_(
         "The adapter's rank r, at most the highest rank a chosen projection can take (the smaller of its two "
-        "sizes), which the page checks for the model."
+        "sizes), which this calculator checks for the model."
     ),
     default=Decimal(16),
     maximum=Decimal(65_536),
@@ -119,9 +119,9 @@ def _step_model_targets(values: Mapping[str, object]) -> tuple[str, ...] | None:
 STEP_TARGET_MODULES = replace(
     TARGETS,
     description=N_(
-        "The projections that get an adapter, named as in peft's target_modules. This page does not model the step "
-        "with an adapter on the experts of a mixture, so it does not offer them. The LoRA parameter calculator counts "
-        "the parameters of such an adapter. Names the model does not have are rejected."
+        "The projections that get an adapter, named as in peft's target_modules. This calculator does not model the "
+        "step with an adapter on the experts of a mixture, so it does not offer them. The LoRA parameter calculator "
+        "counts the parameters of such an adapter. Names the model does not have are rejected."
     ),
     offered_by=_step_model_targets,
 )

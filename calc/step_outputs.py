@@ -75,8 +75,8 @@ def part_rows(
 SOFTCAPPED_ATTENTION = frozenset(name for name, habits in FAMILIES.items() if not habits.sdpa)
 NO_SDPA = Phrase(
     N_(
-        "Since transformers %(since)s, Transformers will not run this model with SDPA, which cannot soft-cap the "
-        "attention scores as this model does: asking for SDPA raises an error, and without a choice the model loads "
+        "Since transformers %(since)s, this model cannot be loaded with SDPA, which cannot soft-cap the attention "
+        "scores as the model does: asking for SDPA raises an error, and without a choice the model loads "
         "with eager attention. Earlier releases accept SDPA and leave the scores uncapped. The model accepts "
         "FlashAttention and FlexAttention. The fused estimate stands for FlashAttention, which has not been measured "
         "on this model."
@@ -151,7 +151,7 @@ def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | 
 # a no-op where there are as many). Eager attention keeps those anyway, and counts its masks; and where transformers
 # refuses SDPA (Gemma-2), NO_SDPA says what the fused estimate stands for. templates/caveats.html words it for the page.
 WINDOW = N_(
-    "On its sliding-window layers, this model attends only to the last %(window)s\u00a0tokens, and a sequence here "
+    "On its sliding-window layers, each token attends to at most the last %(window)s\u00a0tokens, and a sequence here "
     "holds %(length)s. Under SDPA, once a sequence is as long as the window, transformers passes SDPA a mask, and, "
     "since this model has fewer key and value heads than query heads, repeats the keys and values for every query "
     "head (repeat_kv). The estimate counts neither the mask nor those copies, so the peak may be higher. "
@@ -159,7 +159,7 @@ WINDOW = N_(
 )
 # The same without the copies, for a model with as many key and value heads as query heads (repeat_kv a no-op).
 WINDOW_ALL_HEADS = N_(
-    "On its sliding-window layers, this model attends only to the last %(window)s\u00a0tokens, and a sequence here "
+    "On its sliding-window layers, each token attends to at most the last %(window)s\u00a0tokens, and a sequence here "
     "holds %(length)s. Under SDPA, once a sequence is as long as the window, transformers passes SDPA a mask, which "
     "the estimate does not count, so the peak may be higher. FlashAttention applies the window inside its kernel and "
     "needs no mask."

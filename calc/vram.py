@@ -57,7 +57,7 @@ from calc.fit import (
 )
 from calc.formatting import GIBIBYTE, GIGABYTE, IN_WORDS, MEBIBYTE, PERCENT, format_names, rounded_down, rounded_up
 from calc.formulas.activations import FAMILIES
-from calc.formulas.batch import divisors, effective_batch_size, steps_reaching
+from calc.formulas.batch import divisors, effective_batch_size, reachable, steps_reaching
 from calc.formulas.model_states import ADAMW, RECIPES, STAGES, per_gpu, zero_twin
 from calc.formulas.parameters import (
     ADAPTER_TRAINING_BYTES_PER_PARAMETER,
@@ -655,17 +655,18 @@ ZERO_3_BUFFERS_WITHIN_HEAD = N_(
 # A fit tight within ZeRO's buffers with DeepSpeed's defaults, which the total leaves out: buffers larger than the
 # spare, so that the step fits only with smaller ones; buffers that leave less than the estimate's error; or the
 # estimate's error alone, the buffers coming on top.
+# The verdict first, as where no setting makes room (technical review, round 79: "the total fits" read as a fit).
 BUFFERS_BEYOND_SPARE = N_(
-    "By this estimate, the total fits on your GPU, with %(spare)s to spare, but ZeRO's buffers do not. The total "
-    "leaves them out, and with DeepSpeed's default settings they add %(buffers)s to the step's peak. Lower those "
-    "settings as the note below says."
+    "By this estimate, the step does not fit with DeepSpeed's default settings: the total fits on your GPU, with "
+    "%(spare)s to spare, but ZeRO's buffers, which the total leaves out, add %(buffers)s to the step's peak. Lower "
+    "those settings as the note below says."
 )
 # Where even the least ZeRO-3's buffers come to (buffers_floor) is more than the spare: no setting makes the step fit
 # (technical review, round 48: "lower those settings" where 0.01 GB would be left at their smallest).
 BUFFERS_FLOOR_BEYOND_SPARE = N_(
     "By this estimate, the step does not fit: the total fits on your GPU, with %(spare)s to spare, but ZeRO-3's "
-    "buffers, which the total leaves out, do not. Whatever their settings, they need at least %(floor)s to hold "
-    "%(why)s."
+    "buffers, which the total leaves out, do not. Whatever their settings, they need at least %(floor)s while a "
+    "layer is computed, to hold %(why)s."
 )
 TIGHT_FOR_BUFFERS = N_(
     "By this estimate, the run fits on your GPU, with %(spare)s to spare, but the fit is tight: with DeepSpeed's "
@@ -1042,10 +1043,17 @@ def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Ph
 # Where the form's micro-batch reaches no whole number of accumulation steps that make the target batch: what the
 # figures are for instead, and what would make it (technical review, round 63: a micro-batch of 4 for a target of 6
 # was said to accumulate in silence).
+# The batch nearest the target that the GPUs share evenly, as the planner takes it (Italian review, round 79), and
+# where the form's micro-batch does not reach it in whole steps, what the run takes instead.
 BATCH_UNEVEN = N_(
     "%(gpus)s\u00a0GPUs cannot share the target batch of %(target)s evenly, so the run these figures are for takes "
-    "%(effective)s per optimizer step. The planner finds the nearest batch they can share evenly, and a micro-batch "
-    "that reaches it."
+    "%(effective)s per optimizer step, the nearest batch they can share evenly, as the planner does."
+)
+BATCH_UNEVEN_NOT_REACHED = N_(
+    "%(gpus)s\u00a0GPUs cannot share the target batch of %(target)s evenly. The nearest batch they can is "
+    "%(reached)s, which a micro-batch of %(micro_batch)s does not reach in whole accumulation steps, so the run these "
+    "figures are for takes %(effective)s per optimizer step. The planner finds a micro-batch that reaches "
+    "%(reached)s exactly."
 )
 BATCH_NOT_DIVIDED = N_(
     "A micro-batch of %(micro_batch)s does not divide each GPU's share of the target batch (%(share)s), so the run "
@@ -1061,15 +1069,23 @@ BATCH_PASSED = N_(
 
 def batch_note(values: Mapping[str, object]) -> Phrase | None:
     """What the figures' run takes per optimizer step where the form's micro-batch does not make the target batch:
-    the fewest accumulation steps that reach it, as :func:`calc.fit.accumulates` counts the earlier gradients."""
+    the fewest accumulation steps that reach it, or the nearest batch the GPUs share evenly, as
+    :func:`calc.fit.accumulates` counts the earlier gradients."""
     target, replicas, micro_batch = int(values["target_batch"]), int(values["gpus"]), int(values["micro_batch"])
     steps = steps_reaching(target, replicas, micro_batch)
-    reached = int(effective_batch_size(Decimal(micro_batch), Decimal(steps), Decimal(replicas)))
-    if reached == target:
+    taken = int(effective_batch_size(Decimal(micro_batch), Decimal(steps), Decimal(replicas)))
+    if taken == target:
         return None
-    effective = Counted(reached, SAMPLES)
+    effective = Counted(taken, SAMPLES)
     if target % replicas:
-        return Phrase(BATCH_UNEVEN, {"gpus": Quantity(replicas), "target": Quantity(target), "effective": effective})
+        words = {"gpus": Quantity(replicas), "target": Quantity(target), "effective": effective}
+        nearest = reachable(target, replicas)
+        if taken == nearest:
+            return Phrase(BATCH_UNEVEN, words)
+        return Phrase(
+            BATCH_UNEVEN_NOT_REACHED,
+            {**words, "reached": Counted(nearest, SAMPLES), "micro_batch": Quantity(micro_batch)},
+        )
     share = target // replicas
     words = {"micro_batch": Quantity(micro_batch), "share": Counted(share, SAMPLES), "effective": effective}
     if micro_batch > share:
@@ -1988,7 +2004,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # one that reaches the target batch, not the largest, which may pass it (technical review, round 61: 5 named
         # for a share of 4): the largest needs no accumulation, so it is at least that share, which fits too.
         target, replicas = int(values["target_batch"]), int(values["gpus"])
-        share = steps_reaching(target, replicas, 1)  # one sample per step: each GPU's share, rounded up
+        share = steps_reaching(target, replicas, 1)  # one sample per step: each GPU's share of the batch it reaches
         if target % replicas:
             effective = Counted(int(effective_batch_size(Decimal(share), Decimal(1), Decimal(replicas))), SAMPLES)
             yours = Phrase(

@@ -432,7 +432,10 @@ def test_lora_without_recomputation_keeps_peft_s_float32_copies():
 
 def test_qlora_in_fp32_is_refused_on_the_method():
     view = page_view(method="qlora", precision="fp32")
-    assert view.errors["method"] == "QLoRA computes in 16\u00a0bits: choose the precision bf16 or fp16."
+    assert view.errors["method"] == (
+        "This calculator models QLoRA computing in 16\u00a0bits, as in the QLoRA paper: choose the precision bf16 "
+        "or fp16."
+    )
     assert view.outputs["step_per_sample"] == ""
 
 
@@ -584,3 +587,10 @@ def test_the_row_outside_the_layers_names_what_holds_its_bytes():
     assert rows["Each layer's input, kept for recomputation (and the token ids)"] == "1.07"
     selective = [row[0] for row in page_view(recomputation="selective").outputs["breakdown"]["rows"]]
     assert not any("recomputation" in label for label in selective)
+
+
+def test_qlora_s_figures_say_they_are_for_the_base_as_loaded():
+    """Spanish review, round 79: the figure carried to the batch pages had no word, beside it, of peft's preparation,
+    which most QLoRA recipes run and which can make the activations larger."""
+    assert "prepare_model_for_kbit_training" in page_view(method="qlora").outputs["qlora_note"]
+    assert page_view(method="lora").outputs["qlora_note"] == ""

@@ -133,7 +133,10 @@ def test_the_page_trains_an_adapter_only():
 
 def test_qlora_in_fp32_is_refused_on_the_method():
     page = view(method="qlora", precision="fp32")
-    assert page.errors["method"] == "QLoRA computes in 16\u00a0bits: choose the precision bf16 or fp16."
+    assert page.errors["method"] == (
+        "This calculator models QLoRA computing in 16\u00a0bits, as in the QLoRA paper: choose the precision bf16 "
+        "or fp16."
+    )
     assert page.outputs["run_memory"] == ""
 
 

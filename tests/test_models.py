@@ -120,6 +120,9 @@ def test_choosing_phi3_fills_its_shape_and_its_own_modules():
     # Llama's seven projections become Phi-3's four.
     assert view.texts["target_modules"] == ["qkv_proj", "o_proj", "gate_up_proj", "down_proj"]
     assert view.outputs["base_parameters"] == "3,821,079,552"
+    # A dense model uses all of them per token: said, not the same number again.
+    assert view.outputs["active_parameters"] == "All of them: this model has no experts"
+    assert "active_parameters" in view.worded
 
 
 def test_choosing_a_mixture_offers_its_experts():

@@ -308,10 +308,19 @@ def test_a_budget_for_a_step_without_accumulation_lists_no_plan_that_accumulates
         plan(512, 8, "121.64", "7.52", budget_for="single")
     assert refused.value.field == "budget_for" and refused.value.needed == 64 * Decimal("7.52")
     # Two decimals, as every figure in GB on the site (review 8, item 8).
-    words = AccumulationNotBudgeted(64, Decimal("476.8"), Decimal("20")).message(
+    words = AccumulationNotBudgeted(64, Decimal("476.8"), Decimal("20"), 8).message(
         None, Locale.parse("en"), NullTranslations()
     )
-    assert "in one micro-batch would need 476.80\u00a0GB, more than the budget of 20.00\u00a0GB." in words
+    assert (
+        "all 64\u00a0samples of each GPU in one micro-batch would need 476.80\u00a0GB, more than the budget of "
+        "20.00\u00a0GB." in words
+    )
+    # One GPU's share is the whole target batch, and the words say so (Spanish review, round 79).
+    with pytest.raises(AccumulationNotBudgeted) as alone:
+        plan(64, 1, "20", "7.52", budget_for="single")
+    words = alone.value.message(None, Locale.parse("en"), NullTranslations())
+    assert "putting the whole target batch, 64\u00a0samples, in one micro-batch would need 481.28\u00a0GB" in words
+    assert "each GPU" not in words
     # A target the GPUs do not share evenly: the share is of the nearest one that they do, which the words name
     # (Spanish review, round 40: "33 samples" of a target of 100 on 3 GPUs).
     with pytest.raises(AccumulationNotBudgeted) as uneven:

@@ -62,6 +62,7 @@ from calc.fit import (
 )
 from calc.formatting import format_names, rounded
 from calc.formulas.activations import FAMILIES
+from calc.formulas.batch import reachable
 from calc.formulas.model_states import RECIPES, STAGES, ModelStates, per_gpu
 from calc.formulas.parameters import base_parameters, qlora_preparation, target_modules
 from calc.formulas.step import (
@@ -1137,8 +1138,8 @@ def test_a_qlora_form_s_ways_out_hold_with_peft_s_preparation():
     # review, round 48).
     assert (
         ways.text(EN, NullTranslations())
-        == "choose a GPU with more memory, or make both changes together: train on several GPUs with ZeRO-3 (setting "
-        "bnb_4bit_quant_storage=torch.float16 in BitsAndBytesConfig, so that ZeRO-3 can shard the 4-bit base) and "
+        == "choose a GPU with more memory, or make both changes together: train on several GPUs with ZeRO-3 (set "
+        "bnb_4bit_quant_storage=torch.float16 in BitsAndBytesConfig so that ZeRO-3 can shard the 4-bit base) and "
         "shorten the sequences to 2,944\u00a0tokens"
     )
     (shorter,) = [way for way in together if isinstance(way, Phrase) and way.message == SHORTEN_TO]
@@ -1412,7 +1413,8 @@ WAYS_OUT = [
     ),
     (
         {"method": "qlora", "optimizer": "adam-fp32", "precision": "fp32"},
-        "QLoRA computes in 16\u00a0bits: choose a recipe in 16\u00a0bits and the precision bf16 or fp16.",
+        "This calculator models QLoRA computing in 16\u00a0bits, as in the QLoRA paper: choose a recipe in "
+        "16\u00a0bits and the precision bf16 or fp16.",
         [{"optimizer": "adamw-mixed", "precision": "bf16"}, {"optimizer": "adamw-mixed", "precision": "fp16"}],
     ),
     (
@@ -2546,9 +2548,14 @@ def test_a_sequence_split_is_offered_only_where_the_recipe_the_ways_are_judged_o
          "run these figures are for takes 8\u00a0samples per optimizer step. A micro-batch of 2\u00a0samples "
          "reaches the target exactly."),
         (1, 1, 4, "(1\u00a0sample)"),
-        # A target the GPUs cannot share evenly.
+        # A target the GPUs cannot share evenly: the nearest batch they can, as the planner takes it (Italian review,
+        # round 79), and a micro-batch that does not reach it.
         (7, 2, 2, "2\u00a0GPUs cannot share the target batch of 7 evenly, so the run these figures are for takes "
-         "8\u00a0samples per optimizer step."),
+         "8\u00a0samples per optimizer step, the nearest batch they can share evenly, as the planner does."),
+        (10, 4, 1, "4\u00a0GPUs cannot share the target batch of 10 evenly, so the run these figures are for takes "
+         "12\u00a0samples per optimizer step"),
+        (10, 4, 2, "The nearest batch they can is 12\u00a0samples, which a micro-batch of 2 does not reach in whole "
+         "accumulation steps, so the run these figures are for takes 16\u00a0samples per optimizer step."),
         (64, 1, 4, None),
         (64, 8, 8, None),
     ],
@@ -2567,7 +2574,7 @@ def test_a_micro_batch_that_reaches_no_whole_number_of_steps_to_the_target_batch
         assert said in note.text(EN, NullTranslations())
     # The earlier micro-batches' gradients are counted exactly where the run so set accumulates.
     accumulating = CALCULATOR.results(values)["earlier_gradients"].value > 0
-    assert accumulating == (target > gpus * micro_batch)
+    assert accumulating == (reachable(target, gpus) > gpus * micro_batch)
 
 
 def test_a_short_verdict_names_the_smaller_micro_batch_that_fits():
@@ -2629,7 +2636,7 @@ def test_a_way_to_more_gpus_names_each_stage_s_count_where_they_differ():
     count, where ZeRO-3 leaves room on 4; "ZeRO-2 or ZeRO-3 (from 3 GPUs)" was ZeRO-2's, where ZeRO-3, whose buffers
     outweigh what it shards on a small model, is tight there. Each count named leaves room at its stage, one fewer
     does not."""
-    from calc.fit import GPUS_UNDER, GPUS_UNDER_AT_TARGET, ROOM_BY_STAGE
+    from calc.fit import GPUS_UNDER, ROOM_BY_STAGE
 
     values = _on("t4", model="google/gemma-2-2b", method="full", precision="fp16", optimizer="adamw-8bit",
                  sequence_length=Decimal(1024), attention="eager")  # fmt: skip
@@ -2646,10 +2653,14 @@ def test_a_way_to_more_gpus_names_each_stage_s_count_where_they_differ():
         for stage in each.quantities["stage"].names
     }
     assert len(set(counts.values())) == len(note.quantities["counts"].messages)
-    # ZeRO-1's count is the target batch, one sample a GPU: said so, last (Italian review, round 70).
-    *fewer, whole = note.quantities["counts"].messages
-    assert all(each.message == GPUS_UNDER for each in fewer) and whole.message == GPUS_UNDER_AT_TARGET
-    assert whole.quantities["stage"].names == ("ZeRO-1",) and whole.quantities["count"].value == 64
+    # ZeRO-1's count is the fewest on which the batch nearest the target is one sample a GPU, in one step: 43 for 64
+    # (Italian review, round 79: the planner's batch), where 42 GPUs share 84 in two steps.
+    assert [(each.message, each.quantities["stage"].names) for each in note.quantities["counts"].messages][-1] == (
+        GPUS_UNDER,
+        ("ZeRO-1",),
+    )
+    assert note.quantities["counts"].messages[-1].quantities["count"].value == 43
+    assert all(each.message == GPUS_UNDER for each in note.quantities["counts"].messages)
     assert sorted(counts) == ["ZeRO-1", "ZeRO-2", "ZeRO-3"] and counts["ZeRO-3"] < counts["ZeRO-1"]
     for stage, count in counts.items():
         at = {"zero_stage": stage[-1], "recomputation": "full"}
@@ -2741,13 +2752,38 @@ def test_where_only_zero_s_buffers_leave_no_room_a_larger_micro_batch_that_fits_
 
 
 def test_a_larger_micro_batch_for_gpus_that_cannot_share_the_target_names_the_batch_it_makes():
-    """Technical review, round 74: on 60 GPUs, for a target of 64, "a micro-batch of 2 … reaches the target batch",
-    where each step then takes 120 samples."""
+    """Technical review, round 74: "a micro-batch of 2 … reaches the target batch", where each step then took 120
+    samples for a target of 64. The batch is the nearest the GPUs share evenly, as the planner's (Italian review, round
+    79): 60 on 30 GPUs, two samples each."""
     from calc.vram import SHORT_BUT_LARGER_UNEVEN
 
-    verdict = CALCULATOR.results(_on("a100-40gb", method="full", gpus=Decimal(60), zero_stage="1"))["your_gpu"]
+    verdict = CALCULATOR.results(_on("a100-40gb", method="full", gpus=Decimal(30), zero_stage="1"))["your_gpu"]
     assert verdict.message == SHORT_BUT_LARGER_UNEVEN
-    assert (verdict.quantities["count"].value, verdict.quantities["effective"]) == (2, Counted(120, SAMPLES))
+    assert (verdict.quantities["count"].value, verdict.quantities["effective"]) == (2, Counted(60, SAMPLES))
+
+
+def test_the_vram_page_judges_the_batch_the_planner_plans_where_the_gpus_cannot_share_the_target():
+    """Italian review, round 79: on 48 GPUs, for a target of 64, the page judged 96 samples in two accumulation steps,
+    and found no room for the gradients they keep, where the planner it links to plans 48 samples in one step."""
+    from calc.plan import CALCULATOR as PLANNER
+    from calc.vram import BATCH_UNEVEN
+
+    values = _on("a100-40gb", method="full", gpus=Decimal(48), zero_stage="1")
+    results = CALCULATOR.results(values)
+    assert results["batch_note"].message == BATCH_UNEVEN
+    assert results["batch_note"].quantities["effective"] == Counted(48, SAMPLES)
+    assert results["earlier_gradients"].value == 0
+    assert _bare(results["your_gpu"]).message == SENTENCE[0]
+    planned = PLANNER.results(
+        {
+            **PLANNER.defaults(),
+            "target_batch": Decimal(64),
+            "gpus": Decimal(48),
+            "activation_per_sample": Decimal(1),
+            "memory_budget": Decimal(10),
+        }  # fmt: skip
+    )
+    assert planned["effective_batch"].value == 48
 
 
 def test_a_way_out_leaves_some_room_and_names_the_fewest_gpus_the_verdict_calls_roomy():

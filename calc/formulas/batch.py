@@ -31,16 +31,6 @@ def peak_activation_memory(micro_batch: Decimal, activation_per_sample: Decimal)
     return micro_batch * activation_per_sample
 
 
-def steps_reaching(target: int, gpus: int, micro_batch: int) -> int:
-    """The fewest accumulation steps in which ``gpus`` micro-batches of ``micro_batch`` reach ``target``:
-    a = ⌈T / (b·g)⌉.
-
-    >>> steps_reaching(64, 2, 4), steps_reaching(6, 1, 4), steps_reaching(2, 1, 4)
-    (8, 2, 1)
-    """
-    return -(-target // (gpus * micro_batch))
-
-
 def reachable(target: int, gpus: int) -> int:
     """The batch nearest ``target`` that ``gpus`` can reach: a multiple of them, at least one sample each.
 
@@ -55,6 +45,18 @@ def reachable(target: int, gpus: int) -> int:
     if below == 0:
         return gpus
     return below if target - below < above - target else above
+
+
+def steps_reaching(target: int, gpus: int, micro_batch: int) -> int:
+    """The fewest accumulation steps in which ``gpus`` micro-batches of ``micro_batch`` reach the batch nearest
+    ``target`` that the GPUs share evenly, the one the planner plans for (Italian review, round 79: on 48 GPUs, for a
+    target of 64, the VRAM page judged 96 samples in two steps where the planner planned 48 in one):
+    a = ⌈reachable(T, g) / (b·g)⌉.
+
+    >>> steps_reaching(64, 2, 4), steps_reaching(6, 1, 4), steps_reaching(2, 1, 4), steps_reaching(64, 48, 1)
+    (8, 2, 1, 1)
+    """
+    return -(-reachable(target, gpus) // (gpus * micro_batch))
 
 
 def divisors(n: int) -> list[int]:

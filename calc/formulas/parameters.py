@@ -39,8 +39,9 @@ TARGET_MODULES = (
     "experts.down_proj",
 )
 
-# Bytes per base-model parameter held in bfloat16 or float16.
+# Bytes per base-model parameter held in bfloat16 or float16, and in float32.
 HALF_PRECISION_BYTES = 2
+SINGLE_PRECISION_BYTES = 4
 
 # QLoRA's NormalFloat4 with double quantization (Dettmers et al. 2023, "QLoRA",
 # §3, Double Quantization): each weight is 4 bits; each block of 64 weights
@@ -274,6 +275,16 @@ def base_bytes_16bit(shape: ModelShape) -> int:
     13476831232
     """
     return base_parameters(shape) * HALF_PRECISION_BYTES
+
+
+def base_bytes_fp32(shape: ModelShape) -> int:
+    """The frozen base model's weights, all in float32: a LoRA run at precision fp32.
+
+    >>> from calc.models import PRESETS
+    >>> base_bytes_fp32(PRESETS["meta-llama/Llama-2-7b-hf"])
+    26953662464
+    """
+    return base_parameters(shape) * SINGLE_PRECISION_BYTES
 
 
 def base_bytes_qlora(shape: ModelShape) -> Decimal:

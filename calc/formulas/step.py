@@ -302,15 +302,23 @@ class AdapterUnderAutocast(Refusal):
 
 @dataclass
 class QuantizedBaseIn16Bits(Refusal):
-    """QLoRA computing in fp32. With a recipe field that recipe keeps fp32 weights, which compute in 16 bits only under
-    autocast, refused with an adapter: the recipe must change too."""
+    """QLoRA computing in fp32, which transformers' BitsAndBytesConfig defaults to but this calculator does not model:
+    it models the QLoRA paper's 16 bits, and says it is its choice (technical review, round 79). With a recipe field
+    that recipe keeps fp32 weights, which compute in 16 bits only under autocast, refused with an adapter: the recipe
+    must change too."""
 
-    reason = "QLoRA computes in bf16: choose a recipe that does"
+    reason = "QLoRA is modelled computing in 16 bits: choose a recipe that does"
 
     def words(self, recipe_field: bool) -> str:
         if recipe_field:
-            return N_("QLoRA computes in 16\u00a0bits: choose a recipe in 16\u00a0bits and the precision bf16 or fp16.")
-        return N_("QLoRA computes in 16\u00a0bits: choose the precision bf16 or fp16.")
+            return N_(
+                "This calculator models QLoRA computing in 16\u00a0bits, as in the QLoRA paper: choose a recipe in "
+                "16\u00a0bits and the precision bf16 or fp16."
+            )
+        return N_(
+            "This calculator models QLoRA computing in 16\u00a0bits, as in the QLoRA paper: choose the precision bf16 "
+            "or fp16."
+        )
 
 
 def refusal(recipe: str, method: str) -> Refusal | None:
