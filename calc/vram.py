@@ -1459,6 +1459,9 @@ def _buffers_way(at_floor: Fraction, estimate: Fraction, free: Fraction) -> str:
     return SMALLER_BUFFERS_TIGHT if at_floor <= free else ""
 
 
+# Each listed card with more memory than the one named leaves room too; the largest alone, said so.
+LARGER_FROM = N_("with room to spare on the %(card)s and the listed cards with more memory")
+LARGER_ONLY = N_("with room to spare only on the %(card)s")
 # A larger card that holds the step only tightly: the listed ones, not "a GPU with more memory" as such (technical
 # review, round 66: "(a tight fit)" read as any larger card's).
 LISTED_TIGHT = Phrase(N_("the listed ones that hold it leave only a tight fit"), {})
@@ -1470,21 +1473,35 @@ LISTED_TIGHT_PREPARED = Phrase(
 
 
 def _larger(
-    step: tuple[Fraction, Fraction], beside: Fraction, loaded: tuple[Fraction, Fraction] | None = None
+    step: tuple[Fraction, Fraction],
+    beside: Fraction,
+    loaded: tuple[Fraction, Fraction] | None = None,
+    bf16: bool = False,
 ) -> dict[str, object]:
     """Whether a larger card is a way out, and its words: one that holds the ``step`` (what it needs with ZeRO's
     buffers, and its estimate without them), with QLoRA's base as peft prepares it (Spanish review, round 44), or else,
     said so, as ``loaded`` (Italian review, round 51). Said to be tight where no listed card holds it beyond the
     estimate's error (technical review, round 52), the error taken on the estimate and the buffers added on top, as
-    the verdicts take it (technical review, round 58: on both, a card the verdict found roomy was called tight)."""
+    the verdicts take it (technical review, round 58: on both, a card the verdict found roomy was called tight). Else
+    the smallest listed card with room to spare is named, one with bf16 for a ``bf16`` run."""
     options = [(step, LARGER_GPU)]
     if loaded is not None:
         options.append((loaded, noted(LARGER_GPU, WITHOUT_PREPARATION)))
     tight = LISTED_TIGHT if loaded is None else LISTED_TIGHT_PREPARED
     for (need, estimate), words in options:
         if _on_a_listed_card(need, beside):
-            roomy = _on_a_listed_card(need + shortfall(estimate), beside)
-            return {"larger_gpu": True, "larger": words if roomy else noted(words, tight)}
+            # The smallest listed card with room to spare, named (Spanish review, round 79: the way named none).
+            # A bf16 run's named card computes in bf16, as the largest listed one does.
+            roomy = sorted(
+                (card, name)
+                for gpu, (name, _, card) in zip(gpus.GPUS, _CARDS, strict=True)
+                if need + shortfall(estimate) + beside <= card and (gpu.bf16 or not bf16)
+            )
+            if not roomy:
+                return {"larger_gpu": True, "larger": noted(words, tight)}
+            smallest = Names((roomy[0][1],))
+            said = LARGER_ONLY if len(roomy) == 1 else LARGER_FROM
+            return {"larger_gpu": True, "larger": noted(words, Phrase(said, {"card": smallest}))}
     return {"larger_gpu": False}
 
 
@@ -1729,7 +1746,12 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 and (
                     _changed(values, {})["optimizer"] == values["optimizer"] or all(m.fixed_total <= free for m in one)
                 ),
-                **_larger(_needs(one, preparation), capacity - free, _needs(one, {}) if preparation else None),
+                **_larger(
+                    _needs(one, preparation),
+                    capacity - free,
+                    _needs(one, {}) if preparation else None,
+                    bf16=values["precision"] == "bf16",
+                ),
             )
             largest = Phrase(NOT_ONE, {"ways": ways})
         else:
@@ -1769,6 +1791,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                     _needs(one, preparation, samples=not huge),
                     capacity - free,
                     _needs(one, {}, samples=not huge) if preparation else None,
+                    bf16=values["precision"] == "bf16",
                 ),
             )
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
@@ -1891,7 +1914,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 fits=lambda **change: _count_fits_with(values, **change),
                 # The whole step with the activations typed, not its fixed part alone (Italian review, round 43).
                 # On the recipe DeepSpeed runs, as every way (technical review, round 57).
-                **_larger(_typed_step(_changed(values, {})), overhead + buckets),
+                **_larger(_typed_step(_changed(values, {})), overhead + buckets, bf16=values["precision"] == "bf16"),
                 # What does not fit: the state and the optimizer step, the typed activations, or both.
                 typed=" ".join(
                     name

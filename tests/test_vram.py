@@ -1138,7 +1138,8 @@ def test_a_qlora_form_s_ways_out_hold_with_peft_s_preparation():
     # review, round 48).
     assert (
         ways.text(EN, NullTranslations())
-        == "choose a GPU with more memory, or make both changes together: train on several GPUs with ZeRO-3 (set "
+        == "choose a GPU with more memory (with room to spare on the NVIDIA H100 80GB HBM3 and the listed cards with "
+        "more memory), or make both changes together: train on several GPUs with ZeRO-3 (set "
         "bnb_4bit_quant_storage=torch.float16 in BitsAndBytesConfig so that ZeRO-3 can shard the 4-bit base) and "
         "shorten the sequences to 2,944\u00a0tokens"
     )
@@ -2209,10 +2210,11 @@ def test_a_length_said_to_leave_room_to_spare_gets_a_verdict_that_is_not_tight(g
 
 def test_the_notes_beside_a_way_out_say_what_it_needs_and_how_much_room_it_leaves():
     """Mixtral in QLoRA on an H100: ZeRO-3 with the storage that lets it shard the 4-bit base, and the H200, which
-    holds the base as loaded but not as peft prepares it, said so (Italian review, round 51); LoRA over an fp32 base
-    on a 4090: the base in bf16, which fits only within the estimate's error (technical review, round 50), in one
-    parenthesis (Spanish review, round 51)."""
+    holds the base as loaded but not as peft prepares it, said so (Italian review, round 51), and named (Spanish review,
+    round 79); LoRA over an fp32 base on a 4090: the base in bf16, which fits only within the estimate's error
+    (technical review, round 50), in one parenthesis (Spanish review, round 51)."""
     from calc.fit import WITHOUT_PREPARATION
+    from calc.vram import LARGER_ONLY
 
     mixtral = _on("h100-80gb", model="mistralai/Mixtral-8x7B-v0.1", method="qlora")
     ways = CALCULATOR.results(mixtral)["largest_micro_batch"].quantities["ways"]
@@ -2221,7 +2223,8 @@ def test_the_notes_beside_a_way_out_say_what_it_needs_and_how_much_room_it_leave
     sharded = for_qlora(
         noted(SEVERAL_GPUS_ZERO_3, room), {"method": "qlora", "precision": "bf16", "zero_stage": "3", "gpus": 2}
     )
-    assert ways == Phrases((sharded, noted(LARGER_GPU, WITHOUT_PREPARATION)), style="or")
+    h200 = Phrase(LARGER_ONLY, {"card": Names(("NVIDIA H200",))})
+    assert ways == Phrases((sharded, noted(noted(LARGER_GPU, WITHOUT_PREPARATION), h200)), style="or")
     for count, roomy in ((3, True), (2, False)):
         on = _applied(mixtral, zero_stage="3", gpus=Decimal(count), recomputation="full")["your_gpu"]
         assert (on.message == SENTENCE[0]) == roomy
@@ -2414,7 +2417,7 @@ def test_a_larger_card_is_called_tight_only_where_the_verdict_there_would_be():
                  sequence_length=Decimal(3000), attention="eager", recomputation="none",
                  target_batch=Decimal(8))  # fmt: skip
     ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].text(EN, NullTranslations())
-    assert ways.startswith("choose a GPU with more memory, or")
+    assert ways.startswith("choose a GPU with more memory (with room to spare only on the NVIDIA H200), or")
     assert not _tight(_applied(values, gpu="h200")["your_gpu"])
     from calc.vram import LISTED_TIGHT_PREPARED, TIGHT_AS_PREPARED_CELL
 
@@ -2427,6 +2430,36 @@ def test_a_larger_card_is_called_tight_only_where_the_verdict_there_would_be():
     assert larger == noted(LARGER_GPU, LISTED_TIGHT_PREPARED)
     cells = {str(name): verdict for name, _, verdict in results["fits"]}
     assert cells["NVIDIA H200"].message == TIGHT_AS_PREPARED_CELL
+
+
+@pytest.mark.parametrize(
+    ("gpu", "values"),
+    [
+        ("rtx-4090", {"sequence_length": Decimal(16384)}),
+        ("a10g", {"method": "full", "model": "Qwen/Qwen2.5-1.5B", "sequence_length": Decimal(8192)}),
+        ("t4", {"method": "lora", "recomputation": "none", "sequence_length": Decimal(4096)}),
+    ],
+)
+def test_a_larger_card_way_names_the_smallest_listed_card_whose_verdict_has_room(gpu, values):
+    """Spanish review, round 79: "choose a GPU with more memory" named no card, where the page knows which hold a
+    micro-batch of one with room to spare: the named card's verdict has room, the card before it in the list (of those
+    with bf16, for a bf16 run) has none."""
+    from calc.vram import LARGER_FROM, LARGER_ONLY
+
+    form = _on(gpu, **values)
+    ways = CALCULATOR.results(form)["largest_micro_batch"].quantities["ways"].messages
+    (larger,) = [
+        way for way in ways if isinstance(way, Phrase) and way.message == NOTED and _unnoted(way) == LARGER_GPU
+    ]
+    (note,) = [n for n in larger.quantities["notes"].messages if n.message in (LARGER_FROM, LARGER_ONLY)]
+    (name,) = note.quantities["card"].names
+    # A bf16 run's card computes in bf16.
+    order = [card.id for card in GPUS if card.bf16 or form["precision"] != "bf16"]
+    named = next(card.id for card in GPUS if card.name == name)
+    on = _applied(form, gpu=named, micro_batch=Decimal(1))["your_gpu"]
+    assert _bare(on).message == SENTENCE[0] and not _tight(on)
+    before = _applied(form, gpu=order[order.index(named) - 1], micro_batch=Decimal(1))["your_gpu"]
+    assert _bare(before).message != SENTENCE[0] or _tight(before)
 
 
 def test_a_mixture_s_step_without_accumulation_holds_no_earlier_gradients():

@@ -103,7 +103,8 @@ EXPECTED = Expectations(
             "shorten the sequences to 2,944\u00a0tokens (with room to spare)",
             "train QLoRA (counting the fp32 copies that peft's prepare_model_for_kbit_training adds)",
             "train on several GPUs with ZeRO-3 (with room to spare from 2\u00a0GPUs)",
-            "choose a GPU with more memory",
+            "choose a GPU with more memory (with room to spare on the NVIDIA A100-SXM4-40GB and the listed cards with "
+            "more memory)",
         ),
         "This may make room too, though this calculator cannot check it: compute the loss in chunks (the Trainer's "
         "use_liger_kernel=True, which the form has no field for).",

@@ -131,7 +131,8 @@ EXPECTED = Expectations(
             "entrena con QLoRA (contando las copias en fp32 que añade la función prepare_model_for_kbit_training de "
             "peft)",
             "reparte el entrenamiento entre varias GPU con ZeRO-3 (con margen a partir de 2\u00a0GPU)",
-            "elige una GPU con más memoria",
+            "elige una GPU con más memoria (con margen en la NVIDIA A100-SXM4-40GB y en las tarjetas de la lista con "
+            "más memoria)",
         ),
         "Hay otra opción que podría hacer sitio, aunque esta calculadora no puede comprobarlo: calcula la pérdida por "
         "bloques de tokens (use_liger_kernel=True en el Trainer; el formulario no tiene ningún campo para ello).",
