@@ -45,8 +45,8 @@ SENTENCE = (
     N_("By this estimate, the run fits on your GPU, with %(spare)s to spare."),
     N_(
         "By this estimate, the run fits on your GPU, with %(spare)s to spare, but the fit is tight: it holds only "
-        "if this estimate is %(covered)s below the step's true peak (both figures leave the overhead out). "
-        "%(measured)s"
+        "if this estimate is %(covered)s below the step's true peak (the estimate and the true peak both without "
+        "the overhead). %(measured)s"
     ),
     N_("Your GPU is %(missing)s short."),
 )
@@ -64,7 +64,12 @@ NO_BF16_CELL = (
 )
 NO_BF16_SENTENCE = (
     N_("%(verdict)s This card has no bf16: choose fp16, which takes the same memory."),
-    N_("%(verdict)s This card has no bf16, and this recipe computes in it: choose another recipe or another card."),
+    # With the total of the recipe's fp16 twin, which the card runs (Spanish review, round 80: "choose another recipe"
+    # named none, beside a fit the card cannot run).
+    N_(
+        "%(verdict)s This card has no bf16, and this recipe computes in it. With “%(twin)s” at precision fp16, which "
+        "the card runs, the total is %(total)s: choose both to see whether that run fits."
+    ),
     N_(
         "%(verdict)s This card has no bf16: choose fp16, which takes the same memory, and set %(setting)s in "
         "BitsAndBytesConfig."
@@ -72,12 +77,19 @@ NO_BF16_SENTENCE = (
 )
 
 
-def without_bf16(verdict: Phrase, values: Mapping[str, object], gpu: GPU | None, words: tuple[str, str, str]) -> Phrase:
-    """``verdict``, and where ``gpu`` is a listed card without bf16 and the precision is bf16, that it has none."""
+def without_bf16(
+    verdict: Phrase,
+    values: Mapping[str, object],
+    gpu: GPU | None,
+    words: tuple[str, str, str],
+    twin: Callable[[], Mapping[str, object]] = dict,
+) -> Phrase:
+    """``verdict``, and where ``gpu`` is a listed card without bf16 and the precision is bf16, that it has none; where
+    the recipe computes in bf16 only, with what ``twin`` says of its fp16 twin, where the words name it."""
     if gpu is None or gpu.bf16 or values["precision"] != "bf16":
         return verdict
     if "fp16" not in RECIPES[values["optimizer"]].computes_in:
-        return Phrase(words[1], {"verdict": verdict})
+        return Phrase(words[1], {"verdict": verdict, **twin()})
     if values["method"] == "qlora":
         return Phrase(words[2], {"verdict": verdict, "setting": FP16_COMPUTE})
     return Phrase(words[0], {"verdict": verdict})
@@ -774,11 +786,16 @@ AS_TWIN = N_("judged with “%(twin)s”, which DeepSpeed's ZeRO runs for this r
 
 
 def as_twin(way: str | Phrase, values: Mapping[str, object]) -> str | Phrase:
-    """``way``, which turns ZeRO on, with the recipe it was judged in where ZeRO runs the form's with a master copy."""
+    """``way``, which turns ZeRO on, with the recipe it was judged in where ZeRO runs the form's with a master copy;
+    not where a card without bf16 has every way judged in that recipe, which the sentence after them says (Spanish
+    review, round 80: the recipe named twice in two lines)."""
     if int(values["zero_stage"]):
         return way
     twin = zero_twin(str(values["optimizer"]))
     if (values["method"] != "full" and values["model"] != COUNT) or twin == values["optimizer"]:
+        return way
+    card = GPUS_BY_ID.get(str(values["gpu"]))
+    if card is not None and not card.bf16 and set(RECIPES[str(values["optimizer"])].computes_in) <= {"bf16"}:
         return way
     return noted(way, Phrase(AS_TWIN, {"twin": Phrase(RECIPES[twin].label, {})}))
 

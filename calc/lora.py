@@ -327,7 +327,7 @@ CALCULATOR = Calculator(
         Table("run_breakdown", N_("The run's peak on one GPU, by part"), (N_("Part"), Column(N_("Memory"), GIGABYTE))),
         Table(
             "adapter_files",
-            N_("The adapter's file on disk, without its small header"),
+            N_("The adapter's file on disk (without its small header)"),
             (N_("Item"), Column(N_("Size"), MEGABYTE)),
         ),
         Table("sizes", N_("Sizes in memory"), (N_("Item"), Column(N_("Size"), GIGABYTE))),

@@ -174,7 +174,7 @@ CONFIG = Pasted(
         "The model's config.json, as its repository holds it. It fills in the shape below; the precision stays the "
         "one chosen here, whatever dtype the file names, since how you load and train the model decides it. For a "
         "multimodal model, the text_config is read as the language model, and the vision encoder and the image "
-        "tokens are not counted. peft matches target_modules by name across the whole model, so it also adapts the "
+        "tokens are not counted. Since peft matches target_modules by name across the whole model, it also adapts the "
         "vision encoder's modules of those names, unless target_modules is a regular expression that names the "
         "language model's alone."
     ),

@@ -85,8 +85,9 @@ RANK = Count(
     "rank",
     N_("Rank"),
     N_(
-        "The adapter's rank r, at most the highest rank a chosen projection can take (the smaller of its two "
-        "sizes), which this calculator checks for the model."
+        "The adapter's rank r. This calculator refuses one above the highest rank any chosen projection can take "
+        "(the smaller of its two sizes); a narrower projection still takes it, with parameters beyond its own "
+        "limit that add nothing."
     ),
     default=Decimal(16),
     maximum=Decimal(65_536),

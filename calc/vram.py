@@ -272,9 +272,9 @@ ACTIVATION_MEMORY = Amount(
     N_("Peak activation memory per GPU"),
     N_(
         "Leave it blank to compute the activations from the model. A value you type replaces only the activations: "
-        "this calculator still counts the model state and the optimizer step's temporaries itself. Use the peak "
-        "activation memory per GPU from the gradient accumulation memory calculator: the micro-batch size times the "
-        "activation memory per sample, for the micro-batch set here."
+        "this calculator still counts the model state and the optimizer step's temporaries itself. To fill it in, take "
+        "the gradient accumulation memory calculator's peak activation memory per GPU: the activation memory per "
+        "sample times the micro-batch size set on this page."
     ),
     default=None,
     optional=True,
@@ -1634,6 +1634,13 @@ def ddp_buckets(values: Mapping[str, object]) -> Fraction:
     return model_states(shape, setting)[0].gradients
 
 
+def _fp16_twin(values: Mapping[str, object]) -> dict[str, object]:
+    """The recipe a card without bf16 runs in place of one that computes only in bf16, and its total there."""
+    twin = zero_twin(values["optimizer"])
+    total = compute({**values, "optimizer": twin, "precision": "fp16"})["total_memory"]
+    return {"twin": Phrase(RECIPES[twin].label, {}), "total": total}
+
+
 def compute(values: Mapping[str, object]) -> dict[str, object]:
     capacity = Fraction(values["gpu_memory"]) * GB
     overhead = Fraction(values["overhead"]) * GB
@@ -2082,7 +2089,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
 
     return {
         "total_memory": gigabytes(total, 2),
-        "your_gpu": without_bf16(yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE),
+        "your_gpu": without_bf16(
+            yours, values, gpus.GPUS_BY_ID.get(values["gpu"]), NO_BF16_SENTENCE, twin=lambda: _fp16_twin(values)
+        ),
         "batch_note": batch_note(values),
         "largest_micro_batch": largest,
         "ways_out": ways_listing(largest, checked),

@@ -1269,12 +1269,11 @@ def test_a_fit_within_the_measured_shortfall_is_called_tight():
     assert 0 < spare < step * SHORTFALL / (1 - SHORTFALL)
     assert results["your_gpu"].text(EN, NullTranslations()) == (
         "By this estimate, the run fits on your GPU, with 0.57\u00a0GB to spare, but the fit is tight: it holds "
-        "only if this estimate is at most 2.30% below the step's true peak (both figures leave the overhead out). "
-        "On the small dense models measured, the estimate was up to 1.00% below the measured peak. This calculator "
-        "calls a "
-        "fit tight when the memory to spare would not cover a shortfall of 4.50% of the true peak, a bound set to "
-        "include the 4.41% measured on mixtures of experts. Those measurements did not cover accumulation over several "
-        "micro-batches."
+        "only if this estimate is at most 2.30% below the step's true peak (the estimate and the true peak both "
+        "without the overhead). On the small dense models measured, the estimate was up to 1.00% below the measured "
+        "peak. This calculator calls a fit tight when the memory to spare would not cover a shortfall of 4.50% of "
+        "the true peak, a bound set to include the 4.41% measured on mixtures of experts. Those measurements did not "
+        "cover accumulation over several micro-batches."
     )
     cells = {name: verdict.message for name, _, verdict in results["fits"]}
     assert cells["NVIDIA GeForce RTX 4090"] == "Tight fit, with %(spare)s to spare"
@@ -1547,6 +1546,10 @@ def test_a_card_without_bf16_says_so_when_the_run_computes_in_bf16():
     # A recipe that computes in bf16 alone has no fp16 to offer.
     bf16_only = CALCULATOR.results({**t4, "method": "full", "optimizer": "adamw-bf16"})
     assert bf16_only["your_gpu"].message == NO_BF16_SENTENCE[1]
+    # It names the recipe the card runs in its place, with that run's total (Spanish review, round 80).
+    twin = CALCULATOR.results({**t4, "method": "full", "optimizer": "adamw-mixed", "precision": "fp16"})
+    assert bf16_only["your_gpu"].quantities["twin"].message == RECIPES["adamw-mixed"].label
+    assert bf16_only["your_gpu"].quantities["total"] == twin["total_memory"] != bf16_only["total_memory"]
     assert bf16_only["fits"][0][2].message == NO_BF16_CELL[1]
     assert CALCULATOR.results({**DEFAULTS, "gpu": "a100-40gb"})["your_gpu"].message in (*SENTENCE, SHORTFALL_LEFT_OUT)
     # QLoRA's 4-bit layers compute in BitsAndBytesConfig's dtype, which the pages quote as bf16: that changes too
