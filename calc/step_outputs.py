@@ -106,7 +106,7 @@ NO_SDPA_OLDER = Phrase(
 # attention probabilities as eager attention does. Not measured: the measurements ran on the CPU.
 GQA_MATH = Phrase(
     N_(
-        "This model has fewer key and value heads than query heads, and, when transformers passes SDPA no mask, it "
+        "This model has fewer key and value heads than query heads, and, when Transformers passes SDPA no mask, it "
         "asks SDPA to share them (enable_gqa). In fp32, or on a card older than Ampere, PyTorch may serve that call "
         "only with its math backend, which keeps the attention probabilities as eager attention does. The fused "
         "estimate leaves them out: choose eager attention to count them."
@@ -152,7 +152,7 @@ def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | 
 # refuses SDPA (Gemma-2), NO_SDPA says what the fused estimate stands for. templates/caveats.html words it for the page.
 WINDOW = N_(
     "On its sliding-window layers, each token attends to at most the last %(window)s\u00a0tokens, and a sequence here "
-    "holds %(length)s. Under SDPA, once a sequence is as long as the window, transformers passes SDPA a mask, and, "
+    "holds %(length)s. Under SDPA, once a sequence is as long as the window, Transformers passes SDPA a mask, and, "
     "since this model has fewer key and value heads than query heads, repeats the keys and values for every query "
     "head (repeat_kv). The estimate counts neither the mask nor those copies, so the peak may be higher. "
     "FlashAttention applies the window inside its kernel and needs neither."
@@ -160,7 +160,7 @@ WINDOW = N_(
 # The same without the copies, for a model with as many key and value heads as query heads (repeat_kv a no-op).
 WINDOW_ALL_HEADS = N_(
     "On its sliding-window layers, each token attends to at most the last %(window)s\u00a0tokens, and a sequence here "
-    "holds %(length)s. Under SDPA, once a sequence is as long as the window, transformers passes SDPA a mask, which "
+    "holds %(length)s. Under SDPA, once a sequence is as long as the window, Transformers passes SDPA a mask, which "
     "the estimate does not count, so the peak may be higher. FlashAttention applies the window inside its kernel and "
     "needs no mask."
 )
