@@ -428,10 +428,14 @@ COUNT_SUM = N_(
     "the optimizer step's temporaries, which come after the activations are freed. Those temporaries take "
     "%(bytes)s\u00a0bytes per trained parameter with this recipe, %(size)s per GPU here."
 )
-# Under ZeRO-3 a sub-group holds up to one weight tensor's share more than its size, and a count has no largest one.
+# Under ZeRO-3 a sub-group holds up to one weight tensor's share more than its size, and a count has no largest one;
+# the sub-group's size said where the figure is, since the share alone would give another (Spanish review, round 81).
 COUNT_SUB_GROUP = N_(
-    "%(note)s Under ZeRO-3, they are those of one sub-group, which can exceed the figure shown by up to one weight "
-    "tensor's share, which a parameter count alone cannot size."
+    "The total adds up the model state, as the ZeRO paper does, and the larger of two figures: the activations, or "
+    "the optimizer step's temporaries, which come after the activations are freed. Those temporaries take "
+    "%(bytes)s\u00a0bytes per trained parameter with this recipe, and under ZeRO-3 they are those of one sub-group, "
+    "%(sub)s\u00a0parameters by default (sub_group_size): %(size)s per GPU here. A sub-group can exceed that by up to "
+    "one weight tensor's share, which a parameter count alone cannot size."
 )
 # QLoRA's base as the step counts it, and what peft's preparation, which most recipes call, adds to it: the total
 # then fits your GPU, or not.
@@ -753,7 +757,7 @@ WAYS_AS_TWIN = N_(
     "Each change suggested here that keeps the recipe was checked with “%(twin)s”, the recipe DeepSpeed's ZeRO runs "
     "in place of the one chosen."
 )
-WITHOUT_MASTER_CELL = N_("%(verdict)s; this figure leaves out the fp32 master copy DeepSpeed's ZeRO adds")
+WITHOUT_MASTER_CELL = N_("%(verdict)s; not counting the fp32 master copy that DeepSpeed adds under ZeRO")
 VERDICT_WITHOUT_MASTER = N_(
     "%(verdict)s This total is for the recipe as chosen. DeepSpeed's ZeRO adds an fp32 master copy, so to size a "
     "DeepSpeed run, choose “%(twin)s”."
@@ -1568,12 +1572,12 @@ def _count_sum(values: Mapping[str, object], temporaries: Fraction) -> Phrase | 
     per_parameter = RECIPES[values["optimizer"]].step_temporaries(int(values["zero_stage"]))
     if not per_parameter:
         return None
-    note = Phrase(COUNT_SUM, {"bytes": Quantity(per_parameter, places=0), "size": gigabytes(temporaries, 2)})
+    words = {"bytes": Quantity(per_parameter, places=0), "size": gigabytes(temporaries, 2)}
     # A share larger than a sub-group: the count steps one sub-group, short of the parameter that may overflow it.
     share = Fraction(values["parameters"]) * GB / int(values["gpus"])
-    return (
-        Phrase(COUNT_SUB_GROUP, {"note": note}) if int(values["zero_stage"]) >= 3 and share > SUB_GROUP_SIZE else note
-    )
+    if int(values["zero_stage"]) >= 3 and share > SUB_GROUP_SIZE:
+        return Phrase(COUNT_SUB_GROUP, {**words, "sub": Quantity(SUB_GROUP_SIZE, IN_WORDS)})
+    return Phrase(COUNT_SUM, words)
 
 
 def _typed_parts(values: Mapping[str, object]) -> tuple[dict[str, Fraction], Fraction]:
@@ -1857,14 +1861,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 ),
                 step.moment,
             )
-        shown_per_sample = (
-            Quantity(per_sample, GIGABYTE, places=places_of(per_sample))
-            if left > 0
-            else Phrase(
-                N_("%(size)s, at the moment that adds the most per sample"),
-                {"size": Quantity(per_sample, GIGABYTE, places=2)},
-            )
-        )
+        # Where not even the fixed part fits, no moment limits the micro-batch: the one that adds the most, as the
+        # figure's note says (Italian review, round 81: the label named one moment and the value another).
+        shown_per_sample = Quantity(per_sample, GIGABYTE, places=places_of(per_sample) if left > 0 else 2)
     else:
         # The model state counts every gradient throughout, as the earlier micro-batches' are: any plan.
         count, budget_for = None, "any"
@@ -2382,8 +2381,11 @@ CALCULATOR = Calculator(
         ),
         Figure(
             "per_sample",
-            N_("Activation memory per sample, at the moment that limits the micro-batch"),
-            N_("what each additional sample adds to the memory at that moment"),
+            N_("Activation memory per sample"),
+            N_(
+                "what each additional sample adds to the memory at the moment that limits the micro-batch, or, where "
+                "not even the fixed part fits, at the moment that adds the most"
+            ),
             missing=N_("not known without the model"),
         ),
         Bar("breakdown_bar", N_("Where the memory goes")),

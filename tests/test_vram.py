@@ -847,16 +847,18 @@ def test_where_the_fixed_part_fits_but_not_one_sample_the_limiting_moment_s_figu
 
 def test_where_not_even_the_fixed_part_fits_the_figure_is_the_moment_that_adds_the_most():
     """On a 16 GB card the default run's fixed part alone does not fit, so no moment limits a micro-batch: the page
-    shows, and says it shows, the largest per-sample part of any moment (the one that limits the micro-batch on a
-    GPU with room for many samples), and hands it on without a budget, for the planner to ask for one."""
+    shows, and its note says it shows, the largest per-sample part of any moment (the one that limits the micro-batch
+    on a GPU with room for many samples), and hands it on without a budget, for the planner to ask for one."""
     values = _on("t4")
     results = CALCULATOR.results(values)
     assert results["largest_micro_batch"].message == NOT_EMPTY and results["activation_budget"] is None
     most = largest_per_sample(_moments(values))
     shown = results["per_sample"]
-    assert shown.message == "%(size)s, at the moment that adds the most per sample"
-    assert shown.quantities["size"].value == rounded_up(most.per_sample_total)
-    assert shown.text(EN, NullTranslations()).startswith("7.45\u00a0GB, ")
+    assert shown.value == rounded_up(most.per_sample_total) and shown.text(EN, breakable=False) == "7.45\u00a0GB"
+    # The figure's note says which moment, in both cases, and its label names none (Italian review, round 81: the label
+    # named the moment that limits the micro-batch, the value another).
+    per_sample = next(output for output in CALCULATOR.outputs if output.name == "per_sample")
+    assert per_sample.label == "Activation memory per sample" and "adds the most" in per_sample.note
     plan = links(values, results)["plan"]
     assert (plan["activation_per_sample"], plan["memory_budget"]) == ("7.45", "")
 
