@@ -300,7 +300,7 @@ CALCULATOR = Calculator(
         Bar("breakdown_bar", N_("Where the saved tensors go")),
         Table(
             "breakdown",
-            N_("Saved for the backward pass per sample, by component, at the moment it is largest"),
+            N_("Saved for the backward pass per sample, by part, at the moment it is largest"),
             (N_("Part"), Column(N_("Per sample"), GIGABYTE), Column(N_("Share"), PERCENT)),
         ),
         Text("qlora_note", N_("QLoRA's base")),

@@ -887,10 +887,12 @@ UNPREPARED_WHY = Phrase(N_("its fp32 copies of the rest of the base would not fi
 # was checked with the fp32 copies peft's preparation adds, not the activations it may grow (Spanish review, round 52:
 # "with" read as a call to make, and as more than was checked).
 QLORA_PREPARED = Phrase(N_("counting the fp32 copies that peft's prepare_model_for_kbit_training adds"), {})
+# What the form must say too, for its verdict to be the way's (technical review, round 81: switched to QLoRA alone, the
+# form still had no recomputation and the verdict was short).
 QLORA_PREPARED_RECOMPUTING = Phrase(
     N_(
-        "with the full recomputation that peft's prepare_model_for_kbit_training turns on, counting the fp32 copies it "
-        "adds"
+        "also choose full recomputation here, as peft's prepare_model_for_kbit_training turns it on; judged with the "
+        "fp32 copies that call adds"
     ),
     {},
 )

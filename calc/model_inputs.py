@@ -40,7 +40,9 @@ class HeadsDoNotDivide(InputProblem):
 @dataclass
 class KvHeadsDoNotDivide(InputProblem):
     def message(self, input: Input, locale: Locale, translations: NullTranslations) -> str:
-        return translations.gettext("The attention heads must be divisible by the number of key and value heads.")
+        return translations.gettext(
+            "The number of attention heads must be divisible by the number of key and value heads."
+        )
 
 
 @dataclass

@@ -111,6 +111,9 @@ class Architecture:
     ``sliding_window`` key (null: no window), whose class default is
     ``sliding_window``; ``window_switch``: a key that must be true for the
     window to apply (Qwen's ``use_sliding_window``, false by default).
+    ``dropouts``: the config's rates of dropout and of other noise applied
+    in training, which add tensors the estimates do not count: a config that
+    sets one above zero is refused.
     """
 
     norms_per_layer: int
@@ -131,6 +134,8 @@ class Architecture:
     windowed: bool = False
     sliding_window: int | None = None
     window_switch: str | None = None
+    # Every class here has attention_dropout, 0.0 by default (LlamaConfig and the others, transformers 5.24).
+    dropouts: tuple[str, ...] = ("attention_dropout",)
 
     @property
     def experts_as_wide_as_mlp(self) -> bool:
@@ -285,6 +290,9 @@ ARCHITECTURES: dict[str, Architecture] = {
         tie_word_embeddings=False,
         fused_projections=True,
         windowed=True,
+        # Phi3Config's resid_pdrop, 0.0 by default: Phi3DecoderLayer's resid_attn_dropout and resid_mlp_dropout (its
+        # embd_pdrop no module reads).
+        dropouts=("attention_dropout", "resid_pdrop"),
     ),
     # MixtralConfig: num_key_value_heads 8, num_local_experts 8, num_experts_per_tok 2, sliding_window None;
     # MixtralExperts are num_local_experts experts of intermediate_size.
@@ -308,6 +316,9 @@ ARCHITECTURES: dict[str, Architecture] = {
         expert_width="intermediate_size",
         expert_defaults={"num_local_experts": 8, "num_experts_per_tok": 2},
         windowed=True,
+        # MixtralConfig's router_jitter_noise, 0.0 by default: in training, MixtralSparseMoeBlock multiplies its
+        # input, the router's and the experts', by noise.
+        dropouts=("attention_dropout", "router_jitter_noise"),
     ),
     # Qwen3MoeConfig: num_key_value_heads 4, num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768;
     # Qwen3MoeAttention's q_norm and k_norm; Qwen3MoeExperts are num_experts experts of moe_intermediate_size, in every

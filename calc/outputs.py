@@ -134,7 +134,9 @@ class Counted:
 
 # Counted nouns (a sequence's length, a batch's size), where a bare number would say nothing.
 TOKENS = Nn_("%(count)s\u00a0token", "%(count)s\u00a0tokens")
-SAMPLES = Nn_("%(count)s\u00a0sample", "%(count)s\u00a0samples")
+# One sample in words, as the ways' leads say it (technical review, round 81: "a micro-batch of 1 sample" below "a
+# micro-batch of one sample").
+SAMPLES = Nn_("one sample", "%(count)s\u00a0samples")
 
 
 def written(

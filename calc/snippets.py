@@ -158,6 +158,7 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
     """Each framework's configuration for ``micro_batch`` samples per GPU, ``accumulation_steps`` and ``gpus``.
 
     >>> print(snippets(4, 8, 2)["axolotl"])
+    # accelerate launch --num_processes=2 -m axolotl.cli.train config.yml
     micro_batch_size: 4
     gradient_accumulation_steps: 8
     bf16: true
@@ -218,7 +219,10 @@ def snippets(micro_batch: int, accumulation_steps: int, gpus: int) -> dict[str, 
             "        optimizer.step()\n"
             "        optimizer.zero_grad()\n"
         ),
-        "axolotl": f"micro_batch_size: {b}\ngradient_accumulation_steps: {a}\n"
+        # Launched through Accelerate, which without a count starts one process per visible GPU (technical review,
+        # round 81: a one-GPU plan could train with eight times its batch).
+        "axolotl": f"# accelerate launch{accelerate_machines} --num_processes={g} -m axolotl.cli.train config.yml\n"
+        f"micro_batch_size: {b}\ngradient_accumulation_steps: {a}\n"
         "bf16: true\ngradient_checkpointing: true\n",
         "megatron": (
             f"torchrun{machines} --nproc_per_node={per_node} pretrain_gpt.py \\\n"

@@ -85,9 +85,9 @@ RANK = Count(
     "rank",
     N_("Rank"),
     N_(
-        "The adapter's rank r. This calculator refuses one above the highest rank any chosen projection can take "
-        "(the smaller of its two sizes); a narrower projection still takes it, with parameters beyond its own "
-        "limit that add nothing."
+        "The adapter's rank r: at most the highest rank any chosen projection can have (the smaller of its input and "
+        "output sizes). A narrower projection accepts that rank too, but its parameters beyond its own limit add "
+        "nothing."
     ),
     default=Decimal(16),
     maximum=Decimal(65_536),

@@ -368,6 +368,20 @@ def test_a_text_config_relies_on_its_class_for_what_it_leaves_out():
             json.dumps({**LLAMA_3_2_1B, "attention_bias": True}),
             Unsupported(key="attention_bias", value="true"),
         ),
+        # Dropout, and Mixtral's router noise, add tensors in training that no estimate counts (technical review,
+        # round 81): refused above zero.
+        (
+            json.dumps({**PHI_3_MINI, "resid_pdrop": 0.1}),
+            Unsupported(key="resid_pdrop", value="0.1"),
+        ),
+        (
+            json.dumps({**LLAMA_3_2_1B, "attention_dropout": 0.05}),
+            Unsupported(key="attention_dropout", value="0.05"),
+        ),
+        (
+            json.dumps({**MIXTRAL_8X7B, "router_jitter_noise": 0.01}),
+            Unsupported(key="router_jitter_noise", value="0.01"),
+        ),
         (
             json.dumps({**QWEN3_30B_A3B, "mlp_only_layers": [0, 1]}),
             Unsupported(key="mlp_only_layers", value="[0, 1]"),

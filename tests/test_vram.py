@@ -1397,8 +1397,8 @@ def test_a_config_of_another_model_type_points_to_the_count_mode(localedir):
     texts["config"] = json.dumps(llama)
     view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed=frozenset({"config"}))
     assert view.errors["config"] == (
-        "The calculator cannot count a model with attention_bias set to true. To size it anyway, choose “Parameter "
-        "count only (you enter the activation memory)”."
+        "This calculator does not model a config with attention_bias set to true. To size it anyway, choose "
+        "“Parameter count only (you enter the activation memory)”."
     )
     texts["config"] = "{"
     view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed=frozenset({"config"}))
@@ -2585,7 +2585,7 @@ def test_a_sequence_split_is_offered_only_where_the_recipe_the_ways_are_judged_o
         (4, 2, 4, "A micro-batch of 4 holds more than each GPU's share of the target batch (2\u00a0samples), so the "
          "run these figures are for takes 8\u00a0samples per optimizer step. A micro-batch of 2\u00a0samples "
          "reaches the target exactly."),
-        (1, 1, 4, "(1\u00a0sample)"),
+        (1, 1, 4, "(one sample)"),
         # A target the GPUs cannot share evenly: the nearest batch they can, as the planner takes it (Italian review,
         # round 79), and a micro-batch that does not reach it.
         (7, 2, 2, "2\u00a0GPUs cannot share the target batch of 7 evenly, so the run these figures are for takes "
