@@ -171,7 +171,7 @@ def test_every_citation_is_a_link(site, locale):
 # templates/caveats.html: what the activation model leaves out, worded once.
 PADDING_AND_WINDOW = (
     "Under SDPA, the estimate models neither a padding mask nor a sequence at least as long as the model's "
-    "sliding window (as in some Gemma and Mistral models). With either, transformers passes SDPA a mask and, "
+    "sliding window (as in some Gemma and Mistral models). With either, Transformers passes SDPA a mask and, "
     "where the model has fewer key and value heads than query heads, repeats the keys and values for every query "
     "head (repeat_kv); the estimate counts neither. Nor does it model the mask of packed sequences whose position "
     "ids restart with each document. Its figures hold for unpadded sequences shorter than any such window."
