@@ -108,7 +108,8 @@ def tradeoff_note(micro_batch: Decimal, steps: Decimal, per_sample: Decimal, bud
         quantities["with"] = exact_gigabytes(peak_activation_memory(Decimal(1), per_sample), per_sample)
         message = N_(
             "A single sample already needs %(with)s, more than the budget of %(budget)s: lower the activation "
-            "memory per sample (with recomputation or shorter sequences, for example)."
+            "memory per sample (with recomputation or shorter sequences, for example), or make more room for it, as "
+            "the per-GPU training memory calculator's ways out do for your run."
         )
     elif over:
         message = N_(

@@ -789,7 +789,9 @@ SHORT_WITH_BUFFERS = N_(
     "%(verdict)s Counting ZeRO's buffers, it is %(with_buffers)s short: the total leaves them out, and with "
     "DeepSpeed's default settings they add %(buffers)s to the step's peak."
 )
-SHORT_WITH_BUFFERS_CELL = N_("%(verdict)s (%(with_buffers)s counting ZeRO's buffers at DeepSpeed's defaults)")
+# Short, since every card's cell says it: the verdict and the buffers' note say at which settings (Spanish review,
+# round 82: the qualifier twelve times in one column).
+SHORT_WITH_BUFFERS_CELL = N_("%(verdict)s (%(with_buffers)s with ZeRO's buffers)")
 
 
 def short_with_buffers(short: Phrase, buffers: Fraction) -> dict[str, Quantity | Phrase]:
@@ -1845,8 +1847,8 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 )
                 if int(values["zero_stage"]) == 2
                 else N_(
-                    "The peak comes %(moment)s. Accumulation adds %(earlier)s to it: the gradients that earlier "
-                    "micro-batches left on the weights that this micro-batch's backward pass has not yet reached."
+                    "The peak comes %(moment)s. Accumulation adds %(earlier)s to it: the gradients accumulated by "
+                    "earlier micro-batches, for the weights this micro-batch's backward pass has not yet reached."
                 )
             )
             moment = Phrase(said, {**moment.quantities, "earlier": gigabytes(earlier, 2)})
@@ -2374,8 +2376,8 @@ CALCULATOR = Calculator(
             "activation_budget",
             N_("Left for the micro-batch on your GPU"),
             N_(
-                "what is left of the GPU's memory after the overhead, any DistributedDataParallel buckets or ZeRO "
-                "buffers, and everything that does not grow with the micro-batch; rounded down"
+                "the GPU's memory less the overhead, any DistributedDataParallel buckets or ZeRO buffers, and "
+                "everything that does not grow with the micro-batch; rounded down"
             ),
             missing=N_("Nothing: even without samples, the step does not fit"),
         ),
@@ -2383,8 +2385,8 @@ CALCULATOR = Calculator(
             "per_sample",
             N_("Activation memory per sample"),
             N_(
-                "what each additional sample adds to the memory at the moment that limits the micro-batch, or, where "
-                "not even the fixed part fits, at the moment that adds the most"
+                "what each additional sample adds to the memory at the moment that limits the micro-batch (where not "
+                "even the fixed part fits, at the moment where a sample adds the most)"
             ),
             missing=N_("not known without the model"),
         ),
