@@ -604,6 +604,15 @@ def ways_out(
                 ways.append(said(for_qlora(qlora_way, values, method="qlora"), prepared))
                 ways.append(said(TRAIN["lora"], lora_change))
         elif prepared:
+            # QLoRA turns on the recomputation the form lacks, so it is two changes: LoRA with that recomputation too,
+            # where it makes room, before it (Italian review, round 82: only QLoRA was offered where LoRA and full
+            # recomputation left 38 GB).
+            recomputed = None
+            if values["method"] == "full" and "lora" in adapters and "recomputation" in prepared:
+                lora = {"method": "lora", "recomputation": "full"}
+                recomputed = next((change for change in (lora, {**lora, **mixed}) if fits_once(**change)), None)
+            if recomputed is not None:
+                ways.append(_set((with_sixteen(TRAIN["lora"], values, recomputed), judged(RECOMPUTE, recomputed))))
             ways.append(said(for_qlora(qlora_way, values, method="qlora"), prepared))
         elif "qlora" in fitting:
             unprepared = noted(QLORA_UNPREPARED, UNPREPARED_WHY)
@@ -931,9 +940,15 @@ def _together(
     if len(off) == 2:
         samples.append(((off[0][0], off[1][0]), {**off[0][1], **off[1][1]}))
     length = int(values["sequence_length"])
-    # As short as a single way goes (technical review, round 72: a set at a 28th of the length was not found).
+    # As short as a single way goes (technical review, round 72: a set at a 28th of the length was not found), and
+    # with every switch the form has off turned on first, which cost no data (Italian review, round 82: sequences cut
+    # to 2,432 tokens where full recomputation and fused attention left 35,200).
+    switched = tuple(way for way, _ in off), {key: value for _, change in off for key, value in change.items()}
     samples += [
-        ((Phrase(SHORTEN_TO, {"length": Quantity(Decimal(length // part))}),), {"sequence_length": length // part})
+        (
+            (*switched[0], Phrase(SHORTEN_TO, {"length": Quantity(Decimal(length // part))})),
+            {**switched[1], "sequence_length": length // part},
+        )
         for part in (2, 4, 8, 16, 32, 64)
         if length // part >= max(min(SHORTEST_OFFERED, length // 4), 1) and length // part > longer
     ]
@@ -957,21 +972,33 @@ def _together(
         for base in (qlora if method == "qlora" else {"method": method},)
         for change in (base, {**base, **mixed})
     ]
-    # Not a set that turns on the recomputation peft's preparation already turns on.
+
+    # Not the recomputation peft's preparation already turns on: a set that only adds it is none, and a set that adds
+    # more does not name it.
+    def beside(method: dict, sample: tuple[tuple[str | Phrase, ...], dict]) -> tuple[str | Phrase, ...] | None:
+        if "recomputation" not in method or "recomputation" not in sample[1]:
+            return sample[0]
+        rest = tuple(way for way in sample[0] if way != RECOMPUTE)
+        return rest or None
+
     candidates = [
         (
-            (*_shared(method, shard, values), *sample[0]),
+            (*_shared(method, shard, values), *words),
             {**method[1], **shard[1], **sample[1]},
         )
         for method in methods
         for shard in sharding
         for sample in samples
-        if not ("recomputation" in method[1] and "recomputation" in sample[1])
+        if (words := beside(method[1], sample)) is not None
     ]
 
-    # The fewest changes first: the pairs, then the threes; an adapter before sharding over many GPUs.
-    def cost(candidate: tuple[tuple[str | Phrase, ...], dict]) -> tuple[int, bool]:
-        return len(candidate[0]), "zero_stage" in candidate[1]
+    # The fewest changes first: the pairs, then the threes; an adapter before sharding over many GPUs. The switches
+    # that come with shorter sequences count only among sets of as many other changes: they are there so that the
+    # length is cut no further.
+    def cost(candidate: tuple[tuple[str | Phrase, ...], dict]) -> tuple[int, bool, int]:
+        words, change = candidate
+        bundled = sum(way in (RECOMPUTE, FUSE) for way in words) if "sequence_length" in change else 0
+        return len(words) - bundled, "zero_stage" in change, bundled
 
     # Single changes too: the ways for a sample no card holds have not asked them (changes_together), and one may be
     # more than one setting, as QLoRA with the recomputation peft's preparation turns on (Spanish review, round 61);
@@ -989,22 +1016,34 @@ def _together(
     for roomy in (True, False):
         found = next(((words, change) for words, change in ordered if sets_fit(change, roomy)), None)
         if found:
-            words = _longest_in(found, length, fits, roomy)
+            words = _longest_in(found, values, fits, roomy)
             # A set that fits only within the estimate's error says so, after its last change (Italian review, round
             # 52).
             return words if roomy else (*words[:-1], noted(words[-1], TIGHT_NOTE))
     return ()
 
 
-def _longest_in(found: tuple[tuple, dict], length: int, fits: Callable[..., bool], roomy: bool) -> tuple:
+def _longest_in(
+    found: tuple[tuple, dict], values: Mapping[str, object], fits: Callable[..., bool], roomy: bool
+) -> tuple:
     """A set's words, its shorter sequences the longest that fit with its other changes, to 128 tokens, rather than the
-    half, quarter or eighth the set was found at (Italian review, round 53: 4,096 tokens where 6,144 fitted)."""
+    half, quarter or eighth the set was found at (Italian review, round 53: 4,096 tokens where 6,144 fitted); without a
+    switch that came with them where the sequences are no shorter without it."""
     words, change = found
     if "sequence_length" not in change:
         return words
-    rest = {name: value for name, value in change.items() if name != "sequence_length"}
-    longest = longest_length(length, lambda each: fits(**rest, sequence_length=each, comfortable=roomy))
-    shorter = Phrase(SHORTEN_TO, {"length": Quantity(Decimal(longest or change["sequence_length"]))})
+    length = int(values["sequence_length"])
+
+    def longest(change: dict) -> int:
+        rest = {name: value for name, value in change.items() if name != "sequence_length"}
+        found = longest_length(length, lambda each: fits(**rest, sequence_length=each, comfortable=roomy))
+        return found or change["sequence_length"]
+
+    best = longest(change)
+    for switch, setting in ((RECOMPUTE, "recomputation"), (FUSE, "attention")):
+        if switch in words and longest(without := {**change, setting: values[setting]}) >= best:
+            words, change = tuple(way for way in words if way != switch), without
+    shorter = Phrase(SHORTEN_TO, {"length": Quantity(Decimal(best))})
     return tuple(shorter if isinstance(way, Phrase) and way.message == SHORTEN_TO else way for way in words)
 
 

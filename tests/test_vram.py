@@ -405,8 +405,8 @@ def test_the_peak_says_how_much_of_it_the_gradients_accumulation_keeps_are():
     accumulating = results["peak_moment"].text(EN, NullTranslations())
     single = CALCULATOR.results({**DEFAULTS, "target_batch": Decimal(1)})["peak_moment"].text(EN, NullTranslations())
     earlier = (
-        f"Accumulation adds {adapter.text(EN, breakable=False)} to it: the gradients that earlier micro-batches left "
-        "on the weights that this micro-batch's backward pass has not yet reached."
+        f"Accumulation adds {adapter.text(EN, breakable=False)} to it: the gradients accumulated by earlier "
+        "micro-batches, for the weights this micro-batch's backward pass has not yet reached."
     )
     assert results["earlier_gradients"] == adapter and adapter.value > 0
     assert accumulating.endswith(earlier) and "Accumulation adds" not in single
@@ -1072,7 +1072,7 @@ def test_where_no_one_change_makes_room_the_page_offers_the_fewest_that_do():
     """Full fine-tuning of 8B parameters on a T4, without recomputation and with eager attention: no one change makes
     room and no listed card holds the step, so the fewest changes that do (Spanish review, round 40, D3): QLoRA as peft
     prepares it, with the full recomputation its preparation turns on (Spanish review, round 61), and shorter
-    sequences. On a 4090, that QLoRA alone makes room."""
+    sequences. On a 4090, that QLoRA alone makes room, and LoRA with full recomputation."""
     changes = {"method": "full", "recomputation": "none", "attention": "eager"}
     largest = CALCULATOR.results(_on("t4", **changes))["largest_micro_batch"]
     assert largest.message == NOT_EMPTY
@@ -1085,7 +1085,13 @@ def test_where_no_one_change_makes_room_the_page_offers_the_fewest_that_do():
     fitted = CALCULATOR.results({**_on("t4", **changes), **change})["largest_micro_batch"]
     assert isinstance(fitted, Quantity) and fitted.value >= 1
     alone = CALCULATOR.results(_on("rtx-4090", **changes))["largest_micro_batch"].quantities["ways"]
-    assert alone.messages == (noted(TRAIN["qlora"], QLORA_PREPARED_RECOMPUTING),)
+    # Beside it LoRA, with the full recomputation QLoRA turns on: two changes as QLoRA is (Italian review, round 82:
+    # only QLoRA was offered where LoRA and full recomputation made room).
+    qlora, lora = alone.messages
+    assert qlora == noted(TRAIN["qlora"], QLORA_PREPARED_RECOMPUTING)
+    assert _named(Phrases((lora,))) == ((TRAIN["lora"], RECOMPUTE),)
+    applied = _applied(_on("rtx-4090", **changes), method="lora", recomputation="full")
+    assert _bare(applied["your_gpu"]).message in SENTENCE[:2]
 
 
 def test_zero_3_s_buffers_are_counted_at_each_moment_as_large_as_they_are_then():
@@ -2844,3 +2850,23 @@ def test_a_way_out_leaves_some_room_and_names_the_fewest_gpus_the_verdict_calls_
     fewer, named = (_applied(sharded, gpus=Decimal(each), micro_batch=Decimal(1)) for each in (count - 1, count))
     assert _tight(fewer["your_gpu"]) and fewer["largest_micro_batch"].value >= 1
     assert _bare(named["your_gpu"]).message == SENTENCE[0]
+
+
+def test_a_set_turns_on_recomputation_and_fused_attention_before_it_cuts_the_sequences():
+    """Italian review, round 82: Llama-3.1-8B fully fine-tuned at 65,536 tokens, without recomputation and with eager
+    attention, on an H100, was offered LoRA with sequences cut to 2,432 tokens, where the switches that cost no data
+    kept more than 35,000; and at 16,384 tokens only QLoRA, whose preparation turns recomputation on, not LoRA with
+    it."""
+    run = {"model": "meta-llama/Llama-3.1-8B", "method": "full", "recomputation": "none", "attention": "eager"}
+    values = _on("h100-80gb", **run, sequence_length=Decimal(65536))
+    (together,) = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
+    *changes, shorter = together.quantities["changes"].messages
+    assert FUSE in changes and shorter.message == SHORTEN_TO and shorter.quantities["length"].value > 32768
+    applied = {"attention": "flash", "sequence_length": shorter.quantities["length"].value}
+    applied |= (
+        {"method": "qlora", "recomputation": "full"} if any(_unnoted(c) == TRAIN["qlora"] for c in changes) else {}
+    )
+    assert CALCULATOR.results({**values, **applied})["largest_micro_batch"].value >= 1
+    shorter_run = CALCULATOR.results(_on("h100-80gb", **{**run, "attention": "flash"}, sequence_length=Decimal(16384)))
+    offered = shorter_run["largest_micro_batch"].quantities["ways"]
+    assert (TRAIN["lora"], RECOMPUTE) in _named(offered)
