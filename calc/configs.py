@@ -72,7 +72,7 @@ class NotAnObject(ConfigProblem):
 class UnknownModelType(ConfigProblem):
     model_type: str
     known: tuple[str, ...]
-    words = N_("The calculator reads the model types %(known)s, not %(model_type)s.")
+    words = N_("This calculator models the architectures %(known)s, not %(model_type)s.")
 
 
 @dataclass

@@ -137,6 +137,9 @@ TOKENS = Nn_("%(count)s\u00a0token", "%(count)s\u00a0tokens")
 # One sample in words, as the ways' leads say it (technical review, round 81: "a micro-batch of 1 sample" below "a
 # micro-batch of one sample").
 SAMPLES = Nn_("one sample", "%(count)s\u00a0samples")
+# In figures, where a column of them would read "one sample" above "2 samples" (Spanish review, round 83): the
+# measurement tables' configurations.
+SAMPLES_IN_FIGURES = Nn_("%(count)s\u00a0sample", "%(count)s\u00a0samples")
 
 
 def written(

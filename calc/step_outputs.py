@@ -76,10 +76,10 @@ SOFTCAPPED_ATTENTION = frozenset(name for name, habits in FAMILIES.items() if no
 NO_SDPA = Phrase(
     N_(
         "Since transformers %(since)s, this model cannot be loaded with SDPA, which cannot soft-cap the attention "
-        "scores as the model does: asking for SDPA raises an error, and without a choice the model loads "
-        "with eager attention. Earlier releases accept SDPA and leave the scores uncapped. The model accepts "
-        "FlashAttention and FlexAttention. The fused estimate stands for FlashAttention, which has not been measured "
-        "on this model."
+        "scores as the model does: asking for SDPA raises an error, and with no attention implementation asked "
+        "for, the model loads with eager attention. Earlier releases accept SDPA and leave the scores uncapped. The "
+        "model accepts FlashAttention and FlexAttention. The fused estimate stands for FlashAttention, which has not "
+        "been measured on this model."
     ),
     {"since": Names((SDPA_REFUSED_SINCE,))},
 )

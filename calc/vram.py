@@ -757,7 +757,7 @@ WAYS_AS_TWIN = N_(
     "Each change suggested here that keeps the recipe was checked with “%(twin)s”, the recipe DeepSpeed's ZeRO runs "
     "in place of the one chosen."
 )
-WITHOUT_MASTER_CELL = N_("%(verdict)s; not counting the fp32 master copy that DeepSpeed adds under ZeRO")
+WITHOUT_MASTER_CELL = N_("%(verdict)s, not counting the fp32 master copy that DeepSpeed adds under ZeRO")
 VERDICT_WITHOUT_MASTER = N_(
     "%(verdict)s This total is for the recipe as chosen. DeepSpeed's ZeRO adds an fp32 master copy, so to size a "
     "DeepSpeed run, choose “%(twin)s”."
@@ -1108,8 +1108,8 @@ NOT_ONE = N_("Not even one sample fits.")
 # With the activation memory typed, where the state and the optimizer step alone do not fit: the ways make room for
 # the whole step, the typed figure included, which says nothing of a sample (technical review, round 65).
 TYPED_NOT_EMPTY = N_(
-    "Even without the activation memory you typed, the step does not fit: the model state and the optimizer step "
-    "alone need %(needed)s %(moment)s, %(counting)s."
+    "Even without the activation memory you typed, the step does not fit: the model state and the optimizer step's "
+    "temporaries alone need %(needed)s %(moment)s, %(counting)s."
 )
 # The step with the activation memory typed, where its fixed part fits but the whole does not.
 TYPED_SHORT = N_("With the activation memory typed, the step does not fit.")

@@ -20,7 +20,7 @@ from calc.formulas.model_states import RECIPES, chosen_as
 from calc.formulas.parameters import TARGET_MODULES
 from calc.i18n import N_
 from calc.inputs import Choice
-from calc.outputs import SAMPLES, TOKENS, Counted, Phrase, Quantity, difference, percent, written
+from calc.outputs import SAMPLES_IN_FIGURES, TOKENS, Counted, Phrase, Quantity, difference, percent, written
 from calc.step_inputs import ATTENTION, METHOD, RECOMPUTATION
 from sitebuild.config import ROOT
 
@@ -67,7 +67,7 @@ class _Words:
         return self(Counted(count, TOKENS))
 
     def samples(self, count: int) -> str:
-        return self(Counted(count, SAMPLES))
+        return self(Counted(count, SAMPLES_IN_FIGURES))
 
     def percent(self, share: Fraction, *, up: bool = False) -> str:
         return self(percent(share, up=up))

@@ -224,7 +224,7 @@ def test_pasting_a_config_fills_the_shape_and_makes_the_model_custom():
         ("{", "This is not valid JSON: look at line 1, character 2."),
         (
             '{"model_type": "gpt2"}',
-            "The calculator reads the model types llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3, "
+            "This calculator models the architectures llama, mistral, qwen2, qwen3, gemma2, gemma3_text, phi3, "
             "mixtral, and qwen3_moe, not gpt2.",
         ),
         ('{"model_type": "llama"}', "The config has no num_hidden_layers."),

@@ -1393,7 +1393,7 @@ def test_a_config_of_another_model_type_points_to_the_count_mode(localedir):
     """The other pages have no way out for it; this one counts any model by its parameters."""
     texts = {**default_texts(CALCULATOR, EN), "config": '{"model_type": "gpt_neox"}'}
     view = evaluate(CALCULATOR, texts, EN, load_translations(localedir, "en"), changed=frozenset({"config"}))
-    assert view.errors["config"].startswith("The calculator reads the model types llama, ")
+    assert view.errors["config"].startswith("This calculator models the architectures llama, ")
     assert view.errors["config"].endswith(
         ", not gpt_neox. To size it anyway, choose “Parameter count only (you enter the activation memory)”."
     )
