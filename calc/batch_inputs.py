@@ -73,8 +73,8 @@ MEMORY_BUDGET = Amount(
         # Technical review, round 74: the single-pass figures judged against a budget that paid for accumulation.
         N_(
             "Where that calculator's target batch needs accumulation, its figure also sets aside the accumulated "
-            "gradients, which a single pass does not hold: the single-pass figures here are then slightly "
-            "conservative."
+            "gradients, which a single pass does not hold, so this page's comparison of a single pass with the "
+            "budget is then slightly conservative."
         ),
         N_("The chart draws the budget as a line. Leave it blank if you have none in mind."),
     ),

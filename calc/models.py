@@ -319,6 +319,9 @@ ARCHITECTURES: dict[str, Architecture] = {
         # MixtralConfig's router_jitter_noise, 0.0 by default: in training, MixtralSparseMoeBlock multiplies its
         # input, the router's and the experts', by noise.
         dropouts=("attention_dropout", "router_jitter_noise"),
+        # output_router_logits, false by default: in training, the router's auxiliary loss, which no estimate counts
+        # (technical review, round 83).
+        supported={"output_router_logits": "false"},
     ),
     # Qwen3MoeConfig: num_key_value_heads 4, num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768;
     # Qwen3MoeAttention's q_norm and k_norm; Qwen3MoeExperts are num_experts experts of moe_intermediate_size, in every
@@ -348,7 +351,7 @@ ARCHITECTURES: dict[str, Architecture] = {
         experts="num_experts",
         expert_width="moe_intermediate_size",
         expert_defaults={"num_experts": 128, "num_experts_per_tok": 8, "moe_intermediate_size": 768},
-        supported={"decoder_sparse_step": "1", "mlp_only_layers": "[]"},
+        supported={"decoder_sparse_step": "1", "mlp_only_layers": "[]", "output_router_logits": "false"},
         windowed=True,
         sliding_window=4096,
         window_switch="use_sliding_window",

@@ -86,8 +86,7 @@ RANK = Count(
     N_("Rank"),
     N_(
         "The adapter's rank r: at most the highest rank any chosen projection can have (the smaller of its input and "
-        "output sizes). A narrower projection accepts that rank too, but its parameters beyond its own limit add "
-        "nothing."
+        "output sizes). A narrower projection accepts that rank too, which adds parameters and nothing else."
     ),
     default=Decimal(16),
     maximum=Decimal(65_536),

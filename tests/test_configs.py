@@ -382,6 +382,12 @@ def test_a_text_config_relies_on_its_class_for_what_it_leaves_out():
             json.dumps({**MIXTRAL_8X7B, "router_jitter_noise": 0.01}),
             Unsupported(key="router_jitter_noise", value="0.01"),
         ),
+        # The router's auxiliary loss, computed in training where the config asks for the router's logits (technical
+        # review, round 83).
+        (
+            json.dumps({**QWEN3_30B_A3B, "output_router_logits": True}),
+            Unsupported(key="output_router_logits", value="true"),
+        ),
         (
             json.dumps({**QWEN3_30B_A3B, "mlp_only_layers": [0, 1]}),
             Unsupported(key="mlp_only_layers", value="[0, 1]"),

@@ -386,6 +386,7 @@ def test_the_budget_s_hint_says_the_same_on_the_planner_and_the_accumulation_pag
     assert planner.startswith(shared) and blank not in planner
     single = translations.gettext(
         "Where that calculator's target batch needs accumulation, its figure also sets aside the accumulated "
-        "gradients, which a single pass does not hold: the single-pass figures here are then slightly conservative."
+        "gradients, which a single pass does not hold, so this page's comparison of a single pass with the budget is "
+        "then slightly conservative."
     )
     assert accumulating.hint(parsed, translations).startswith(f"{shared} {single} {blank}")
