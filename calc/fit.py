@@ -1035,11 +1035,12 @@ def _longest_in(
     length = int(values["sequence_length"])
 
     def longest(change: dict) -> int:
+        """The longest length that fits with ``change``, 0 where none does."""
         rest = {name: value for name, value in change.items() if name != "sequence_length"}
-        found = longest_length(length, lambda each: fits(**rest, sequence_length=each, comfortable=roomy))
-        return found or change["sequence_length"]
+        return longest_length(length, lambda each: fits(**rest, sequence_length=each, comfortable=roomy)) or 0
 
-    best = longest(change)
+    # The set was found at its length, so it fits there at least.
+    best = longest(change) or change["sequence_length"]
     for switch, setting in ((RECOMPUTE, "recomputation"), (FUSE, "attention")):
         if switch in words and longest(without := {**change, setting: values[setting]}) >= best:
             words, change = tuple(way for way in words if way != switch), without

@@ -2870,3 +2870,18 @@ def test_a_set_turns_on_recomputation_and_fused_attention_before_it_cuts_the_seq
     shorter_run = CALCULATOR.results(_on("h100-80gb", **{**run, "attention": "flash"}, sequence_length=Decimal(16384)))
     offered = shorter_run["largest_micro_batch"].quantities["ways"]
     assert (TRAIN["lora"], RECOMPUTE) in _named(offered)
+
+
+def test_a_set_keeps_a_switch_without_which_no_length_fits():
+    """Technical review, round 83: on three V100s, a QLoRA form with selective recomputation was offered ZeRO-3 and
+    sequences of 1,024 tokens, judged with full recomputation that the set left out: a switch was dropped because
+    without it no length fitted, which read as fitting as long."""
+    values = _on("v100-16gb", model="Qwen/Qwen3-32B", method="qlora", zero_stage="1", gpus=Decimal(3),
+                 sequence_length=Decimal(8192), recomputation="selective", target_batch=Decimal(8))  # fmt: skip
+    (together,) = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
+    changes = together.quantities["changes"].messages
+    assert RECOMPUTE in changes
+    (shorter,) = [way for way in changes if isinstance(way, Phrase) and way.message == SHORTEN_TO]
+    applied = {"zero_stage": "3", "recomputation": "full", "precision": "fp16"}
+    applied["sequence_length"] = shorter.quantities["length"].value
+    assert CALCULATOR.results({**values, **applied})["largest_micro_batch"].value >= 1
