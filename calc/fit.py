@@ -224,7 +224,8 @@ CHUNKED_LOSS = N_("compute the loss in chunks (the Trainer's use_liger_kernel=Tr
 # and under ZeRO one that DeepSpeed runs as it is (Spanish review, round 48: a 16-bit recipe, which ZeRO runs with
 # a master copy, led back to the form's own).
 LEANER_RECIPE = N_("choose the training recipe “%(recipe)s”")
-ADAPT = {"full": N_("train a LoRA or QLoRA adapter"), "lora": N_("train QLoRA")}
+# QLoRA is LoRA over a 4-bit base, not an adapter of its own (Spanish review, round 84).
+ADAPT = {"full": N_("train with LoRA or QLoRA"), "lora": N_("train QLoRA")}
 # An adapter over a base kept in fp32: the base in 16 bits halves its weights.
 BASE_IN_16_BITS = N_("load the base model in %(precision)s")
 # In a mixture of experts QLoRA quantizes the attention projections only (calc.formulas.parameters.quantized_weights):

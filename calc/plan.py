@@ -93,7 +93,7 @@ class SampleExceedsBudget(InputProblem):
         return translations.gettext(
             "One sample alone needs %(needed)s, more than this budget. The planner knows neither the model nor the "
             "GPU, so it cannot tell what would make room. The per-GPU training memory calculator checks the ways out "
-            "for your run: a larger GPU, ZeRO over more GPUs, an adapter, recomputation, fused attention, shorter "
+            "for your run: a larger GPU, ZeRO over more GPUs, an adapter, recomputation, fused attention, or shorter "
             "sequences. Where it could help, it also suggests computing the loss in chunks, which it cannot confirm. "
             "There, its link “Plan this run” brings you back here with the budget and the per-sample figure it finds."
         ) % {"needed": typed(self.needed, input.unit).text(locale, breakable=False)}  # 30.00 GB, as figures read
