@@ -892,7 +892,8 @@ TRAIN = {"lora": ADAPT_EXPERTS["full"], "qlora": ADAPT["lora"]}
 # QLoRA where its base fits as loaded but not as peft's prepare_model_for_kbit_training leaves it (calc.vram).
 QLORA_UNPREPARED = N_("train QLoRA without peft's prepare_model_for_kbit_training")
 # Why, in the way's parenthesis (Italian review, round 58: as a relative clause, it ran into the next way).
-UNPREPARED_WHY = Phrase(N_("its fp32 copies of the rest of the base would not fit"), {})
+# The step with them, not the copies alone (Italian review, round 84).
+UNPREPARED_WHY = Phrase(N_("with its fp32 copies of the rest of the base, the step would not fit"), {})
 # QLoRA in a set of changes, checked as most recipes run it, and said so (technical review, round 45) as a note: it
 # was checked with the fp32 copies peft's preparation adds, not the activations it may grow (Spanish review, round 52:
 # "with" read as a call to make, and as more than was checked).

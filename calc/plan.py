@@ -61,7 +61,7 @@ BUDGET_FOR = Choice(
         "sets this field to match when it hands the budget over."
     ),
     options=(
-        Option("any", N_("Any plan (it counts the accumulated gradients)")),
+        Option("any", N_("Any plan (the budget includes the accumulated gradients)")),
         Option("single", N_("Only a plan without accumulation")),
     ),
     default="any",
@@ -231,6 +231,12 @@ LARGER_OF_TWO = N_(
     "The target batch of %(target)s is not a multiple of the number of GPUs (%(gpus)s): this plan reaches "
     "%(reached)s, the larger of the two nearest batches they can share evenly (%(other)s is as near)."
 )
+# Fewer samples than GPUs: one sample on each is the smallest batch they share, not the nearest (technical review,
+# round 84).
+ONE_EACH = N_(
+    "The target batch of %(target)s is smaller than the number of GPUs (%(gpus)s): this plan reaches %(reached)s, one "
+    "sample on each GPU."
+)
 FAR_FROM_TARGET = N_(
     "%(adjustment)s That batch differs by more than %(far)s from the one your learning rate was tuned for: retune "
     "it, or use a number of GPUs that divides the target."
@@ -247,12 +253,16 @@ def adjustment(target: int, gpus: int, reached: int) -> Phrase | None:
     (True, True)
     >>> adjustment(252, 8, 256).quantities["other"].value, adjustment(4, 8, 8).message == FAR_FROM_TARGET
     (248, True)
+    >>> adjustment(4, 8, 8).quantities["adjustment"].message == ONE_EACH
+    True
     """
     if reached == target:
         return None
     figures = {"target": Quantity(target), "gpus": Quantity(gpus), "reached": Quantity(reached)}
     other = 2 * target - reached
-    if other > 0 and other % gpus == 0:
+    if target < gpus:
+        said = Phrase(ONE_EACH, figures)
+    elif other > 0 and other % gpus == 0:
         said = Phrase(LARGER_OF_TWO, {**figures, "other": Quantity(other)})
     else:
         said = Phrase(NEAREST, figures)

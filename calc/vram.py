@@ -31,6 +31,7 @@ from calc.fit import (
     LISTED_SETS,
     NO_BF16_CELL,
     NO_BF16_SENTENCE,
+    QLORA_PREPARED_RECOMPUTING,
     QUANT_STORAGE,
     SAMPLE_NOTHING_TRIED,
     SENTENCE,
@@ -467,6 +468,33 @@ QLORA_PREPARED_SHORT_BUFFERS = N_(
     "call does: without it, those versions' recomputation gives the adapters no gradients."
 )
 
+# Where the form does not recompute: the prepared run with the full recomputation the call turns on, which may take
+# less than the run as loaded (technical review, round 84).
+QLORA_AS_LOADED_RECOMPUTED = N_(
+    "The total counts the QLoRA base as loaded: in NF4 with double quantization, as in the QLoRA paper, computing "
+    "in %(compute)s. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
+    "base to fp32 and turns on gradient checkpointing. The weights then take %(extra)s more per GPU, and with the "
+    "full recomputation that call turns on, the total is at least %(prepared)s; the activations can grow too."
+)
+QLORA_PREPARED_SHORT_RECOMPUTED = N_(
+    "The total counts the QLoRA base as loaded: in NF4 with double quantization, as in the QLoRA paper, computing "
+    "in %(compute)s. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
+    "base to fp32 and turns on gradient checkpointing. The weights then take %(extra)s more per GPU, and with the "
+    "full recomputation that call turns on, the total is at least %(prepared)s: more than your GPU holds. To stay "
+    "within it, leave that call out. Before transformers %(reentrant)s, a run that recomputes without it must also "
+    "call the model's enable_input_require_grads(), as that call does: without it, those versions' recomputation "
+    "gives the adapters no gradients."
+)
+QLORA_PREPARED_SHORT_BUFFERS_RECOMPUTED = N_(
+    "The total counts the QLoRA base as loaded: in NF4 with double quantization, as in the QLoRA paper, computing "
+    "in %(compute)s. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
+    "base to fp32 and turns on gradient checkpointing. The weights then take %(extra)s more per GPU, and with the "
+    "full recomputation that call turns on, the total is at least %(prepared)s, or %(with_buffers)s with ZeRO's "
+    "buffers: more than your GPU holds. To stay within it, leave that call out. Before transformers %(reentrant)s, a "
+    "run that recomputes without it must also call the model's enable_input_require_grads(), as that call does: "
+    "without it, those versions' recomputation gives the adapters no gradients."
+)
+
 QLORA_SHARDED = N_(
     "%(note)s The total counts the 4-bit base as sharded across the GPUs, which ZeRO-3 does only when it is loaded "
     "with %(storage)s."
@@ -528,10 +556,17 @@ def _qlora_note(
     verdict is also held to."""
     if values["method"] != "qlora" or values["model"] == COUNT:
         return None
-    extra = gigabytes(rise, 2)
-    # The sum of the two figures as shown, so that the reader's addition gives it.
-    prepared = Quantity(gigabytes(total, 2).shown() + extra.shown(), GIGABYTE, places=2)
     prepared_total, with_buffers = total + rise, total + buffered
+    if values["recomputation"] == "full":
+        as_loaded, short, short_buffers = QLORA_AS_LOADED, QLORA_PREPARED_SHORT, QLORA_PREPARED_SHORT_BUFFERS
+        extra = gigabytes(rise, 2)
+        # The sum of the two figures as shown, so that the reader's addition gives it.
+        prepared = Quantity(gigabytes(total, 2).shown() + extra.shown(), GIGABYTE, places=2)
+    else:
+        # The weights' part apart: the recomputation the call turns on changes the activations too.
+        as_loaded, short = QLORA_AS_LOADED_RECOMPUTED, QLORA_PREPARED_SHORT_RECOMPUTED
+        short_buffers = QLORA_PREPARED_SHORT_BUFFERS_RECOMPUTED
+        extra, prepared = gigabytes(_fp32_copies(values), 2), gigabytes(prepared_total, 2)
     # Leaving the call out is advice only where the base as loaded fits (Spanish and Italian reviews, round 40).
     words = {"compute": _computing(values), "extra": extra, "prepared": prepared}
     if total + buffers <= capacity < with_buffers:
@@ -539,11 +574,11 @@ def _qlora_note(
         if buffers:
             # The figure the conclusion rests on, ZeRO's buffers included (Spanish review, round 55: "at least
             # 24.25 GB: more than your GPU holds" of a 25.75 GB card).
-            note = Phrase(QLORA_PREPARED_SHORT_BUFFERS, {**words, "with_buffers": gigabytes(with_buffers, 2)})
+            note = Phrase(short_buffers, {**words, "with_buffers": gigabytes(with_buffers, 2)})
         else:
-            note = Phrase(QLORA_PREPARED_SHORT, words)
+            note = Phrase(short, words)
     else:
-        note = Phrase(QLORA_AS_LOADED, words)
+        note = Phrase(as_loaded, words)
     if int(values["gpus"]) > 1 and int(values["zero_stage"]) >= 3:
         # ZeRO-3 and FSDP shard floating-point tensors only: the Limitations say why.
         storage = Names((quant_storage(on_card(str(values["precision"]), values)),))
@@ -1056,9 +1091,9 @@ BATCH_UNEVEN = N_(
     "%(effective)s per optimizer step, the nearest batch they can share evenly, as the planner does."
 )
 BATCH_UNEVEN_NOT_REACHED = N_(
-    "%(gpus)s\u00a0GPUs cannot share the target batch of %(target)s evenly. The nearest batch they can is "
-    "%(reached)s, which a micro-batch of %(micro_batch)s does not reach in whole accumulation steps, so the run these "
-    "figures are for takes %(effective)s per optimizer step. The planner finds a micro-batch that reaches "
+    "%(gpus)s\u00a0GPUs cannot share the target batch of %(target)s evenly. The nearest batch they can share evenly "
+    "is %(reached)s, which a micro-batch of %(micro_batch)s does not reach in whole accumulation steps, so the run "
+    "these figures are for takes %(effective)s per optimizer step. The planner finds a micro-batch that reaches "
     "%(reached)s exactly."
 )
 BATCH_NOT_DIVIDED = N_(
@@ -1483,14 +1518,16 @@ def _larger(
     beside: Fraction,
     loaded: tuple[Fraction, Fraction] | None = None,
     bf16: bool = False,
+    larger: str | Phrase = LARGER_GPU,
 ) -> dict[str, object]:
     """Whether a larger card is a way out, and its words: one that holds the ``step`` (what it needs with ZeRO's
     buffers, and its estimate without them), with QLoRA's base as peft prepares it (Spanish review, round 44), or else,
     said so, as ``loaded`` (Italian review, round 51). Said to be tight where no listed card holds it beyond the
     estimate's error (technical review, round 52), the error taken on the estimate and the buffers added on top, as
     the verdicts take it (technical review, round 58: on both, a card the verdict found roomy was called tight). Else
-    the smallest listed card with room to spare is named, one with bf16 for a ``bf16`` run."""
-    options = [(step, LARGER_GPU)]
+    the smallest listed card with room to spare is named, one with bf16 for a ``bf16`` run. ``larger``: the way's
+    words, with what it was judged with."""
+    options = [(step, larger)]
     if loaded is not None:
         options.append((loaded, noted(LARGER_GPU, WITHOUT_PREPARATION)))
     tight = LISTED_TIGHT if loaded is None else LISTED_TIGHT_PREPARED
@@ -1676,6 +1713,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         by_moment = buffers_by_moment(values, setting)
         step, earlier, binding, count, most, any_plan = _modelled_step(values, free, shape, setting, by_moment)
         one = _one_sample(values)
+        # A card judged for QLoRA's base as peft prepares it: with the full recomputation that turns on, as the note
+        # and the cards' cells judge it (technical review, round 84).
+        # Only where the form's own card does not hold it so: there, recomputation alone is the way.
+        prepared_one, larger = one, LARGER_GPU
+        if values["method"] == "qlora" and values["recomputation"] != "full":
+            recomputed = _one_sample({**values, "recomputation": "full"})
+            if _needs(recomputed, _preparation_by_moment(values, shape, setting))[0] > free:
+                prepared_one, larger = recomputed, noted(LARGER_GPU, QLORA_PREPARED_RECOMPUTING)
         # The step's moments at the form's micro-batch, for what the total leaves out: ZeRO's buffers, QLoRA's
         # preparation.
         micro_batch = int(values["micro_batch"])
@@ -1719,8 +1764,15 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         note = attention_note(values, shape)
         window = window_note(values, shape)
         if preparation:
-            rise = max(m.at(micro_batch) + preparation[m.name] for m in held) - step.total
-            buffered = max(m.at(micro_batch) + preparation[m.name] + by_moment.get(m.name, 0) for m in held)
+            # With the full recomputation the preparation turns on, as the ways out judge it (technical review, round
+            # 84: "at least" 90 GB, counted without it, where the prepared run took 31 GB).
+            prepared, prepared_buffers = held, by_moment
+            if values["recomputation"] != "full":
+                recomputed = replace(setting, recomputation="full")
+                prepared = moments(shape, replace(recomputed, accumulating=accumulates(values, micro_batch)))
+                prepared_buffers = buffers_by_moment(values, recomputed)
+            rise = max(m.at(micro_batch) + preparation[m.name] for m in prepared) - step.total
+            buffered = max(m.at(micro_batch) + preparation[m.name] + prepared_buffers.get(m.name, 0) for m in prepared)
             buffered -= step.total
         # Whether the budget counts the earlier micro-batches' gradients (the largest micro-batch accumulates), so
         # that it holds for any plan, or only for a step without accumulation, which the planner must be told.
@@ -1760,10 +1812,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                     _changed(values, {})["optimizer"] == values["optimizer"] or all(m.fixed_total <= free for m in one)
                 ),
                 **_larger(
-                    _needs(one, preparation),
+                    _needs(prepared_one, preparation),
                     capacity - free,
                     _needs(one, {}) if preparation else None,
                     bf16=values["precision"] == "bf16",
+                    larger=larger,
                 ),
             )
             largest = Phrase(NOT_ONE, {"ways": ways})
@@ -1801,10 +1854,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 # Each moment's fixed part with its own sample (technical review, round 53: one moment's fixed part
                 # was added to another's sample).
                 **_larger(
-                    _needs(one, preparation, samples=not huge),
+                    _needs(prepared_one, preparation, samples=not huge),
                     capacity - free,
                     _needs(one, {}, samples=not huge) if preparation else None,
                     bf16=values["precision"] == "bf16",
+                    larger=larger,
                 ),
             )
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})

@@ -2323,9 +2323,9 @@ def test_round_55_a_larger_micro_batch_a_twin_judged_way_and_qlora_s_buffers_are
     bf16 = _on("a100-80gb", model="meta-llama/Llama-3.1-70B", method="full", optimizer="adamw-bf16")
     (*_, sharded) = CALCULATOR.results(bf16)["largest_micro_batch"].quantities["ways"].messages
     assert sharded.quantities["notes"].messages[-1].message == AS_TWIN
-    qlora = _on("rtx-4090", method="qlora", recomputation="none", zero_stage="3", gpus=Decimal(2),
-                sequence_length=Decimal(1536))  # fmt: skip
-    note = CALCULATOR.results(qlora)["qlora_base"]
+    # On a card that holds the base as loaded but not as prepared, ZeRO's buffers included.
+    qlora = _on("rtx-4090", method="qlora", zero_stage="3", gpus=Decimal(2), sequence_length=Decimal(1536))
+    note = CALCULATOR.results({**qlora, "gpu": "custom", "gpu_memory": Decimal(11)})["qlora_base"]
     assert note.message == QLORA_SHARDED and note.quantities["note"].message == QLORA_PREPARED_SHORT_BUFFERS
 
 
@@ -2430,17 +2430,20 @@ def test_a_larger_card_is_called_tight_only_where_the_verdict_there_would_be():
     ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].text(EN, NullTranslations())
     assert ways.startswith("choose a GPU with more memory (with room to spare only on the NVIDIA H200), or")
     assert not _tight(_applied(values, gpu="h200")["your_gpu"])
-    from calc.vram import LISTED_TIGHT_PREPARED, TIGHT_AS_PREPARED_CELL
+    from calc.vram import LARGER_FROM, LARGER_ONLY
 
     qlora = _on("t4", model="meta-llama/Llama-3.1-70B", method="qlora", optimizer="sgd-momentum", zero_stage="1",
                 sequence_length=Decimal(2048), recomputation="none", target_batch=Decimal(32))  # fmt: skip
     results = CALCULATOR.results(qlora)
     larger, _ = results["largest_micro_batch"].quantities["ways"].messages  # a larger card, or a set of changes
-    # The listed ones are tight, not any larger card (technical review, round 66), with the base as peft prepares it
-    # (technical review, round 67: the card's own verdict, on the base as loaded, had room).
-    assert larger == noted(LARGER_GPU, LISTED_TIGHT_PREPARED)
-    cells = {str(name): verdict for name, _, verdict in results["fits"]}
-    assert cells["NVIDIA H200"].message == TIGHT_AS_PREPARED_CELL
+    # With the base as peft prepares it, and so the full recomputation it turns on, which the form lacks, said so
+    # (technical review, round 84: a card was called tight, and the note's total counted, without it).
+    notes = larger.quantities["notes"].messages
+    assert _unnoted(larger) == LARGER_GPU and notes[0] == QLORA_PREPARED_RECOMPUTING
+    (named,) = [note for note in notes if note.message in (LARGER_FROM, LARGER_ONLY)]
+    (card,) = [gpu.id for gpu in GPUS if gpu.name == named.quantities["card"].names[0]]
+    prepared = _applied(qlora, gpu=card, recomputation="full")
+    assert _bare(prepared["your_gpu"]).message == SENTENCE[0] and not _tight(prepared["your_gpu"])
 
 
 @pytest.mark.parametrize(
@@ -2598,8 +2601,9 @@ def test_a_sequence_split_is_offered_only_where_the_recipe_the_ways_are_judged_o
          "8\u00a0samples per optimizer step, the nearest batch they can share evenly, as the planner does."),
         (10, 4, 1, "4\u00a0GPUs cannot share the target batch of 10 evenly, so the run these figures are for takes "
          "12\u00a0samples per optimizer step"),
-        (10, 4, 2, "The nearest batch they can is 12\u00a0samples, which a micro-batch of 2 does not reach in whole "
-         "accumulation steps, so the run these figures are for takes 16\u00a0samples per optimizer step."),
+        (10, 4, 2, "The nearest batch they can share evenly is 12\u00a0samples, which a micro-batch of 2 does not "
+         "reach in whole accumulation steps, so the run these figures are for takes 16\u00a0samples per optimizer "
+         "step."),
         (64, 1, 4, None),
         (64, 8, 8, None),
     ],
@@ -2885,3 +2889,22 @@ def test_a_set_keeps_a_switch_without_which_no_length_fits():
     applied = {"zero_stage": "3", "recomputation": "full", "precision": "fp16"}
     applied["sequence_length"] = shorter.quantities["length"].value
     assert CALCULATOR.results({**values, **applied})["largest_micro_batch"].value >= 1
+
+
+def test_qlora_s_prepared_total_counts_the_recomputation_the_preparation_turns_on():
+    """Technical review, round 84: without recomputation on the form, the prepared total added peft's fp32 copies to a
+    step without it ("at least 90.28 GB", and "leave that call out"), where the call turns full recomputation on and
+    the prepared run took 30.60 GB."""
+    from calc.vram import QLORA_AS_LOADED_RECOMPUTED
+
+    values = _on("h100-80gb", model="Qwen/Qwen2.5-32B", method="qlora", sequence_length=Decimal(2048),
+                 recomputation="none")  # fmt: skip
+    values |= {"gpu": "custom", "gpu_memory": Decimal(89)}
+    results = CALCULATOR.results(values)
+    note = results["qlora_base"]
+    assert note.message == QLORA_AS_LOADED_RECOMPUTED
+    recomputed = CALCULATOR.results({**values, "recomputation": "full"})
+    # The prepared run is the form's with full recomputation and peft's fp32 copies.
+    copies = recomputed["qlora_base"].quantities["extra"]
+    assert note.quantities["prepared"].shown() == recomputed["total_memory"].shown() + copies.shown()
+    assert note.quantities["prepared"].shown() < results["total_memory"].shown()
