@@ -510,6 +510,12 @@ FITS_ONLY_AS_LOADED = N_(
     "%(verdict)s This verdict is for the base as loaded, without peft's prepare_model_for_kbit_training, which most "
     "QLoRA recipes call: with it, the run does not fit, as the note below says."
 )
+# A smaller micro-batch named for QLoRA that fits only with the base as loaded (Italian review, round 85: named as
+# fitting, where the page, set to it, said the prepared run did not).
+SMALLER_ONLY_AS_LOADED = N_(
+    "%(verdict)s That is for the base as loaded: with peft's prepare_model_for_kbit_training, which most QLoRA "
+    "recipes call, not even that micro-batch fits."
+)
 TIGHT_AS_PREPARED = N_(
     "%(verdict)s This verdict is for the base as loaded, without peft's prepare_model_for_kbit_training, which most "
     "QLoRA recipes call: with it, %(spare)s would be left, a tight fit."
@@ -754,6 +760,15 @@ SHORT_BUT_SMALLER_UNEVEN = N_(
     "%(verdict)s A micro-batch of %(count)s fits: lower the micro-batch size to it. The planner finds the nearest "
     "batch these GPUs can share evenly and the accumulation steps that reach it."
 )
+
+
+def _says(verdict: Phrase, message: str) -> bool:
+    """Whether ``verdict``, or a verdict it wraps, is ``message``."""
+    while isinstance(verdict, Phrase):
+        if verdict.message == message:
+            return True
+        verdict = verdict.quantities.get("verdict")
+    return False
 
 
 def _smaller_fitting(values: Mapping[str, object], verdict: Phrase, largest: int) -> Phrase:
@@ -2099,6 +2114,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             yours = Phrase(SHORT_BUT_LARGER, {"verdict": yours, "count": Quantity(share)})
     elif yours.message in short and isinstance(largest, Quantity) and largest.value < int(values["micro_batch"]):
         yours = _smaller_fitting(values, yours, int(largest.value))
+        if values["method"] == "qlora":
+            # The page set to that micro-batch, for what it says of the base as peft prepares it.
+            smaller = compute({**values, "micro_batch": Decimal(yours.quantities["count"].count)})["your_gpu"]
+            if _says(smaller, FITS_ONLY_AS_LOADED):
+                yours = Phrase(SMALLER_ONLY_AS_LOADED, {"verdict": yours})
     carried_budget = Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None
     # With ZeRO's buffers beside the total, as the verdicts count them (Italian review, round 44: two T4s under ZeRO-3
     # held QLoRA's prepared base by the total alone).

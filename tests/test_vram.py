@@ -2908,3 +2908,17 @@ def test_qlora_s_prepared_total_counts_the_recomputation_the_preparation_turns_o
     copies = recomputed["qlora_base"].quantities["extra"]
     assert note.quantities["prepared"].shown() == recomputed["total_memory"].shown() + copies.shown()
     assert note.quantities["prepared"].shown() < results["total_memory"].shown()
+
+
+def test_a_smaller_micro_batch_named_for_qlora_says_where_it_fits_only_as_loaded():
+    """Italian review, round 85: QLoRA on a T4 at a micro-batch of 4 named one sample as fitting, where the page, set
+    to it, said the run as peft prepares it did not fit."""
+    from calc.vram import FITS_ONLY_AS_LOADED, SHORT_BUT_SMALLER, SMALLER_ONLY_AS_LOADED, _says
+
+    values = _on("t4", method="qlora", micro_batch=Decimal(4))
+    verdict = CALCULATOR.results(values)["your_gpu"]
+    assert _says(verdict, SMALLER_ONLY_AS_LOADED)
+    assert _says(_applied(values, micro_batch=Decimal(1))["your_gpu"], FITS_ONLY_AS_LOADED)
+    # Where the prepared run fits at that micro-batch, nothing is added.
+    roomy = CALCULATOR.results(_on("rtx-4090", method="qlora", micro_batch=Decimal(8)))["your_gpu"]
+    assert _says(roomy, SHORT_BUT_SMALLER) and not _says(roomy, SMALLER_ONLY_AS_LOADED)
