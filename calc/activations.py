@@ -61,7 +61,7 @@ from calc.step_inputs import (
     with_targets,
 )
 from calc.step_outputs import attention_note, moment_phrase, window_note
-from calc.transformers_releases import EXPERTS_AS_LINEAR_UNTIL, GROUPED_EXPERTS_SINCE
+from calc.transformers_releases import EXPERTS_AS_LINEAR_UNTIL, GROUPED_EXPERTS_SINCE, GROUPED_FALLBACK
 
 # Only the presets whose architecture the estimate covers.
 MODEL = model_choice(keep=lambda shape: shape.model_type in FAMILIES)
@@ -239,6 +239,7 @@ def facts() -> dict[str, Fact]:
         **unit_facts(),
         "checkpointing_since": ACTIVATION_CHECKPOINTING_SINCE,
         "grouped_experts_since": GROUPED_EXPERTS_SINCE,
+        "grouped_fallback": GROUPED_FALLBACK,
         "experts_until": EXPERTS_AS_LINEAR_UNTIL,
         # transformers 5.24, integrations/moe.py (_can_use_grouped_mm): torch._grouped_mm, which PyTorch added in 2.8,
         # runs there on Hopper only (compute capability 9.x), from 2.9 on Ampere or later; without it, the loop

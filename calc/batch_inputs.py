@@ -72,9 +72,9 @@ MEMORY_BUDGET = Amount(
         BUDGET_MEANING,
         # Technical review, round 74: the single-pass figures judged against a budget that paid for accumulation.
         N_(
-            "Where that calculator's target batch needs accumulation, its figure also sets aside the accumulated "
-            "gradients, which a single pass does not hold, so this page's comparison of a single pass with the "
-            "budget is then slightly conservative."
+            "When that calculator's target batch needs accumulation, its figure also sets aside the accumulated "
+            "gradients. A single pass holds none, so comparing a single pass with that budget here errs slightly on "
+            "the safe side."
         ),
         N_("The chart draws the budget as a line. Leave it blank if you have none in mind."),
     ),

@@ -29,6 +29,12 @@ GROUPED_EXPERTS_SINCE = Citation(
     "5.0",
     "https://github.com/huggingface/transformers/blob/v5.0.0/src/transformers/modeling_utils.py#L1930-L1948",
 )
+# Where transformers 5.24 falls back from grouped products to a loop over the experts (_can_use_grouped_mm): under
+# torch.compile with experts' weights not in bf16; on CUDA below compute capability 8.0, or 9.x only with PyTorch 2.8.
+GROUPED_FALLBACK = Citation(
+    "transformers 5.24.0: _can_use_grouped_mm",
+    "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/integrations/moe.py#L302-L352",
+)
 
 # The release from which gradient checkpointing is non-reentrant by default and makes the input embeddings' output
 # require gradients for every model that takes input_ids (PreTrainedModel.gradient_checkpointing_enable), where 4.57
