@@ -385,8 +385,8 @@ def test_the_budget_s_hint_says_the_same_on_the_planner_and_the_accumulation_pag
     blank = translations.gettext("The chart draws the budget as a line. Leave it blank if you have none in mind.")
     assert planner.startswith(shared) and blank not in planner
     single = translations.gettext(
-        "Where that calculator's target batch needs accumulation, its figure also sets aside the accumulated "
-        "gradients, which a single pass does not hold, so this page's comparison of a single pass with the budget is "
-        "then slightly conservative."
+        "When that calculator's target batch needs accumulation, its figure also sets aside the accumulated "
+        "gradients. A single pass holds none, so comparing a single pass with that budget here errs slightly on the "
+        "safe side."
     )
     assert accumulating.hint(parsed, translations).startswith(f"{shared} {single} {blank}")
