@@ -142,7 +142,7 @@ LABELS = {
 }
 # Under full recomputation the row is almost all the layers' inputs, the token ids a few kilobytes of it (technical
 # review, round 26).
-RECOMPUTED_OUTSIDE = N_("Each layer's input, kept for recomputation (and the token ids)")
+RECOMPUTED_OUTSIDE = N_("Each layer's input, kept for recomputation (and, in full fine-tuning, the token ids)")
 
 
 # The shape in step with the model, and the target modules with the model's own names.

@@ -345,7 +345,7 @@ CALCULATOR = Calculator(
         Text("nearby_target", N_("A nearby target")),
         Table(
             "plans",
-            N_("Every plan within the budget"),
+            N_("Every plan within the budget that reaches the batch exactly"),
             (N_("Micro-batch size"), N_("Accumulation steps"), Column(N_("Peak activation memory per GPU"), GIGABYTE)),
         ),
         *SNIPPETS,

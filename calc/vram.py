@@ -1157,6 +1157,9 @@ def batch_note(values: Mapping[str, object]) -> Phrase | None:
 NOT_ONE = N_("Not even one sample fits.")
 # With the activation memory typed, where the state and the optimizer step alone do not fit: the ways make room for
 # the whole step, the typed figure included, which says nothing of a sample (technical review, round 65).
+# The budget's words where the typed figure, not a sample, is what the step holds (Italian review, round 86: "even
+# without samples" beside a verdict on the activation memory typed).
+NOTHING_WITHOUT_TYPED = Phrase(N_("Nothing: even without the activation memory you typed, the step does not fit"), {})
 TYPED_NOT_EMPTY = N_(
     "Even without the activation memory you typed, the step does not fit: the model state and the optimizer step's "
     "temporaries alone need %(needed)s %(moment)s, %(counting)s."
@@ -2181,7 +2184,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # What the planner takes as its budget: what is left beside the memory that does not grow with the batch; shown
         # with the plans it holds for where that is only a step without accumulation (the form's own run may
         # accumulate: the Spanish review of round 19 read it as that run's).
-        "activation_budget": None
+        "activation_budget": (NOTHING_WITHOUT_TYPED if _says(largest, TYPED_NOT_EMPTY) else None)
         if carried_budget is None
         else (Phrase(SINGLE_STEP_BUDGET, {"size": carried_budget}) if budget_for == "single" else carried_budget),
         "carried_budget": carried_budget,

@@ -584,7 +584,7 @@ def test_the_row_outside_the_layers_names_what_holds_its_bytes():
     ids a few kilobytes of it: it leads with the inputs (technical review, round 26, item 5). Under selective
     recomputation only the token ids are left outside the layers."""
     rows = {row[0]: row[1] for row in page_view().outputs["breakdown"]["rows"]}
-    assert rows["Each layer's input, kept for recomputation (and the token ids)"] == "1.07"
+    assert rows["Each layer's input, kept for recomputation (and, in full fine-tuning, the token ids)"] == "1.07"
     selective = [row[0] for row in page_view(recomputation="selective").outputs["breakdown"]["rows"]]
     assert not any("recomputation" in label for label in selective)
 

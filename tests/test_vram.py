@@ -774,9 +774,11 @@ def test_every_plan_the_planner_lists_from_the_budget_handed_over_fits_on_this_p
 
 def test_no_budget_is_carried_when_the_rest_alone_does_not_fit():
     """Left blank, so that the planner asks for a budget rather than plan with its own default."""
+    from calc.vram import NOTHING_WITHOUT_TYPED
+
     values = {**COUNTED, "gpu": "custom", "gpu_memory": Decimal(20)}
     results = CALCULATOR.results(values)
-    assert results["activation_budget"] is None
+    assert results["carried_budget"] is None and results["activation_budget"] == NOTHING_WITHOUT_TYPED
     assert links(values, results) == {
         "plan": {
             "target_batch": "64",
@@ -2922,3 +2924,14 @@ def test_a_smaller_micro_batch_named_for_qlora_says_where_it_fits_only_as_loaded
     # Where the prepared run fits at that micro-batch, nothing is added.
     roomy = CALCULATOR.results(_on("rtx-4090", method="qlora", micro_batch=Decimal(8)))["your_gpu"]
     assert _says(roomy, SHORT_BUT_SMALLER) and not _says(roomy, SMALLER_ONLY_AS_LOADED)
+
+
+def test_the_budget_says_what_does_not_fit_where_the_activation_memory_is_typed():
+    """Italian review, round 86: with only a parameter count, the budget said "even without samples", beside a verdict
+    on the activation memory typed, where the form has no samples to count."""
+    from calc.vram import NOTHING_WITHOUT_TYPED, TYPED_NOT_EMPTY, _says
+
+    counted = {**COUNTED, "parameters": Decimal(13), "activation_memory": Decimal(30), "optimizer": "adamw-8bit"}
+    results = CALCULATOR.results({**_on("h100-80gb"), **counted})
+    assert _says(results["largest_micro_batch"], TYPED_NOT_EMPTY)
+    assert results["activation_budget"] == NOTHING_WITHOUT_TYPED
