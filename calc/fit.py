@@ -902,8 +902,8 @@ QLORA_PREPARED = Phrase(N_("counting the fp32 copies that peft's prepare_model_f
 # form still had no recomputation and the verdict was short).
 QLORA_PREPARED_RECOMPUTING = Phrase(
     N_(
-        "also choose full recomputation here, as peft's prepare_model_for_kbit_training turns it on; judged with the "
-        "fp32 copies that call adds"
+        "also choose full recomputation here, as peft's prepare_model_for_kbit_training turns it on; judged counting "
+        "the fp32 copies that call adds"
     ),
     {},
 )

@@ -1102,23 +1102,23 @@ def at_optimizer_step(values: Mapping[str, object], temporaries: Fraction) -> Ph
 # The batch nearest the target that the GPUs share evenly, as the planner takes it (Italian review, round 79), and
 # where the form's micro-batch does not reach it in whole steps, what the run takes instead.
 BATCH_UNEVEN = N_(
-    "%(gpus)s\u00a0GPUs cannot share the target batch of %(target)s evenly, so the run these figures are for takes "
-    "%(effective)s per optimizer step, the nearest batch they can share evenly, as the planner does."
+    "%(gpus)s\u00a0GPUs cannot share the target batch of %(target)s evenly, so these figures are for a run that "
+    "takes %(effective)s per optimizer step, the nearest batch they can share evenly, as the planner does."
 )
 BATCH_UNEVEN_NOT_REACHED = N_(
     "%(gpus)s\u00a0GPUs cannot share the target batch of %(target)s evenly. The nearest batch they can share evenly "
-    "is %(reached)s, which a micro-batch of %(micro_batch)s does not reach in whole accumulation steps, so the run "
-    "these figures are for takes %(effective)s per optimizer step. The planner finds a micro-batch that reaches "
+    "is %(reached)s, which a micro-batch of %(micro_batch)s does not reach in whole accumulation steps, so these "
+    "figures are for a run that takes %(effective)s per optimizer step. The planner finds a micro-batch that reaches "
     "%(reached)s exactly."
 )
 BATCH_NOT_DIVIDED = N_(
-    "A micro-batch of %(micro_batch)s does not divide each GPU's share of the target batch (%(share)s), so the run "
-    "these figures are for takes %(effective)s per optimizer step, in %(steps)s accumulation steps. The planner finds "
-    "a micro-batch that reaches %(target)s exactly."
+    "A micro-batch of %(micro_batch)s does not divide each GPU's share of the target batch (%(share)s), so these "
+    "figures are for a run that takes %(effective)s per optimizer step, in %(steps)s accumulation steps. The planner "
+    "finds a micro-batch that reaches %(target)s exactly."
 )
 BATCH_PASSED = N_(
-    "A micro-batch of %(micro_batch)s holds more than each GPU's share of the target batch (%(share)s), so the run "
-    "these figures are for takes %(effective)s per optimizer step. A micro-batch of %(count)s reaches the target "
+    "A micro-batch of %(micro_batch)s holds more than each GPU's share of the target batch (%(share)s), so these "
+    "figures are for a run that takes %(effective)s per optimizer step. A micro-batch of %(count)s reaches the target "
     "exactly."
 )
 
@@ -1523,11 +1523,11 @@ LARGER_FROM = N_("with room to spare on the %(card)s and the listed cards with m
 LARGER_ONLY = N_("with room to spare only on the %(card)s")
 # A larger card that holds the step only tightly: the listed ones, not "a GPU with more memory" as such (technical
 # review, round 66: "(a tight fit)" read as any larger card's).
-LISTED_TIGHT = Phrase(N_("the listed ones that hold it leave only a tight fit"), {})
+LISTED_TIGHT = Phrase(N_("the listed cards that hold the step leave only a tight fit"), {})
 # The same for QLoRA, judged on its base as peft prepares it (technical review, round 67: a card whose verdict, on the
 # base as loaded, had room).
 LISTED_TIGHT_PREPARED = Phrase(
-    N_("the listed ones that hold it with peft's prepare_model_for_kbit_training leave only a tight fit"), {}
+    N_("the listed cards that hold the step with peft's prepare_model_for_kbit_training leave only a tight fit"), {}
 )
 
 

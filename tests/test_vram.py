@@ -2590,22 +2590,22 @@ def test_a_sequence_split_is_offered_only_where_the_recipe_the_ways_are_judged_o
     ("target", "gpus", "micro_batch", "said"),
     [
         # A micro-batch of 4 for a target of 6: two accumulation steps take 8 samples (technical review, round 63).
-        (6, 1, 4, "A micro-batch of 4 does not divide each GPU's share of the target batch (6\u00a0samples), so the "
-         "run these figures are for takes 8\u00a0samples per optimizer step, in 2 accumulation steps."),
+        (6, 1, 4, "A micro-batch of 4 does not divide each GPU's share of the target batch (6\u00a0samples), so "
+         "these figures are for a run that takes 8\u00a0samples per optimizer step, in 2 accumulation steps."),
         # A micro-batch larger than each GPU's share: one on each GPU is already more than the target.
-        (4, 2, 4, "A micro-batch of 4 holds more than each GPU's share of the target batch (2\u00a0samples), so the "
-         "run these figures are for takes 8\u00a0samples per optimizer step. A micro-batch of 2\u00a0samples "
-         "reaches the target exactly."),
+        (4, 2, 4, "A micro-batch of 4 holds more than each GPU's share of the target batch (2\u00a0samples), so "
+         "these figures are for a run that takes 8\u00a0samples per optimizer step. A micro-batch of "
+         "2\u00a0samples reaches the target exactly."),
         (1, 1, 4, "(one sample)"),
         # A target the GPUs cannot share evenly: the nearest batch they can, as the planner takes it (Italian review,
         # round 79), and a micro-batch that does not reach it.
-        (7, 2, 2, "2\u00a0GPUs cannot share the target batch of 7 evenly, so the run these figures are for takes "
+        (7, 2, 2, "2\u00a0GPUs cannot share the target batch of 7 evenly, so these figures are for a run that takes "
          "8\u00a0samples per optimizer step, the nearest batch they can share evenly, as the planner does."),
-        (10, 4, 1, "4\u00a0GPUs cannot share the target batch of 10 evenly, so the run these figures are for takes "
+        (10, 4, 1, "4\u00a0GPUs cannot share the target batch of 10 evenly, so these figures are for a run that takes "
          "12\u00a0samples per optimizer step"),
         (10, 4, 2, "The nearest batch they can share evenly is 12\u00a0samples, which a micro-batch of 2 does not "
-         "reach in whole accumulation steps, so the run these figures are for takes 16\u00a0samples per optimizer "
-         "step."),
+         "reach in whole accumulation steps, so these figures are for a run that takes 16\u00a0samples per "
+         "optimizer step."),
         (64, 1, 4, None),
         (64, 8, 8, None),
     ],
