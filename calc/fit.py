@@ -606,7 +606,7 @@ def ways_out(
                 ways.append(said(TRAIN["lora"], lora_change))
         elif prepared:
             # QLoRA turns on the recomputation the form lacks, so it is two changes: LoRA with that recomputation too,
-            # where it makes room, before it (Italian review, round 82: only QLoRA was offered where LoRA and full
+            # where it makes room, beside it (Italian review, round 82: only QLoRA was offered where LoRA and full
             # recomputation left 38 GB).
             recomputed = None
             if values["method"] == "full" and "lora" in adapters and "recomputation" in prepared:
