@@ -790,9 +790,7 @@ def _smaller_fitting(values: Mapping[str, object], verdict: Phrase, largest: int
 
 
 # Said of one change or several (technical review, round 64: "Each of these ways" after a single one).
-WAYS_ON_CARD = N_(
-    "Each change suggested here was checked with “%(twin)s” at precision fp16, since this card has no bf16."
-)
+WAYS_ON_CARD = N_("Each change suggested here was checked with “%(twin)s” in fp16, since this card has no bf16.")
 WAYS_PREPARED = N_(
     "Each change suggested here was checked with the base as peft's prepare_model_for_kbit_training leaves it, as "
     "most QLoRA recipes run it, unless its note says otherwise; the total above counts the base as loaded."
