@@ -199,6 +199,8 @@ FUSED_ADAMW = N_("use PyTorch's fused AdamW")
 SMALLER_BUFFERS = N_("lower ZeRO's buffer settings")
 SMALLER_BUFFERS_TIGHT = N_("lower ZeRO's buffer settings (a tight fit, even at their smallest)")
 FUSE = N_("choose fused attention")
+# The switches that shrink a sample without changing the run's data, and the settings each turns on.
+SWITCHES = {RECOMPUTE: {"recomputation": "full"}, FUSE: {"attention": "flash"}}
 # Shorter sequences, at a length the page found (technical and Italian reviews, round 43); alone, the longest with
 # room to spare, or where none has, the longest that fits, said so (technical review, round 48: the
 # length read as the longest that fits, where longer ones fitted tightly).
@@ -462,8 +464,7 @@ def ways_out(
     if samples:
         # Each where it alone makes room for a sample, or both together where neither alone does (technical review,
         # round 39: both were offered where only the pair fit).
-        switches = {RECOMPUTE: {"recomputation": "full"}, FUSE: {"attention": "flash"}}
-        off = {way: change for way, change in switches.items() if any(values[k] != v for k, v in change.items())}
+        off = {way: change for way, change in SWITCHES.items() if any(values[k] != v for k, v in change.items())}
         alone = [way for way, change in off.items() if fits_once(**change)]
         # Each said to be tight where it leaves no room beyond the estimate's error (Italian review, round 52).
         ways.extend(judged(way, off[way], roomy) for way in alone)
@@ -569,22 +570,21 @@ def ways_out(
         ways.append(judged(with_sixteen(Phrase(BASE_IN_16_BITS, words), values, mixed), mixed))
     adapt = ADAPT_EXPERTS if experts else ADAPT
 
-    def backing(method: str, prepared: bool = False) -> dict | None:
-        """The change that makes room with ``method``: in the form's recipe or, where that one is refused or does
-        not fit (QLoRA is modelled in 16 bits), in mixed precision; QLoRA as peft prepares it where ``prepared``."""
-        base = qlora_change if prepared else {"method": method}
+    def backing(base: dict) -> dict | None:
+        """The change that makes room with ``base`` (a method, and what goes with it): in the form's recipe or, where
+        that one is refused or does not fit (QLoRA is modelled in 16 bits), in mixed precision."""
         return next((change for change in (base, {**base, **mixed}) if fits_once(**change)), None)
 
     # QLoRA as loaded, or as peft prepares it where the recomputation the preparation turns on is what makes room.
     fitting = {
         method: change
         for method in adapters
-        if (change := backing(method) or (backing(method, prepared=True) if method == "qlora" else None))
+        if (change := backing({"method": method}) or (backing(qlora_change) if method == "qlora" else None))
     }
     if values["method"] in adapt and fitting:
         # LoRA named only where it makes room, not only QLoRA (Spanish review, round 41); QLoRA as most recipes run
         # it, with peft's preparation, or said to be without it (Italian review, round 41).
-        prepared = backing("qlora", prepared=True) if "qlora" in adapters else None
+        prepared = backing(qlora_change) if "qlora" in adapters else None
         # Said to be judged with peft's preparation, and the recomputation it turns on where the form has none, as in a
         # set (technical reviews, rounds 76 and 77: "a tight fit" beside a verdict, once switched, that opened with
         # room as loaded).
@@ -610,8 +610,7 @@ def ways_out(
             # recomputation left 38 GB).
             recomputed = None
             if values["method"] == "full" and "lora" in adapters and "recomputation" in prepared:
-                lora = {"method": "lora", "recomputation": "full"}
-                recomputed = next((change for change in (lora, {**lora, **mixed}) if fits_once(**change)), None)
+                recomputed = backing({"method": "lora", "recomputation": "full"})
             if recomputed is not None:
                 ways.append(_set((with_sixteen(TRAIN["lora"], values, recomputed), judged(RECOMPUTE, recomputed))))
             ways.append(said(for_qlora(qlora_way, values, method="qlora"), prepared))
@@ -936,8 +935,7 @@ def _together(
     a length offered alone), fewest first;
     one that fits with room to spare before one that fits tightly (Italian review, round 42: LoRA was offered with
     0.07 GB to spare where QLoRA left 10 GB)."""
-    switches = {RECOMPUTE: {"recomputation": "full"}, FUSE: {"attention": "flash"}}
-    off = [(way, change) for way, change in switches.items() if any(values[k] != v for k, v in change.items())]
+    off = [(way, change) for way, change in SWITCHES.items() if any(values[k] != v for k, v in change.items())]
     samples: list[tuple[tuple[str | Phrase, ...], dict]] = [((), {})] + [((way,), change) for way, change in off]
     if len(off) == 2:
         samples.append(((off[0][0], off[1][0]), {**off[0][1], **off[1][1]}))
@@ -999,7 +997,7 @@ def _together(
     # length is cut no further.
     def cost(candidate: tuple[tuple[str | Phrase, ...], dict]) -> tuple[int, bool, int]:
         words, change = candidate
-        bundled = sum(way in (RECOMPUTE, FUSE) for way in words) if "sequence_length" in change else 0
+        bundled = sum(way in tuple(SWITCHES) for way in words) if "sequence_length" in change else 0
         return len(words) - bundled, "zero_stage" in change, bundled
 
     # Single changes too: the ways for a sample no card holds have not asked them (changes_together), and one may be
@@ -1043,8 +1041,8 @@ def _longest_in(
 
     # The set was found at its length, so it fits there at least.
     best = longest(change) or change["sequence_length"]
-    for switch, setting in ((RECOMPUTE, "recomputation"), (FUSE, "attention")):
-        if switch in words and longest(without := {**change, setting: values[setting]}) >= best:
+    for switch, settings in SWITCHES.items():
+        if switch in words and longest(without := {**change, **{key: values[key] for key in settings}}) >= best:
             words, change = tuple(way for way in words if way != switch), without
     shorter = Phrase(SHORTEN_TO, {"length": Quantity(Decimal(best))})
     return tuple(shorter if isinstance(way, Phrase) and way.message == SHORTEN_TO else way for way in words)

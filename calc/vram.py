@@ -1729,14 +1729,6 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         by_moment = buffers_by_moment(values, setting)
         step, earlier, binding, count, most, any_plan = _modelled_step(values, free, shape, setting, by_moment)
         one = _one_sample(values)
-        # A card judged for QLoRA's base as peft prepares it: with the full recomputation that turns on, as the note
-        # and the cards' cells judge it (technical review, round 84).
-        # Only where the form's own card does not hold it so: there, recomputation alone is the way.
-        prepared_one, larger = one, LARGER_GPU
-        if values["method"] == "qlora" and values["recomputation"] != "full":
-            recomputed = _one_sample({**values, "recomputation": "full"})
-            if _needs(recomputed, _preparation_by_moment(values, shape, setting))[0] > free:
-                prepared_one, larger = recomputed, noted(LARGER_GPU, QLORA_PREPARED_RECOMPUTING)
         # The step's moments at the form's micro-batch, for what the total leaves out: ZeRO's buffers, QLoRA's
         # preparation.
         micro_batch = int(values["micro_batch"])
@@ -1777,6 +1769,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # A larger card is offered for QLoRA only where it holds the base as most recipes prepare it (Spanish review,
         # round 44: the H200 was offered for Mixtral, which its prepared base would not fit).
         preparation = _preparation_by_moment(values, shape, setting) if values["method"] == "qlora" else {}
+        # A card judged for QLoRA's base as peft prepares it: with the full recomputation that turns on, as the note
+        # and the cards' cells judge it (technical review, round 84).
+        # Only where the form's own card does not hold it so: there, recomputation alone is the way.
+        prepared_one, larger = one, LARGER_GPU
+        if values["method"] == "qlora" and values["recomputation"] != "full":
+            recomputed = _one_sample({**values, "recomputation": "full"})
+            if _needs(recomputed, preparation)[0] > free:
+                prepared_one, larger = recomputed, noted(LARGER_GPU, QLORA_PREPARED_RECOMPUTING)
         note = attention_note(values, shape)
         window = window_note(values, shape)
         if preparation:
