@@ -127,8 +127,8 @@ PAGE_TARGETS = replace(
 PAGE_PRECISION = replace(
     PRECISION,
     description=N_(
-        "The dtype the model is loaded and computes in, which its activations share. Autocast over an fp32 model "
-        "is not modeled here; the per-GPU training memory calculator models it in full fine-tuning."
+        "The dtype the model is loaded in and computes in; its activations are in the same dtype. Autocast over an "
+        "fp32 model is not modeled here; the per-GPU training memory calculator models it in full fine-tuning."
     ),
 )
 PAGE_CONFIG = replace(CONFIG, parse=_covered)
