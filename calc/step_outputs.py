@@ -151,7 +151,7 @@ def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | 
 # a no-op where there are as many). Eager attention keeps those anyway, and counts its masks; and where transformers
 # refuses SDPA (Gemma-2), NO_SDPA says what the fused estimate stands for. templates/caveats.html words it for the page.
 WINDOW = N_(
-    "Where this model uses its sliding window, each token attends to at most the last %(window)s\u00a0tokens, and a "
+    "In the layers with a sliding window, each token attends to at most the last %(window)s\u00a0tokens, and a "
     "sequence here holds %(length)s. Under SDPA, once a sequence is as long as the window, Transformers passes SDPA a "
     "mask, and, since this model has fewer key and value heads than query heads, repeats the keys and values for "
     "every query head (repeat_kv). The estimate counts neither the mask nor those copies, so the peak may be higher. "
@@ -159,7 +159,7 @@ WINDOW = N_(
 )
 # The same without the copies, for a model with as many key and value heads as query heads (repeat_kv a no-op).
 WINDOW_ALL_HEADS = N_(
-    "Where this model uses its sliding window, each token attends to at most the last %(window)s\u00a0tokens, and a "
+    "In the layers with a sliding window, each token attends to at most the last %(window)s\u00a0tokens, and a "
     "sequence here holds %(length)s. Under SDPA, once a sequence is as long as the window, Transformers passes SDPA a "
     "mask, which the estimate does not count, so the peak may be higher. FlashAttention applies the window inside "
     "its kernel and needs no mask."
