@@ -100,6 +100,14 @@ class NotABoolean(KeyProblem):
 
 
 @dataclass
+class NotAMultiple(KeyProblem):
+    """A size that transformers' config class requires to be a multiple of another (validate_architecture)."""
+
+    of: str
+    words = N_("%(key)s is not a multiple of %(of)s, and Transformers refuses such a config for this architecture.")
+
+
+@dataclass
 class Unsupported(KeyProblem):
     value: str
     words = N_("This calculator does not model a config with %(key)s set to %(value)s.")
@@ -177,6 +185,9 @@ def _shape(config: dict, model_type: str, *, sized: bool = False) -> ModelShape:
     sizes["head_dim"] = _count(
         config, "head_dim", architecture.head_dim or sizes["hidden_size"] // sizes["attention_heads"]
     )
+    # LlamaConfig, Gemma2Config and Gemma3TextConfig refuse it, head_dim or not (technical review, round 88).
+    if architecture.heads_divide_width and sizes["hidden_size"] % sizes["attention_heads"]:
+        raise NotAMultiple("hidden_size", "num_attention_heads")
     tied = _boolean(config, "tie_word_embeddings", architecture.tie_word_embeddings)
     # Switches the page cannot show are refused rather than dropped: the count would be another model's.
     for switch in ("attention_bias", "mlp_bias"):

@@ -315,13 +315,14 @@ def typed_shape(values: Mapping[str, object]) -> ModelShape:
     """The shape typed in the form, as the architecture it names (a Llama where the form has no such field).
 
     Raises :class:`InputProblem` on the field at fault when the heads do
-    not divide the width (only where the form has no head dimension), the
-    key and value heads do not divide the heads, or the experts' or the
-    sliding window's fields do not fit the architecture.
+    not divide the width (where the form has no head dimension, or the
+    architecture's config class refuses it anyway), the key and value heads
+    do not divide the heads, or the experts' or the sliding window's fields
+    do not fit the architecture.
     """
     model_type = values.get("architecture", "llama")
     hidden, heads, kv_heads = (int(values[name]) for name in ("hidden_size", "attention_heads", "kv_heads"))
-    if "head_dim" not in values and hidden % heads:
+    if ("head_dim" not in values or ARCHITECTURES[model_type].heads_divide_width) and hidden % heads:
         raise HeadsDoNotDivide(field="attention_heads")
     if heads % kv_heads:
         raise KvHeadsDoNotDivide(field="kv_heads")

@@ -113,7 +113,10 @@ class Architecture:
     window to apply (Qwen's ``use_sliding_window``, false by default).
     ``dropouts``: the config's rates of dropout and of other noise applied
     in training, which add tensors the estimates do not count: a config that
-    sets one above zero is refused.
+    sets one above zero is refused. ``heads_divide_width``: the config class
+    refuses a ``hidden_size`` that is not a multiple of
+    ``num_attention_heads``, even where ``head_dim`` is set
+    (``validate_architecture``).
     """
 
     norms_per_layer: int
@@ -136,6 +139,7 @@ class Architecture:
     window_switch: str | None = None
     # Every class here has attention_dropout, 0.0 by default (LlamaConfig and the others, transformers 5.24).
     dropouts: tuple[str, ...] = ("attention_dropout",)
+    heads_divide_width: bool = False
 
     @property
     def experts_as_wide_as_mlp(self) -> bool:
@@ -178,6 +182,7 @@ ARCHITECTURES: dict[str, Architecture] = {
         tie_word_embeddings=False,
         attention_bias=True,
         mlp_bias=True,
+        heads_divide_width=True,
     ),
     # MistralConfig: num_key_value_heads 8, sliding_window 4096; every projection bias=False (modeling_mistral.py).
     "mistral": Architecture(
@@ -243,6 +248,7 @@ ARCHITECTURES: dict[str, Architecture] = {
         attention_bias=True,
         windowed=True,
         sliding_window=4096,
+        heads_divide_width=True,
     ),
     # Gemma3TextConfig: head_dim 256, num_key_value_heads 4, tie True, sliding_window 4096; Gemma-2's four norms a
     # layer and Gemma3Attention's q_norm and k_norm (models/gemma3/modeling_gemma3.py). It keeps as Gemma-2 does but
@@ -269,6 +275,7 @@ ARCHITECTURES: dict[str, Architecture] = {
         qk_norm=True,
         windowed=True,
         sliding_window=4096,
+        heads_divide_width=True,
     ),
     # Phi3Config: num_key_value_heads None → heads; Phi3Attention.qkv_proj and Phi3MLP.gate_up_proj, no biases.
     # Phi3RMSNorm is LlamaRMSNorm, nothing is softcapped, one mask (sliding where sliding_window, None by default, is

@@ -327,12 +327,6 @@ def facts() -> dict[str, Fact]:
             "megatron/training/arguments.py",
             "https://github.com/NVIDIA/Megatron-LM/blob/core_v0.19.0/megatron/training/arguments.py#L440-L446",
         ),
-        # The world size _batch_assertion multiplies by: the data-parallel size from an mpu or a device mesh, the
-        # processes over sequence_parallel_size, or else every process (DeepSpeed 0.19.5).
-        "deepspeed_world_size": Citation(
-            "deepspeed/runtime/config.py",
-            "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/config.py#L697-L715",
-        ),
     }
 
 

@@ -59,7 +59,7 @@ import json
 from calc.formulas.model_states import RECIPES
 from calc.i18n import N_
 from calc.outputs import Citation, Code, Fact, Quantity
-from calc.transformers_releases import AUTO_DTYPE_SINCE, AUTO_DTYPE_SOURCE
+from calc.transformers_releases import AUTO_DTYPE_SINCE
 
 # The frameworks the pages write settings for, in their order, and the names the prose gives them.
 FRAMEWORKS = {
@@ -93,6 +93,12 @@ def facts() -> dict[str, Fact]:
     """What the notes beside the snippets quote, on every page that shows them."""
     return {
         "gpus_per_node": Quantity(GPUS_PER_NODE),
+        # The world size _batch_assertion multiplies by: the data-parallel size from an mpu or a device mesh, the
+        # processes over sequence_parallel_size, or else every process (DeepSpeed 0.19.5).
+        "deepspeed_world_size": Citation(
+            "deepspeed/runtime/config.py",
+            "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/config.py#L697-L715",
+        ),
         "checkpointing_since": ACTIVATION_CHECKPOINTING_SINCE,
         "checkpointing_method_since": ACTIVATION_CHECKPOINTING_METHOD_SINCE,
         # When the old names go: the deprecation warnings of 5.23 say they "will be removed in v6".
@@ -102,7 +108,6 @@ def facts() -> dict[str, Fact]:
         # And on a model loaded in fp32, under autocast (the VRAM page's framework table says the same).
         "fp32_recipe": RECIPES["adam-fp32"].label,
         "transformers_auto_dtype": AUTO_DTYPE_SINCE,
-        "auto_dtype_source": AUTO_DTYPE_SOURCE,
         # A tokenizer that reserves a padding token: Llama 3.1's tokenizer_config.json, id 128004.
         "reserved_pad_model": "Llama-3.1",
         # Both divide every micro-batch's loss by the accumulation steps: Accelerator.backward (unless DeepSpeed's

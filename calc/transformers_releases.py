@@ -9,8 +9,8 @@ from calc.outputs import Citation
 # The release from which from_pretrained loads a checkpoint in its stored dtype (dtype="auto" by default), where
 # 4.x loaded fp32: its notes' "Default dtype update" (huggingface/transformers#42805); read in the 4.57.0 and 5.0.0
 # wheels' modeling_utils.py too.
-AUTO_DTYPE_SINCE = "5.0"
-AUTO_DTYPE_SOURCE = Citation("transformers v5.0.0", "https://github.com/huggingface/transformers/releases/tag/v5.0.0")
+# The version is the link to the notes (technical review, round 88: "transformers 5.0 (transformers v5.0.0)").
+AUTO_DTYPE_SINCE = Citation("5.0", "https://github.com/huggingface/transformers/releases/tag/v5.0.0")
 
 # The release from which a mixture's experts are one module of three-dimensional parameters (MixtralExperts,
 # Qwen3MoeExperts: gate_up_proj, down_proj), where 4.57 built each expert of nn.Linear layers (Mixtral's w1, w2, w3),

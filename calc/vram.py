@@ -154,7 +154,6 @@ from calc.step_outputs import (
 )
 from calc.transformers_releases import (
     AUTO_DTYPE_SINCE,
-    AUTO_DTYPE_SOURCE,
     INPUT_GRADIENTS_SINCE,
 )
 
@@ -2344,7 +2343,6 @@ def facts() -> dict[str, Fact]:
         ),
         "one": Quantity(1),
         "transformers_auto_dtype": AUTO_DTYPE_SINCE,
-        "auto_dtype_source": AUTO_DTYPE_SOURCE,
         # 16-bit weight updates that nearest rounding cancels, and the two remedies the paper studies.
         "low_precision_source": Citation("Zamirai et al., 2020", "https://arxiv.org/abs/2010.06192"),
         "auto_prefetch_share": Quantity(AUTO_PREFETCH_SHARE, places=1),

@@ -13,6 +13,7 @@ from calc.configs import (
     MissingKey,
     NotABoolean,
     NotACount,
+    NotAMultiple,
     NotAnObject,
     NotJson,
     TooDeep,
@@ -367,6 +368,11 @@ def test_a_text_config_relies_on_its_class_for_what_it_leaves_out():
         (
             json.dumps({**LLAMA_3_2_1B, "attention_bias": True}),
             Unsupported(key="attention_bias", value="true"),
+        ),
+        # LlamaConfig refuses a width the heads do not divide, head_dim or not (technical review, round 88).
+        (
+            json.dumps({**LLAMA_3_2_1B, "hidden_size": 2050}),
+            NotAMultiple(key="hidden_size", of="num_attention_heads"),
         ),
         # Dropout, and Mixtral's router noise, add tensors in training that no estimate counts (technical review,
         # round 81): refused above zero.

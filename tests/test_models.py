@@ -113,6 +113,17 @@ def test_the_lora_page_offers_the_shape_fields():
     assert {"model", "rank", "target_modules"} <= names
 
 
+@pytest.mark.parametrize(("architecture", "refused"), [("llama", True), ("gemma2", True), ("qwen2", False)])
+def test_a_width_the_heads_do_not_divide_is_refused_where_transformers_refuses_it(architecture, refused):
+    """LlamaConfig, Gemma2Config and Gemma3TextConfig refuse it even with head_dim set (validate_architecture,
+    transformers 5.24; technical review, round 88); Qwen2Config builds it."""
+    view = lora("hidden_size", model="custom", architecture=architecture, hidden_size="500", attention_heads="7",
+                kv_heads="7", head_dim="128")  # fmt: skip
+    error = "The hidden size must be divisible by the number of attention heads."
+    assert (view.errors["attention_heads"] == error) is refused
+    assert bool(view.outputs["trainable_parameters"]) is not refused
+
+
 def test_choosing_phi3_fills_its_shape_and_its_own_modules():
     view = lora(model="microsoft/Phi-3-mini-4k-instruct")
     assert view.texts["head_dim"] == "96"
