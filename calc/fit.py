@@ -128,6 +128,7 @@ MEASURED = {
 }
 
 
+LESS_THAN_IN_WORDS = N_("less than %(least)s")
 # How far below the true peak an estimate may fall for the margin to cover it: the share, or less than the last place.
 AT_MOST = N_("at most %(share)s")
 UNDER_A_HUNDREDTH = Phrase(N_("less than %(share)s"), {"share": Quantity(Decimal("0.01"), PERCENT, places=2)})
@@ -183,8 +184,10 @@ class Need:
             if capacity - self.total >= self.tight:
                 return Phrase(fits, spare)
             return Phrase(tight_fit, spare)
-        # Short by less than the figures show (both rounded onto one value): less than their last place, not "0.00".
-        missing = Quantity(margin, GIGABYTE, 2) if margin else Phrase(LESS_THAN, {"least": HUNDREDTH})
+        # Short by less than the figures show (both rounded onto one value): less than their last place, not "0.00";
+        # in words in a sentence, where a symbol reads as notation (technical review, round 88).
+        less = LESS_THAN if words == CELL else LESS_THAN_IN_WORDS
+        missing = Quantity(margin, GIGABYTE, 2) if margin else Phrase(less, {"least": HUNDREDTH})
         return Phrase(short, {"missing": missing})
 
 
@@ -300,6 +303,8 @@ def _note_order(note: Phrase) -> int:
         ROOM_FROM: 3,
         ROOM_AT_TARGET: 3,
         ROOM_BY_STAGE: 3,
+        FROM_GPUS: 3,
+        AT_TARGET: 3,
     }
     order[TIGHT_NOTE.message] = 9
     order[UNPREPARED_WHY.message] = 10
@@ -408,6 +413,7 @@ def ways_out(
     larger: str | Phrase = LARGER_GPU,
     roomy: bool = True,
     room: Callable[..., Fraction | None] | None = None,
+    switches: Mapping[str, dict] = SWITCHES,
 ) -> Phrases:
     """What may make room for the step, of what the form has not chosen: with ``samples`` (the fixed part fits, one
     sample does not), what shrinks a sample too; and what shrinks the fixed part (weights, gradients, optimizer state),
@@ -423,7 +429,8 @@ def ways_out(
     then fit: a recipe or a method on these GPUs, a ZeRO stage on them or on up to :func:`most_gpus`. Where none does,
     the fewest changes that do together (:func:`_together`), or, where none do either, ``nothing``. Where the caller
     can say how much ``room`` a change leaves (negative where it falls short, None where the page refuses it), that
-    stands for ``fits``, and the fewest GPUs with room are aimed at rather than halved for.
+    stands for ``fits``, and the fewest GPUs with room are aimed at rather than halved for. ``switches``: those of
+    :data:`SWITCHES` the card runs as the estimate counts them.
 
     >>> values = {"recomputation": "full", "attention": "flash", "sequence_length": 1, "method": "lora",
     ...     "optimizer": "adamw-mixed", "zero_stage": "1", "gpus": 8, "target_batch": 64}
@@ -464,7 +471,7 @@ def ways_out(
     if samples:
         # Each where it alone makes room for a sample, or both together where neither alone does (technical review,
         # round 39: both were offered where only the pair fit).
-        off = {way: change for way, change in SWITCHES.items() if any(values[k] != v for k, v in change.items())}
+        off = {way: change for way, change in switches.items() if any(values[k] != v for k, v in change.items())}
         alone = [way for way, change in off.items() if fits_once(**change)]
         # Each said to be tight where it leaves no room beyond the estimate's error (Italian review, round 52).
         ways.extend(judged(way, off[way], roomy) for way in alone)
@@ -524,7 +531,7 @@ def ways_out(
         # A set's sequences longer than those of a length offered alone, else it adds nothing (Spanish review, round
         # 53: "train LoRA and shorten to 4,096 tokens" beside "shorten to 4,096 tokens").
         longer = max(shortened_to, default=0) if ways else 0
-        together = _together(values, fits_once, adapters, most, longer) if combine else ()
+        together = _together(values, fits_once, adapters, most, longer, switches) if combine else ()
         within_pair = pair and all(way in (RECOMPUTE, FUSE) for way in together)
         if ways and together and (within_pair or any(_bare_way(way) in offered for way in together)):
             together = ()
@@ -708,7 +715,7 @@ def ways_out(
         # The typed figure is what does not fit: what would lower it, which the page cannot check (technical review,
         # round 48: a 38 GB figure was offered only a larger card).
         ways.append(lower)
-    if not ways and not typed and (together := _together(values, fits_once, adapters, most)):
+    if not ways and not typed and (together := _together(values, fits_once, adapters, most, switches=switches)):
         # Changes made together, before a larger card where one holds the step (Spanish review, round 43: only a
         # larger card was offered where a set of changes fitted the reader's own).
         return _or_else(together, ways, larger_gpu, nothing, larger)
@@ -737,11 +744,13 @@ def _stages_from(lowest: int) -> Names:
     return Names(tuple(f"ZeRO-{each}" for each in range(lowest, 4)), style="or")
 
 
-def changes_together(values: Mapping[str, object], fits: Callable[..., bool], experts: bool) -> Phrases | None:
+def changes_together(
+    values: Mapping[str, object], fits: Callable[..., bool], experts: bool, switches: Mapping[str, dict] = SWITCHES
+) -> Phrases | None:
     """The fewest changes that together make room (:func:`_together`), or None: for a step whose fixed part and
     single sample are each more than a card holds, checked on the whole step before each is made room for apart
     (Italian review, round 52: a length was offered for the sample that no way for the fixed part fitted beside)."""
-    together = _together(values, fits, _adapters(values, experts), most_gpus(values))
+    together = _together(values, fits, _adapters(values, experts), most_gpus(values), switches=switches)
     if not together:
         return None
     return Phrases((_set(together),))
@@ -901,8 +910,8 @@ QLORA_PREPARED = Phrase(N_("counting the fp32 copies that peft's prepare_model_f
 # form still had no recomputation and the verdict was short).
 QLORA_PREPARED_RECOMPUTING = Phrase(
     N_(
-        "also choose full recomputation here, as peft's prepare_model_for_kbit_training turns it on; judged counting "
-        "the fp32 copies that call adds"
+        "also choose full recomputation here, which peft's prepare_model_for_kbit_training turns on; judged with the "
+        "fp32 copies that call adds"
     ),
     {},
 )
@@ -926,7 +935,12 @@ LISTED_SETS = (ALL_TOGETHER, BOTH_TOGETHER, BOTH_TIGHT, ALL_TIGHT)
 
 
 def _together(
-    values: Mapping[str, object], fits: Callable[..., bool], adapters: list[str], most: int, longer: int = 0
+    values: Mapping[str, object],
+    fits: Callable[..., bool],
+    adapters: list[str],
+    most: int,
+    longer: int = 0,
+    switches: Mapping[str, dict] = SWITCHES,
 ) -> tuple[str | Phrase, ...]:
     """Where no one change makes room, the first set of changes that does (Spanish review, round 40: a full fine-tuning
     of 8B parameters on one 24 GB card was offered only a larger GPU, which none listed is): what shrinks the fixed
@@ -935,7 +949,7 @@ def _together(
     a length offered alone), fewest first;
     one that fits with room to spare before one that fits tightly (Italian review, round 42: LoRA was offered with
     0.07 GB to spare where QLoRA left 10 GB)."""
-    off = [(way, change) for way, change in SWITCHES.items() if any(values[k] != v for k, v in change.items())]
+    off = [(way, change) for way, change in switches.items() if any(values[k] != v for k, v in change.items())]
     samples: list[tuple[tuple[str | Phrase, ...], dict]] = [((), {})] + [((way,), change) for way, change in off]
     if len(off) == 2:
         samples.append(((off[0][0], off[1][0]), {**off[0][1], **off[1][1]}))
@@ -1016,22 +1030,53 @@ def _together(
     for roomy in (True, False):
         found = next(((words, change) for words, change in ordered if sets_fit(change, roomy)), None)
         if found:
-            words = _longest_in(found, values, fits, roomy)
+            words, change = _longest_in(found, values, fits, roomy)
+            words = _gpus_in_set(words, change, values, fits, roomy)
             # A set that fits only within the estimate's error says so, after its last change (Italian review, round
             # 52).
             return words if roomy else (*words[:-1], noted(words[-1], TIGHT_NOTE))
     return ()
 
 
+# The ways of a set that add GPUs, which it was judged with on as many as the target batch has samples.
+ADDING_GPUS = (SEVERAL_GPUS_ZERO_3, ZERO_3_MORE_GPUS, MORE_GPUS)
+# Where the set fits only tightly, the fewest GPUs on which it does so, without "room to spare".
+FROM_GPUS = N_("from %(count)s\u00a0GPUs")
+AT_TARGET = N_("only on %(count)s\u00a0GPUs, with one sample on each")
+
+
+def _gpus_in_set(
+    words: tuple, change: dict, values: Mapping[str, object], fits: Callable[..., bool], roomy: bool
+) -> tuple:
+    """A set's words, its way to more GPUs with the fewest on which the set, as worded, fits as it was found to (with
+    room to spare where ``roomy``), as a way to more GPUs alone says (technical review, round 88: "train on several
+    GPUs" was judged on 32, where 2 to 28 did not do)."""
+    gpus = int(values["gpus"])
+    if int(change.get("gpus", gpus)) <= gpus:
+        return words
+    count = crossing(gpus, int(change["gpus"]), lambda each: fits(**{**change, "gpus": each}, comfortable=roomy))
+    at_target = count >= int(values["target_batch"])
+    said = ((FROM_GPUS, AT_TARGET), (ROOM_FROM, ROOM_AT_TARGET))[roomy][at_target]
+    note = Phrase(said, {"count": Quantity(Decimal(count))})
+    return tuple(noted(way, note) if _bare(way) in ADDING_GPUS else way for way in words)
+
+
+def _bare(way: str | Phrase) -> str:
+    """A way's message id, without its notes."""
+    if isinstance(way, Phrase):
+        return way.quantities["way"].message if way.message == NOTED else way.message
+    return way
+
+
 def _longest_in(
     found: tuple[tuple, dict], values: Mapping[str, object], fits: Callable[..., bool], roomy: bool
 ) -> tuple:
-    """A set's words, its shorter sequences the longest that fit with its other changes, to 128 tokens, rather than the
-    half, quarter or eighth the set was found at (Italian review, round 53: 4,096 tokens where 6,144 fitted); without a
-    switch that came with them where the sequences are no shorter without it."""
+    """A set's words and change, its shorter sequences the longest that fit with its other changes, to 128 tokens,
+    rather than the half, quarter or eighth the set was found at (Italian review, round 53: 4,096 tokens where 6,144
+    fitted); without a switch that came with them where the sequences are no shorter without it."""
     words, change = found
     if "sequence_length" not in change:
-        return words
+        return words, change
     length = int(values["sequence_length"])
 
     def longest(change: dict) -> int:
@@ -1045,7 +1090,8 @@ def _longest_in(
         if switch in words and longest(without := {**change, **{key: values[key] for key in settings}}) >= best:
             words, change = tuple(way for way in words if way != switch), without
     shorter = Phrase(SHORTEN_TO, {"length": Quantity(Decimal(best))})
-    return tuple(shorter if isinstance(way, Phrase) and way.message == SHORTEN_TO else way for way in words)
+    words = tuple(shorter if isinstance(way, Phrase) and way.message == SHORTEN_TO else way for way in words)
+    return words, {**change, "sequence_length": best}
 
 
 def _shared(method: tuple[tuple, dict], shard: tuple[tuple, dict], values: Mapping[str, object]) -> tuple:

@@ -127,6 +127,14 @@ FLASH_OLDER = Phrase(
 FLASH_OLDER_GQA = N_("%(flash)s does not run on a card older than Ampere, such as this one. %(note)s")
 
 
+def grouped_unfused(values: Mapping[str, object], shape: ModelShape) -> bool:
+    """Whether fused attention may run as PyTorch's math backend for this model (GQA_MATH): its key and value heads
+    shared, in fp32 or on a listed card without bf16, so that the fused estimate leaves out what the kernel keeps."""
+    gpu = GPUS_BY_ID.get(values.get("gpu"))
+    before_ampere = gpu is not None and not gpu.bf16
+    return (values["precision"] == "fp32" or before_ampere) and shape.kv_heads < shape.attention_heads
+
+
 def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | None:
     """What the fused estimate stands for where transformers refuses SDPA for the model, or where PyTorch may run its
     grouped-query call unfused (in fp32, or on a listed card without bf16); None otherwise."""
@@ -136,8 +144,7 @@ def attention_note(values: Mapping[str, object], shape: ModelShape) -> Phrase | 
     before_ampere = gpu is not None and not gpu.bf16
     if shape.model_type in SOFTCAPPED_ATTENTION:
         return NO_SDPA_OLDER if before_ampere else NO_SDPA
-    unfused = values["precision"] == "fp32" or before_ampere
-    grouped = GQA_MATH if unfused and shape.kv_heads < shape.attention_heads else None
+    grouped = GQA_MATH if grouped_unfused(values, shape) else None
     if before_ampere:
         return Phrase(FLASH_OLDER_GQA, {"note": grouped, "flash": FLASH_2}) if grouped else FLASH_OLDER
     return grouped

@@ -38,6 +38,7 @@ from calc.fit import (
     SHORTFALL,
     SMALLER_BUFFERS,
     SMALLER_BUFFERS_TIGHT,
+    SWITCHES,
     TIGHT_NOTE,
     WITHOUT_PREPARATION,
     Need,
@@ -147,6 +148,7 @@ from calc.step_outputs import (
     SOFTCAPPED_ATTENTION,
     attention_note,
     experts_in_16_bits,
+    grouped_unfused,
     labels_at,
     moment_phrase,
     part_rows,
@@ -450,8 +452,8 @@ QLORA_PREPARED_SHORT = N_(
     "in %(compute)s. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
     "base to fp32 and turns on gradient checkpointing. The weights then take %(extra)s more per GPU, for a total of "
     "at least %(prepared)s: more than your GPU holds. To stay within it, leave that call out; if you chose "
-    "recomputation here, turn it on yourself instead, as activation_checkpointing=True does in the Trainer's "
-    "arguments (gradient_checkpointing=True before transformers %(renamed)s). Before transformers %(reentrant)s, "
+    "recomputation here, turn it on yourself instead, with activation_checkpointing=True in the Trainer's arguments "
+    "(gradient_checkpointing=True before transformers %(renamed)s). Before transformers %(reentrant)s, "
     "also call the model's enable_input_require_grads(), as that call does: without it, those versions' "
     "recomputation gives the adapters no gradients."
 )
@@ -461,8 +463,8 @@ QLORA_PREPARED_SHORT_BUFFERS = N_(
     "in %(compute)s. Most QLoRA recipes then call peft's prepare_model_for_kbit_training, which casts the rest of the "
     "base to fp32 and turns on gradient checkpointing. The weights then take %(extra)s more per GPU, for a total of "
     "at least %(prepared)s, or %(with_buffers)s with ZeRO's buffers: more than your GPU holds. To stay within it, "
-    "leave that call out; if you chose recomputation here, turn it on yourself instead, as "
-    "activation_checkpointing=True does in the Trainer's arguments (gradient_checkpointing=True before transformers "
+    "leave that call out; if you chose recomputation here, turn it on yourself instead, with "
+    "activation_checkpointing=True in the Trainer's arguments (gradient_checkpointing=True before transformers "
     "%(renamed)s). Before transformers %(reentrant)s, also call the model's enable_input_require_grads(), as that "
     "call does: without it, those versions' recomputation gives the adapters no gradients."
 )
@@ -700,10 +702,18 @@ ZERO_3_BUFFERS_WITHIN_HEAD = N_(
 # spare, so that the step fits only with smaller ones; buffers that leave less than the estimate's error; or the
 # estimate's error alone, the buffers coming on top.
 # The verdict first, as where no setting makes room (technical review, round 79: "the total fits" read as a fit).
-BUFFERS_BEYOND_SPARE = N_(
-    "By this estimate, the step does not fit with DeepSpeed's default settings: the total fits on your GPU, with "
-    "%(spare)s to spare, but ZeRO's buffers, which the total leaves out, add %(buffers)s to the step's peak. Lower "
-    "those settings as the note below says."
+# The second where spare and buffers round onto one figure (_beyond).
+BUFFERS_BEYOND_SPARE = (
+    N_(
+        "By this estimate, the step does not fit with DeepSpeed's default settings: the total fits on your GPU, with "
+        "%(spare)s to spare, but ZeRO's buffers, which the total leaves out, add %(buffers)s to the step's peak. "
+        "Lower those settings as the note below says."
+    ),
+    N_(
+        "By this estimate, the step does not fit with DeepSpeed's default settings: the total fits on your GPU, with "
+        "%(spare)s to spare as the figures are rounded, but ZeRO's buffers, which the total leaves out, add a little "
+        "more than that to the step's peak (%(buffers)s, rounded). Lower those settings as the note below says."
+    ),
 )
 # Where even the least ZeRO-3's buffers come to (buffers_floor) is more than the spare: no setting makes the step fit
 # (technical review, round 48: "lower those settings" where 0.01 GB would be left at their smallest).
@@ -797,7 +807,12 @@ def _smaller_fitting(values: Mapping[str, object], verdict: Phrase, largest: int
 
 
 # Said of one change or several (technical review, round 64: "Each of these ways" after a single one).
-WAYS_ON_CARD = N_("Each change suggested here was checked with “%(twin)s” in fp16, since this card has no bf16.")
+WAYS_ON_CARD = N_(
+    "Each change suggested here was checked with “%(twin)s” in fp16, since this card has no bf16, unless its note "
+    "says otherwise."
+)
+# A larger card, which has bf16, judged on the form's recipe as it is (technical review, round 88).
+AS_IT_IS = Phrase(N_("judged with this recipe in bf16, which such a card runs"), {})
 WAYS_PREPARED = N_(
     "Each change suggested here was checked with the base as peft's prepare_model_for_kbit_training leaves it, as "
     "most QLoRA recipes run it, unless its note says otherwise; the total above counts the base as loaded."
@@ -831,8 +846,12 @@ ZERO_WITHOUT_MASTER = N_(
 )
 # A card's cell where the spare is less than the buffers, as your GPU's verdict says (BUFFERS_BEYOND_SPARE), and where
 # it holds them but is tight with them (TIGHT_FOR_BUFFERS): the cell says why (Italian review, round 20).
-BUFFERS_BEYOND_SPARE_CELL = N_(
-    "Fits only with smaller ZeRO buffers: %(spare)s to spare, but they add %(buffers)s at DeepSpeed's defaults"
+BUFFERS_BEYOND_SPARE_CELL = (
+    N_("Fits only with smaller ZeRO buffers: %(spare)s to spare, but they add %(buffers)s at DeepSpeed's defaults"),
+    N_(
+        "Fits only with smaller ZeRO buffers: %(spare)s to spare as rounded, but they add a little more at "
+        "DeepSpeed's defaults"
+    ),
 )
 BUFFERS_FLOOR_BEYOND_SPARE_CELL = N_(
     "Short with ZeRO-3's buffers: the total leaves %(spare)s, but they need at least %(floor)s whatever their settings"
@@ -1346,11 +1365,12 @@ def _changed(values: Mapping[str, object], change: Mapping[str, object]) -> dict
     return sharded
 
 
-def _one_sample(values: Mapping[str, object]) -> tuple[Moment, ...]:
+def _one_sample(values: Mapping[str, object], own: bool = False) -> tuple[Moment, ...]:
     """A micro-batch of one's moments, ZeRO's buffers at each, as the ways out judge the form: under ZeRO, on the
     recipe DeepSpeed runs (:func:`_changed`; technical review, round 57: a larger card was judged on the recipe as
-    counted, beside "Each way is judged as DeepSpeed's ZeRO runs this recipe")."""
-    judged = _changed(values, {})
+    counted, beside "Each way is judged as DeepSpeed's ZeRO runs this recipe"); ``own``: on the form's recipe as it
+    is, which a card with bf16 runs where the form's card judges a twin in fp16."""
+    judged = values if own else _changed(values, {})
     shape, setting = _modelled_setting(judged)
     step = moments(shape, replace(setting, accumulating=accumulates(judged, 1)))
     return with_buffers(step, buffers_by_moment(judged, setting))
@@ -1379,17 +1399,21 @@ def _fp32_copies(values: Mapping[str, object]) -> Fraction:
 
 
 def _card_runs(sharded: Mapping[str, object], change: Mapping[str, object]) -> bool:
-    """Whether the form's card runs the step as ``change`` leaves it (``sharded``, the form's values so changed):
-    before Ampere (no bf16), neither a recipe that computes only in bf16, the form's or another, nor fused attention
-    switched to for a model that has it only through FlashAttention 2 (Spanish review, round 59: a T4 was offered a
-    bf16-only recipe, and ways that kept one; Gemma-2 on a V100 fused attention; calc.step_outputs.attention_note
-    says why)."""
+    """Whether the form's card runs the step as ``change`` leaves it (``sharded``, the form's values so changed), as
+    the estimate counts it: before Ampere (no bf16), neither a recipe that computes only in bf16, the form's or
+    another, nor fused attention switched to for a model that has it only through FlashAttention 2 (Spanish review,
+    round 59: a T4 was offered a bf16-only recipe, and ways that kept one; Gemma-2 on a V100 fused attention); and
+    not fused attention switched to where its grouped-query call may run as the math backend, which keeps what the
+    fused estimate leaves out (technical review, round 88: offered on a V100, where the page's own note said so).
+    calc.step_outputs.attention_note says why."""
+    fused = change.get("attention") == "flash" and sharded["model"] != COUNT
+    if fused and grouped_unfused(sharded, shape_of(sharded)):
+        return False
     card = gpus.GPUS_BY_ID.get(str(sharded["gpu"]))
     if card is None or card.bf16:
         return True
     if set(RECIPES[str(sharded["optimizer"])].computes_in) <= {"bf16"}:
         return False
-    fused = change.get("attention") == "flash" and sharded["model"] != COUNT
     return not (fused and shape_of(sharded).model_type in SOFTCAPPED_ATTENTION)
 
 
@@ -1607,12 +1631,23 @@ def _chunks_make_room_on_a_card(
     return _on_a_listed_card(max(m.per_sample_total - whole.get(m.name, 0) for m in candidates), beside)
 
 
+def _switches(values: Mapping[str, object]) -> dict[str, dict]:
+    """The switches a way out may turn on (calc.fit.SWITCHES) that the form's card runs as the estimate counts them
+    (:func:`_card_runs`): a set that shortens the sequences turns them all on, and one the card cannot run would
+    leave it no set at all."""
+    return {way: change for way, change in SWITCHES.items() if _card_runs(_changed(values, change), change)}
+
+
 def _sample_fits_a_card(values: Mapping[str, object], beside: Fraction, **change: object) -> bool:
     """Whether one sample alone would fit on the largest listed card with ``change`` (full recomputation, fused
     attention), beside ``beside``: what shrinking a sample that no card holds must show."""
+    changed = _changed(values, change)
     try:
-        shape, setting = _modelled_setting(_changed(values, change))
+        shape, setting = _modelled_setting(changed)
     except InputProblem:
+        return False
+    # The largest listed card has bf16: fused attention may run unfused there only in fp32.
+    if change.get("attention") == "flash" and grouped_unfused({**changed, "gpu": None}, shape):
         return False
     return _on_a_listed_card(largest_per_sample(moments(shape, setting)).per_sample_total, beside)
 
@@ -1653,7 +1688,7 @@ def _typed_parts(values: Mapping[str, object]) -> tuple[dict[str, Fraction], Fra
         if typed is None:
             raise CountNeedsActivations(field="activation_memory")
         parameters = Fraction(values["parameters"]) * GB
-        states = per_gpu(RECIPES[values["optimizer"]].states, parameters, stage, replicas)
+        states = per_gpu(RECIPES[values["optimizer"]].states_at(stage), parameters, stage, replicas)
         temporaries = RECIPES[values["optimizer"]].step_temporaries(stage) * stepped_elements(
             parameters, stage, replicas, 0
         )
@@ -1698,6 +1733,13 @@ def ddp_buckets(values: Mapping[str, object]) -> Fraction:
     shape = shape_of(values)
     setting = step_setting(values, shape, values["optimizer"], recipe_field=True)
     return model_states(shape, setting)[0].gradients
+
+
+def _beyond(messages: tuple[str, str], spare: Quantity, buffers: Fraction) -> Phrase:
+    """That ZeRO's ``buffers`` take more than the ``spare`` shown: one of ``messages``, the second where the figures
+    round onto one value (technical review, round 88: "3.00 GB to spare, but they add 3.00 GB" read as a fit)."""
+    shown = gigabytes(buffers, 2)
+    return Phrase(messages[shown.shown() <= spare.shown()], {"spare": spare, "buffers": shown})
 
 
 def _fp16_twin(values: Mapping[str, object]) -> dict[str, object]:
@@ -1779,11 +1821,15 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # A card judged for QLoRA's base as peft prepares it: with the full recomputation that turns on, as the note
         # and the cards' cells judge it (technical review, round 84).
         # Only where the form's own card does not hold it so: there, recomputation alone is the way.
-        prepared_one, larger = one, LARGER_GPU
+        # Where the form's card has no bf16 for its recipe, every card this way names has it: judged on the form's
+        # own recipe, with its buckets, not on the fp16 twin the form's card is judged on (technical review, round 88:
+        # the H200 named where the H100 had room).
+        larger_one = one if runs else _one_sample(values, own=True)
+        prepared_one, larger = larger_one, LARGER_GPU if runs else noted(LARGER_GPU, AS_IT_IS)
         if values["method"] == "qlora" and values["recomputation"] != "full":
-            recomputed = _one_sample({**values, "recomputation": "full"})
+            recomputed = _one_sample({**values, "recomputation": "full"}, own=not runs)
             if _needs(recomputed, preparation)[0] > free:
-                prepared_one, larger = recomputed, noted(LARGER_GPU, QLORA_PREPARED_RECOMPUTING)
+                prepared_one, larger = recomputed, noted(larger, QLORA_PREPARED_RECOMPUTING)
         note = attention_note(values, shape)
         window = window_note(values, shape)
         if preparation:
@@ -1820,6 +1866,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 values,
                 samples=True,
                 fixed_helps=fixed_helps,
+                switches=_switches(values),
                 experts=bool(shape.experts),
                 buffers=crowds if own else "",
                 buckets=_bucket_view(one, free, buckets),
@@ -1837,7 +1884,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 **_larger(
                     _needs(prepared_one, preparation),
                     capacity - free,
-                    _needs(one, {}) if preparation else None,
+                    _needs(larger_one, {}) if preparation else None,
                     bf16=values["precision"] == "bf16",
                     larger=larger,
                 ),
@@ -1869,6 +1916,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             ways = ways_out(
                 values,
                 samples=False,
+                switches=_switches(values),
                 experts=bool(shape.experts),
                 fused=_judged(FUSED_ADAMW, one, free, _without_foreach(one)) if fused else "",
                 buffers=crowds,
@@ -1879,14 +1927,14 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 **_larger(
                     _needs(prepared_one, preparation, samples=not huge),
                     capacity - free,
-                    _needs(one, {}, samples=not huge) if preparation else None,
+                    _needs(larger_one, {}, samples=not huge) if preparation else None,
                     bf16=values["precision"] == "bf16",
                     larger=larger,
                 ),
             )
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
             whole = huge and changes_together(
-                values, lambda **change: _fits_with(values, **change), bool(shape.experts)
+                values, lambda **change: _fits_with(values, **change), bool(shape.experts), _switches(values)
             )
             if whole:
                 # Changes that make room for the whole step at once, checked so (Italian review, round 52).
@@ -2083,7 +2131,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             }
             yours = Phrase(BUFFERS_FLOOR_BEYOND_SPARE, words)
         elif buffers and spare < buffers:
-            yours = Phrase(BUFFERS_BEYOND_SPARE, {"spare": yours.quantities["spare"], "buffers": shown_buffers})
+            yours = _beyond(BUFFERS_BEYOND_SPARE, yours.quantities["spare"], buffers)
         elif buffers:
             # What covers the estimate's error is the spare less the buffers, however small the spare.
             covered = coverage(shown_spare - Fraction(shown_buffers.shown()), shown_estimate, kind)
@@ -2106,7 +2154,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     larger = isinstance(largest, Quantity) and largest.value > int(values["micro_batch"])
     # Where only ZeRO's buffers leave no room too (technical reviews, rounds 70 and 71: "make room another way", and
     # none named, beside a micro-batch that fitted).
-    short = (SENTENCE[2], SHORT_WITH_BUFFERS, BUFFERS_BEYOND_SPARE, BUFFERS_FLOOR_BEYOND_SPARE)
+    short = (SENTENCE[2], SHORT_WITH_BUFFERS, *BUFFERS_BEYOND_SPARE, BUFFERS_FLOOR_BEYOND_SPARE)
     if yours.message in short and larger:
         # Short at the form's micro-batch, yet a larger one fits: one that needs no accumulation, whose gradients the
         # smaller one holds (Spanish review, round 55: "short" beside "largest micro-batch: 2" read as a mistake). The
@@ -2159,7 +2207,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             words = {**verdict.quantities, "floor": gigabytes(floor, 2)}
             verdict = Phrase(BUFFERS_FLOOR_BEYOND_SPARE_CELL, words)
         elif buffers and total <= card < total + buffers:
-            verdict = Phrase(BUFFERS_BEYOND_SPARE_CELL, {**verdict.quantities, "buffers": gigabytes(buffers, 2)})
+            verdict = _beyond(BUFFERS_BEYOND_SPARE_CELL, verdict.quantities["spare"], buffers)
         elif buffers and verdict.message == CELL[1]:
             verdict = Phrase(TIGHT_FOR_BUFFERS_CELL, {"verdict": verdict, "buffers": gigabytes(buffers, 2)})
         if total + buffers <= card < prepared_buffered:
@@ -2341,6 +2389,14 @@ def facts() -> dict[str, Fact]:
             "deepspeed/runtime/zero/stage3.py",
             "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/zero/stage3.py#L711-L713",
         ),
+        # ZeRO-1 and 2 clone each GPU's share of the weights to fp32 for the optimizer; ZeRO-3 reuses the shard
+        # (TrainingRecipe.zero_partition_copy).
+        "deepspeed_fp32_partition": Citation(
+            "deepspeed/runtime/zero/stage_1_and_2.py",
+            "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/zero/stage_1_and_2.py#L486-L490",
+        ),
+        # The recipes that copy: their labels, message ids the page translates.
+        "fp32_partition_recipes": {key: recipe.label for key, recipe in RECIPES.items() if recipe.zero_partition_copy},
         "one": Quantity(1),
         "transformers_auto_dtype": AUTO_DTYPE_SINCE,
         # 16-bit weight updates that nearest rounding cancels, and the two remedies the paper studies.
@@ -2359,6 +2415,12 @@ def facts() -> dict[str, Fact]:
         "accelerate_upcast": Citation(
             "accelerate 1.16.0: fsdp2_prepare_model",
             "https://github.com/huggingface/accelerate/blob/v1.16.0/src/accelerate/utils/fsdp_utils.py#L799-L806",
+        ),
+        # Under FSDP2, a frozen Params4bit that is not floating point is passed to fully_shard as ignored_params, with
+        # a warning: not sharded (technical review, round 88: the page said FSDP refuses it).
+        "accelerate_params4bit": Citation(
+            "accelerate 1.16.0: fsdp2_prepare_model",
+            "https://github.com/huggingface/accelerate/blob/v1.16.0/src/accelerate/utils/fsdp_utils.py#L772-L783",
         ),
         # FSDP1: Accelerator.prepare_model wraps the model, then casts each trainable FlatParameter not in fp32 to fp32
         # ("Upcasted low precision parameters ... because mixed precision turned on in FSDP").

@@ -159,6 +159,16 @@ class _Citations(HTMLParser):
             self.found += [(match, self.links > 0) for match in re.findall(r"\w+ et al\.|arXiv:\S+", data)]
 
 
+def test_the_vram_page_names_every_recipe_whose_fp32_partition_zero_copies(site):
+    """Technical review, round 88: the recipes all in fp32 get DeepSpeed's fp32 partition under ZeRO-1 and 2; the
+    paragraph that says so names each of them, and only them."""
+    from calc.formulas.model_states import RECIPES
+
+    (paragraph,) = [p for p in paragraphs(pages(site, "en")["vram"]) if "a second copy of that share" in p]
+    named = {key for key, recipe in RECIPES.items() if f"“{recipe.label}”" in unescape(paragraph)}
+    assert named == {key for key, recipe in RECIPES.items() if recipe.zero_partition_copy}
+
+
 @pytest.mark.parametrize("locale", LOCALES)
 def test_every_citation_is_a_link(site, locale):
     for name, html in pages(site, locale).items():

@@ -147,6 +147,26 @@ class TrainingRecipe:
     embedding_optimizer: Fraction | None = None
     # The optimizer step's temporaries without ZeRO, where they differ from ``temporaries`` (those under ZeRO).
     temporaries_without_zero: Fraction | None = None
+    # Bytes per parameter of DeepSpeed's own fp32 partition of the weights under ZeRO-1 and 2 where the recipe's
+    # optimizer state has no master copy to be it: stage_1_and_2.py (v0.19.5) clones each GPU's share of the weights
+    # to single_partition_of_fp32_groups even when they are fp32 already; stage3.py reuses the fp32 shard ("we don't
+    # need another copy"). Sharded as the optimizer state (technical review, round 88).
+    zero_partition_copy: Fraction = Fraction(0)
+
+    def states_at(self, stage: int) -> ModelStates:
+        """Bytes per trained parameter at ZeRO ``stage``: under ZeRO-1 and 2, DeepSpeed's fp32 partition of the
+        weights in the optimizer state, where the recipe keeps no master copy.
+
+        >>> RECIPES["adam-fp32"].states_at(0).optimizer, RECIPES["adam-fp32"].states_at(2).optimizer
+        (Fraction(8, 1), Fraction(12, 1))
+        >>> RECIPES["adam-fp32"].states_at(3) == RECIPES["adam-fp32"].states
+        True
+        """
+        if stage in (1, 2) and self.zero_partition_copy:
+            return ModelStates(
+                self.states.weights, self.states.gradients, self.states.optimizer + self.zero_partition_copy
+            )
+        return self.states
 
     def step_temporaries(self, stage: int) -> Fraction:
         """The optimizer step's temporaries in full fine-tuning at ZeRO ``stage``, bytes per trained parameter.
@@ -202,6 +222,7 @@ RECIPES: dict[str, TrainingRecipe] = {
         ),
         optimizer=ADAMW,
         temporaries=Fraction(4),  # the foreach step's exp_avg_sq_sqrt, in float32 (as adamw-bf16's below)
+        zero_partition_copy=Fraction(4),
         computes_in={
             "fp32": Computation("adam-fp32", "fp32", measured=True),
             # Autocast casts each weight to bf16 once per forward pass and keeps the copy in its cache while the
@@ -305,6 +326,7 @@ RECIPES: dict[str, TrainingRecipe] = {
         # _multi_tensor_sgd (torch/optim/sgd.py) updates the momentum buffers and the weights in place
         # (torch._foreach_add_(device_params, device_grads, alpha=-lr)): no temporary.
         temporaries=Fraction(0),
+        zero_partition_copy=Fraction(4),
         computes_in={
             "fp32": Computation("sgd-fp32", "fp32", measured=True),
             **_in_16_bits(Computation("autocast-sgd-bf16", "bf16", autocast=True, measured=True)),

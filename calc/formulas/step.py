@@ -504,7 +504,8 @@ def model_states(shape: ModelShape, setting: Setting) -> tuple[ModelStates, Mode
     recipe, stage, gpus = STEP_RECIPES[setting.recipe], setting.zero_stage, setting.gpus
     trainable = _trainable(shape, setting).total(shape.layers)
     if setting.method == "full":
-        per_parameter, temporaries, frozen = recipe.states, recipe.training.step_temporaries(stage), Fraction(0)
+        per_parameter, temporaries = recipe.training.states_at(stage), recipe.training.step_temporaries(stage)
+        frozen = Fraction(0)
     else:
         per_parameter, temporaries = recipe.optimizer.adapter, recipe.optimizer.adapter_temporaries
         base = base_parameters(shape)
