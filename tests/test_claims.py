@@ -117,11 +117,16 @@ def test_the_batch_pages_link_what_their_prose_names_to_the_lines_that_say_it(si
     named = [href for href, _ in links(bf16)]
     assert [h for h in named if h.endswith("fsdp.MixedPrecision")] and [h for h in named if "config-json" in h]
     assert [h for h in named if "DeepSpeed/blob/" in h and "engine.py" in h]
-    # The planner's parallel degrees: all three, with Megatron-LM's division and DeepSpeed's world size linked.
-    (degrees,) = [p for p in paragraphs(html["plan"]) if "sequence_parallel_size" in p]
-    assert expected(locale).parallel_degrees in unescape(re.sub(r"\s+", " ", degrees))
-    named = [href for href, _ in links(degrees)]
-    assert [h for h in named if "Megatron-LM/blob/" in h] and [h for h in named if "DeepSpeed/blob/" in h]
+    # The parallel degrees: all three, with Megatron-LM's division linked where the planner asks for the GPUs, and
+    # DeepSpeed's world size beside the settings of both pages (technical review, round 88: the accumulation page,
+    # which prints the same DeepSpeed settings, did not say it).
+    (gpus,) = [p for p in paragraphs(html["plan"]) if "megatron/training/arguments.py" in p]
+    assert expected(locale).parallel_degrees in unescape(re.sub(r"\s+", " ", gpus))
+    assert [href for href, _ in links(gpus) if "Megatron-LM/blob/" in href]
+    for name in ("accumulation", "plan"):
+        (degrees,) = [p for p in paragraphs(html[name]) if "sequence_parallel_size" in p]
+        assert expected(locale).parallel_degrees in unescape(re.sub(r"\s+", " ", degrees))
+        assert [href for href, _ in links(degrees) if "DeepSpeed/blob/" in href and "config.py" in href]
 
 
 @pytest.mark.parametrize("locale", LOCALES)
