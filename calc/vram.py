@@ -779,6 +779,18 @@ SHORT_BUT_SMALLER_UNEVEN = N_(
 )
 
 
+# The micro-batch a short verdict names, where the page set to it finds the fit tight (technical review, round 87:
+# named as fitting, with no word of how closely).
+NAMED_TIGHT = N_("%(verdict)s With that micro-batch, the fit is tight.")
+
+
+def _named_tight(verdict: Phrase, named: Phrase) -> Phrase:
+    """``verdict``, which names a micro-batch that fits, said to be tight where ``named``, the page's verdict at that
+    micro-batch, is."""
+    tight = (SENTENCE[1], TIGHT_BESIDE_BUCKETS, TIGHT_FOR_BUFFERS, EXACT_FIT, TIGHT_AS_PREPARED)
+    return Phrase(NAMED_TIGHT, {"verdict": verdict}) if any(_says(named, each) for each in tight) else verdict
+
+
 def _says(verdict: Phrase, message: str) -> bool:
     """Whether ``verdict``, or a verdict it wraps, is ``message``."""
     while isinstance(verdict, Phrase):
@@ -2169,13 +2181,15 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             )
         else:
             yours = Phrase(SHORT_BUT_LARGER, {"verdict": yours, "count": Quantity(share)})
+        yours = _named_tight(yours, compute({**values, "micro_batch": Decimal(share)})["your_gpu"])
     elif yours.message in short and isinstance(largest, Quantity) and largest.value < int(values["micro_batch"]):
         yours = _smaller_fitting(values, yours, int(largest.value))
-        if values["method"] == "qlora":
-            # The page set to that micro-batch, for what it says of the base as peft prepares it.
-            smaller = compute({**values, "micro_batch": Decimal(yours.quantities["count"].count)})["your_gpu"]
-            if _says(smaller, FITS_ONLY_AS_LOADED):
-                yours = Phrase(SMALLER_ONLY_AS_LOADED, {"verdict": yours})
+        # The page set to that micro-batch, for how it fits there.
+        smaller = compute({**values, "micro_batch": Decimal(yours.quantities["count"].count)})["your_gpu"]
+        if values["method"] == "qlora" and _says(smaller, FITS_ONLY_AS_LOADED):
+            yours = Phrase(SMALLER_ONLY_AS_LOADED, {"verdict": yours})
+        else:
+            yours = _named_tight(yours, smaller)
     carried_budget = Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None
     # With ZeRO's buffers beside the total, as the verdicts count them (Italian review, round 44: two T4s under ZeRO-3
     # held QLoRA's prepared base by the total alone).

@@ -2548,6 +2548,24 @@ def test_a_card_without_bf16_is_offered_only_what_it_runs():
         assert "fused attention" not in said.text(EN, NullTranslations())
 
 
+def test_a_micro_batch_a_short_verdict_names_is_said_to_fit_tightly_where_it_does():
+    """Technical review, round 87: "A micro-batch of 4 samples fits" where the page, set to 4, called the fit tight."""
+    from calc.vram import NAMED_TIGHT
+
+    values = _on("rtx-4090", method="lora", sequence_length=Decimal(1024), micro_batch=Decimal(8),
+                 target_batch=Decimal(32), gpus=Decimal(2))  # fmt: skip
+    verdict = CALCULATOR.results(values)["your_gpu"]
+    assert verdict.message == NAMED_TIGHT
+    named = verdict.quantities["verdict"].quantities["count"].count
+    assert _tight(_applied(values, micro_batch=Decimal(named))["your_gpu"])
+    # And not where it fits with room to spare.
+    roomy = _on("a100-40gb", model="Qwen/Qwen2.5-7B", method="lora", sequence_length=Decimal(4096),
+                micro_batch=Decimal(16), target_batch=Decimal(64), gpus=Decimal(4))  # fmt: skip
+    verdict = CALCULATOR.results(roomy)["your_gpu"]
+    assert verdict.message != NAMED_TIGHT and "count" in verdict.quantities
+    assert not _tight(_applied(roomy, micro_batch=Decimal(verdict.quantities["count"].count))["your_gpu"])
+
+
 @pytest.mark.parametrize(("optimizer", "kept"), [("adam-fp32", 8), ("sgd-fp32", 4)])
 def test_zero_1_and_2_count_deepspeed_s_fp32_partition_for_the_recipes_all_in_fp32(optimizer, kept):
     """Technical review, round 88: stage_1_and_2.py clones each GPU's share of the weights to an fp32 partition even
