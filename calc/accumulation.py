@@ -218,6 +218,7 @@ def facts() -> dict[str, Fact]:
         # The release whose engine refuses fp32 accumulation without ZeRO (0.17.6 still ran it: Italian review,
         # round 32, read in both sdists); the VRAM page gives the earlier defaults.
         "deepspeed_version": deepspeed.VERSION,
+        "fp32_accumulation_until": deepspeed.FP32_ACCUMULATION_UNTIL,
         "deepspeed_reduction_sources": deepspeed.REDUCTION_SOURCES,
     }
 

@@ -122,7 +122,7 @@ EXPECTED = Expectations(
             "passa a QLoRA (la verifica tiene conto delle copie in fp32 aggiunte da prepare_model_for_kbit_training di "
             "peft)",
             "usa più GPU con ZeRO-3 (il passo entra con un margine sufficiente a partire da 2\u00a0GPU)",
-            "scegli una GPU con più memoria (il passo entra con un margine sufficiente sulla NVIDIA A100-SXM4-40GB e "
+            "scegli una GPU con più memoria (con un margine sufficiente sulla NVIDIA A100-SXM4-40GB e "
             "sulle schede dell’elenco con più memoria)",
         ),
         "Anche questa modifica potrebbe liberare memoria a sufficienza, ma questo calcolatore non può verificarlo: "
