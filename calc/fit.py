@@ -67,7 +67,7 @@ NO_BF16_SENTENCE = (
     # With the total of the recipe's fp16 twin, which the card runs (Spanish review, round 80: "choose another recipe"
     # named none, beside a fit the card cannot run).
     N_(
-        "%(verdict)s This card has no bf16, and this recipe computes in it. With “%(twin)s” in fp16, which "
+        "%(verdict)s This card has no bf16, which this recipe needs. With “%(twin)s” in fp16, which "
         "the card runs, the total is %(total)s: choose both to see whether that run fits."
     ),
     N_(

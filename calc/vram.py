@@ -573,7 +573,11 @@ def _qlora_note(
         # The weights' part apart: the recomputation the call turns on changes the activations too.
         as_loaded, short = QLORA_AS_LOADED_RECOMPUTED, QLORA_PREPARED_SHORT_RECOMPUTED
         short_buffers = QLORA_PREPARED_SHORT_BUFFERS_RECOMPUTED
-        extra, prepared = gigabytes(_fp32_copies(values), 2), gigabytes(prepared_total, 2)
+        # The weights' part at its largest: under ZeRO-3, with the output layer gathered in fp32 (technical review,
+        # round 89: the copies alone, half the figure the note gives with full recomputation).
+        shape, setting = _modelled_setting(values)
+        weights = max(_preparation_by_moment(values, shape, setting).values())
+        extra, prepared = gigabytes(weights, 2), gigabytes(prepared_total, 2)
     # Leaving the call out is advice only where the base as loaded fits (Spanish and Italian reviews, round 40).
     words = {"compute": _computing(values), "extra": extra, "prepared": prepared}
     if total + buffers <= capacity < with_buffers:
@@ -591,6 +595,28 @@ def _qlora_note(
         storage = Names((quant_storage(on_card(str(values["precision"]), values)),))
         note = Phrase(QLORA_SHARDED, {"note": note, "storage": storage})
     return note, prepared_total, with_buffers
+
+
+# Where peft's preparation leaves room for fewer samples than the figure, for the base as loaded, shows (technical
+# review, round 89: "Largest micro-batch: 2", where the prepared run held one).
+PREPARED_LARGEST = N_(
+    "%(note)s With that call, the largest micro-batch that fits is %(prepared)s: the figure above, %(loaded)s, is for "
+    "the base as loaded, and so is the budget handed to the planner."
+)
+
+
+def _prepared_largest(values: Mapping[str, object], note: Phrase, loaded: int, free: Fraction) -> Phrase:
+    """QLoRA's ``note``, with the largest micro-batch that fits in ``free`` bytes with peft's preparation (its fp32
+    copies, and the full recomputation it turns on), where that is fewer than the ``loaded`` base's but some: where
+    none fits so, the note says the prepared run does not fit."""
+    prepared = {**values, "recomputation": "full"}
+    shape, setting = _modelled_setting(prepared)
+    extra = _preparation_by_moment(prepared, shape, setting)
+    beside = {m: buffers_by_moment(prepared, setting).get(m, Fraction(0)) + extra[m] for m in MOMENTS}
+    count = _modelled_step(prepared, free, shape, setting, beside)[3]
+    if not 0 < count < loaded:
+        return note
+    return Phrase(PREPARED_LARGEST, {"note": note, "loaded": Quantity(loaded), "prepared": Quantity(count)})
 
 
 def _qlora_experts(values: Mapping[str, object]) -> Phrase | None:
@@ -823,8 +849,9 @@ WAYS_ON_CARD = N_(
     "Each change suggested here was checked with “%(twin)s” in fp16, since this card has no bf16, unless its note "
     "says otherwise."
 )
-# A larger card, which has bf16, judged on the form's recipe as it is (technical review, round 88).
-AS_IT_IS = Phrase(N_("judged with this recipe in bf16, which such a card runs"), {})
+# A larger card, which has bf16, judged on the recipe it runs in bf16 (technical review, round 88), under ZeRO its
+# twin (round 89).
+ON_A_BF16_CARD = N_("judged with “%(recipe)s” in bf16, which such a card runs")
 WAYS_PREPARED = N_(
     "Each change suggested here was checked with the base as peft's prepare_model_for_kbit_training leaves it, as "
     "most QLoRA recipes run it, unless its note says otherwise; the total above counts the base as loaded."
@@ -1361,16 +1388,16 @@ def _on_a_listed_card(step: Fraction, beside: Fraction) -> bool:
     return step + beside <= max(card for _, _, card in _CARDS)
 
 
-def _changed(values: Mapping[str, object], change: Mapping[str, object]) -> dict[str, object]:
+def _changed(values: Mapping[str, object], change: Mapping[str, object], on_card: bool = True) -> dict[str, object]:
     """The form's values with ``change`` (a ZeRO stage, GPUs, a recipe, a precision, a method), as a way out would
-    leave them."""
+    leave them: on the form's card, or, not ``on_card``, on one with bf16."""
     changed = {name: str(value) if name == "zero_stage" else value for name, value in change.items()}
     sharded = {**values, **changed, "gpus": Decimal(change.get("gpus", values["gpus"]))}
     if int(sharded["zero_stage"]) and (sharded["method"] == "full" or sharded["model"] == COUNT):
         # DeepSpeed's ZeRO keeps an fp32 master copy whatever the recipe: judged as the twin the note names (Italian
         # review, round 40: ZeRO was offered on the 16-bit recipe's count).
         sharded["optimizer"] = zero_twin(sharded["optimizer"])
-    if "optimizer" not in change and not _card_runs(sharded, {}):
+    if on_card and "optimizer" not in change and not _card_runs(sharded, {}):
         # A recipe that computes only in bf16, on a card without it: judged as its twin in fp16, which the card runs
         # (Spanish review, round 59: the ways kept a recipe the verdict said the card could not run).
         sharded |= {"optimizer": zero_twin(sharded["optimizer"]), "precision": "fp16"}
@@ -1380,9 +1407,10 @@ def _changed(values: Mapping[str, object], change: Mapping[str, object]) -> dict
 def _one_sample(values: Mapping[str, object], own: bool = False) -> tuple[Moment, ...]:
     """A micro-batch of one's moments, ZeRO's buffers at each, as the ways out judge the form: under ZeRO, on the
     recipe DeepSpeed runs (:func:`_changed`; technical review, round 57: a larger card was judged on the recipe as
-    counted, beside "Each way is judged as DeepSpeed's ZeRO runs this recipe"); ``own``: on the form's recipe as it
-    is, which a card with bf16 runs where the form's card judges a twin in fp16."""
-    judged = values if own else _changed(values, {})
+    counted, beside "Each way is judged as DeepSpeed's ZeRO runs this recipe"); ``own``: on a card with bf16, which
+    runs the recipe in bf16 where the form's card judges a twin in fp16 (technical review, round 89: judged without
+    ZeRO's twin, cards were named that it did not fit)."""
+    judged = _changed(values, {}, on_card=not own)
     shape, setting = _modelled_setting(judged)
     step = moments(shape, replace(setting, accumulating=accumulates(judged, 1)))
     return with_buffers(step, buffers_by_moment(judged, setting))
@@ -1837,7 +1865,10 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # own recipe, with its buckets, not on the fp16 twin the form's card is judged on (technical review, round 88:
         # the H200 named where the H100 had room).
         larger_one = one if runs else _one_sample(values, own=True)
-        prepared_one, larger = larger_one, LARGER_GPU if runs else noted(LARGER_GPU, AS_IT_IS)
+        on_bf16 = Phrase(
+            ON_A_BF16_CARD, {"recipe": Phrase(RECIPES[_changed(values, {}, False)["optimizer"]].label, {})}
+        )
+        prepared_one, larger = larger_one, LARGER_GPU if runs else noted(LARGER_GPU, on_bf16)
         if values["method"] == "qlora" and values["recomputation"] != "full":
             recomputed = _one_sample({**values, "recomputation": "full"}, own=not runs)
             if _needs(recomputed, preparation)[0] > free:
@@ -2195,6 +2226,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     # held QLoRA's prepared base by the total alone).
     qlora = _qlora_note(values, total, capacity, buffers, rise, buffered)
     qlora_note, prepared, prepared_buffered = qlora or (None, total, total + buffers)
+    if qlora_note is not None and isinstance(largest, Quantity):
+        room = capacity - overhead - buckets
+        if qlora_note.message == QLORA_SHARDED:
+            inner = _prepared_largest(values, qlora_note.quantities["note"], int(largest.value), room)
+            qlora_note = Phrase(QLORA_SHARDED, {**qlora_note.quantities, "note": inner})
+        else:
+            qlora_note = _prepared_largest(values, qlora_note, int(largest.value), room)
     if total + buffers <= capacity < prepared_buffered:
         yours = Phrase(FITS_ONLY_AS_LOADED, {"verdict": yours})
     elif yours.message == SENTENCE[0] and capacity - prepared_buffered < shortfall(estimate + prepared - total):

@@ -2533,7 +2533,10 @@ def test_a_card_without_bf16_is_offered_only_what_it_runs():
     offered = results["largest_micro_batch"].quantities["ways"]
     assert FUSED_ADAMW not in _named(offered)
     bf16_only = [RECIPES[key].label for key, recipe in RECIPES.items() if set(recipe.computes_in) == {"bf16"}]
-    assert not any(label in json.dumps(offered, default=repr) for label in bf16_only)
+    # On this card: a larger one, which has bf16, is judged with the recipe as chosen, and says so (technical review,
+    # round 88).
+    here = [way for way in offered.messages if _unnoted(way) != LARGER_GPU]
+    assert not any(label in json.dumps(here, default=repr) for label in bf16_only)
     gemma = _on("v100-32gb", model="google/gemma-2-9b", method="lora", precision="fp16", attention="eager")
     said = CALCULATOR.results(gemma)["largest_micro_batch"].quantities["ways"]
     assert FUSE not in json.dumps(said, default=repr) and "fused attention" not in said.text(EN, NullTranslations())
@@ -2977,9 +2980,32 @@ def test_qlora_s_prepared_total_counts_the_recomputation_the_preparation_turns_o
     assert note.message == QLORA_AS_LOADED_RECOMPUTED
     recomputed = CALCULATOR.results({**values, "recomputation": "full"})
     # The prepared run is the form's with full recomputation and peft's fp32 copies.
-    copies = recomputed["qlora_base"].quantities["extra"]
+    said = recomputed["qlora_base"]
+    # (Under the largest micro-batch with the base as prepared, where fewer fit so.)
+    copies = said.quantities.get("note", said).quantities["extra"]
     assert note.quantities["prepared"].shown() == recomputed["total_memory"].shown() + copies.shown()
     assert note.quantities["prepared"].shown() < results["total_memory"].shown()
+
+
+def test_qlora_s_note_gives_the_largest_micro_batch_with_peft_s_preparation_where_fewer_fit_so():
+    """Technical review, round 89: "Largest micro-batch: 2" on a T4, where the run as peft prepares it held one."""
+    from calc.vram import PREPARED_LARGEST
+
+    values = _on("t4", method="qlora", precision="fp16", sequence_length=Decimal(2048), recomputation="full")
+    results = CALCULATOR.results(values)
+    note = results["qlora_base"]
+    assert note.message == PREPARED_LARGEST
+    assert note.quantities["loaded"].value == results["largest_micro_batch"].value == 2
+    prepared = note.quantities["prepared"].value
+    # The page set to that micro-batch finds the prepared run fits, and one more does not.
+    assert not _says_as_loaded(_applied(values, micro_batch=Decimal(prepared))["your_gpu"])
+    assert _says_as_loaded(_applied(values, micro_batch=Decimal(prepared + 1))["your_gpu"])
+
+
+def _says_as_loaded(verdict) -> bool:
+    from calc.vram import FITS_ONLY_AS_LOADED, _says
+
+    return _says(verdict, FITS_ONLY_AS_LOADED)
 
 
 def test_a_smaller_micro_batch_named_for_qlora_says_where_it_fits_only_as_loaded():
