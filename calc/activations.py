@@ -154,9 +154,9 @@ settle = with_targets(settle_shape, COVERED_TARGETS - EXPERT_TARGETS)
 QLORA_AS_LOADED = Phrase(
     N_(
         "These figures are for the 4-bit base as loaded. Most QLoRA recipes then call peft's "
-        "prepare_model_for_kbit_training, which casts everything that is not quantized to fp32 (in a mixture of "
-        "experts, the experts and the router too), so the tensors after it can be in fp32 too and the activations "
-        "larger than shown here."
+        "prepare_model_for_kbit_training, which casts everything that is not quantized to fp32, in a mixture of "
+        "experts the experts and the router as well. The tensors computed from those parts can then be in fp32 too, "
+        "and the activations larger than shown here."
     ),
     {},
 )

@@ -117,8 +117,8 @@ settle = with_targets(settle_shape, STEP_TARGETS)
 
 
 QLORA_BASE = N_(
-    "The total counts the base as it is loaded. After peft's prepare_model_for_kbit_training its weights take "
-    "%(extra)s more, and the activations can grow too."
+    "The total counts the base as it is loaded. After peft's prepare_model_for_kbit_training, the base's weights "
+    "take %(extra)s more, and the activations can grow too."
 )
 
 

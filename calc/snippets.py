@@ -93,6 +93,13 @@ def facts() -> dict[str, Fact]:
     """What the notes beside the snippets quote, on every page that shows them."""
     return {
         "gpus_per_node": Quantity(GPUS_PER_NODE),
+        # Lightning 2.6.6 keeps each submodule's mode at the start of fit and only warns of those in eval mode, so a
+        # from_pretrained model, returned in eval mode, trains so unless the reader calls train() (technical review,
+        # round 89: the recomputation turned on in __init__ never ran).
+        "lightning_eval_mode": Citation(
+            "Lightning 2.6.6: fit_loop.py",
+            "https://github.com/Lightning-AI/pytorch-lightning/blob/2.6.6/src/lightning/pytorch/loops/fit_loop.py#L532-L543",
+        ),
         # The world size _batch_assertion multiplies by: the data-parallel size from an mpu or a device mesh, the
         # processes over sequence_parallel_size, or else every process (DeepSpeed 0.19.5).
         "deepspeed_world_size": Citation(

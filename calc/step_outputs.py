@@ -213,7 +213,7 @@ PREPARE_SOURCE = Citation(
 # Axolotl's quantize_moe_experts quantizes them after loading (the LoRA page cites its documentation): not modeled.
 QLORA_EXPERTS = N_(
     "In a mixture of experts, only the attention projections are loaded in NF4. The experts stay in 16\u00a0bits: "
-    "since transformers %(since)s, it keeps them as plain three-dimensional parameters, and its bitsandbytes "
+    "Transformers has kept them as plain three-dimensional parameters since %(since)s, and its bitsandbytes "
     "integration quantizes only nn.Linear modules (up to transformers %(until)s, each expert was made of nn.Linear "
     "layers, quantized with the rest). "
     "Axolotl's quantize_moe_experts: true quantizes the experts to NF4 as well; this calculator does not model that "

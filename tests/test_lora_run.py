@@ -379,8 +379,8 @@ def test_a_qlora_run_says_which_base_its_total_counts():
         extra = base_bytes_qlora_prepared(shape) - base_bytes_qlora(shape)
         page = view(model=model, method="qlora")
         assert page.outputs["qlora_base"] == (
-            "The total counts the base as it is loaded. After peft's prepare_model_for_kbit_training its weights "
-            f"take {shown(extra)} more, and the activations can grow too."
+            "The total counts the base as it is loaded. After peft's prepare_model_for_kbit_training, the base's "
+            f"weights take {shown(extra)} more, and the activations can grow too."
         )
         # The total is the loaded base's: the step's weights are the first QLoRA row and the adapter's fp32 weights.
         peak = step_peak(shape, Setting("adamw-mixed", 4096, "flash", "full", "qlora", 16, SEVEN), 1)
