@@ -206,13 +206,13 @@ def facts() -> dict[str, Fact]:
         ),
         # get_data_types: grad_accum_dtype is the model's dtype (bf16 with bf16 on) unless the configuration sets it.
         "deepspeed_get_data_types": Citation(
-            "deepspeed/runtime/engine.py (get_data_types)",
+            "deepspeed/runtime/engine.py, get_data_types",
             "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/engine.py#L1444-L1455",
         ),
         # _do_optimizer_sanity_check: with ZeRO off, a model dtype other than grad_accum_dtype raises
         # NotImplementedError("unsupported mix of ..."); with ZeRO on, bf16 with fp32 accumulation is accepted.
         "deepspeed_sanity_check": Citation(
-            "deepspeed/runtime/engine.py (_do_optimizer_sanity_check)",
+            "deepspeed/runtime/engine.py, _do_optimizer_sanity_check",
             "https://github.com/deepspeedai/DeepSpeed/blob/v0.19.5/deepspeed/runtime/engine.py#L1934-L1977",
         ),
         # The release whose engine refuses fp32 accumulation without ZeRO (0.17.6 still ran it: Italian review,

@@ -20,7 +20,7 @@ BF16_ACCUMULATION_SINCE = Citation(
 )
 FP32_ACCUMULATION_UNTIL = "0.17.5"
 FP32_ACCUMULATION_SOURCE = Citation(
-    "deepspeed/runtime/engine.py v0.17.5 (get_data_types)",
+    "deepspeed/runtime/engine.py v0.17.5, get_data_types",
     "https://github.com/deepspeedai/DeepSpeed/blob/v0.17.5/deepspeed/runtime/engine.py#L1085-L1100",
 )
 # Where the engine reduces the gradients under accumulation: after every micro-batch at ZeRO-2 and ZeRO-3, only at

@@ -2379,7 +2379,7 @@ def facts() -> dict[str, Fact]:
         # Adam's L2 weight decay under foreach: device_grads = torch._foreach_add(device_grads, device_params, ...),
         # new tensors the size of the gradients (Spanish review, round 38).
         "adam_weight_decay_source": Citation(
-            "torch/optim/adam.py v2.13.0 (_multi_tensor_adam)",
+            "torch/optim/adam.py v2.13.0, _multi_tensor_adam",
             "https://github.com/pytorch/pytorch/blob/v2.13.0/torch/optim/adam.py",
         ),
         "adam_total": Quantity(_ADAM.total, places=0),

@@ -126,7 +126,7 @@ EXPECTED = Expectations(
             "sulle schede dell’elenco con più memoria)",
         ),
         "Anche questa modifica potrebbe liberare memoria a sufficienza, ma questo calcolatore non può verificarlo: "
-        "fai calcolare la loss a blocchi (use_liger_kernel=True nel Trainer, un’impostazione per cui qui non c’è "
-        "un campo).",
+        "fai calcolare la loss a blocchi (use_liger_kernel=True nel Trainer, un’impostazione che questa pagina non "
+        "prevede).",
     ),
 )
