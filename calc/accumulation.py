@@ -257,7 +257,7 @@ CALCULATOR = Calculator(
             rows=N_(
                 "The table lists a single accumulation step, the number of steps you chose, its multiples up to four "
                 "times that number, and, with a budget, the largest number of steps whose whole batch would still fit "
-                "in that budget in a single pass."
+                "in that budget in a single pass, where that is fewer than four times yours."
             ),
         ),
         *SNIPPETS,

@@ -95,7 +95,8 @@ class SampleExceedsBudget(InputProblem):
             "GPU, so it cannot tell what would make room. The per-GPU training memory calculator checks the ways out "
             "for your run: a larger GPU, ZeRO over more GPUs, an adapter, recomputation, fused attention, or shorter "
             "sequences. Where it could help, it also suggests computing the loss in chunks, which it cannot confirm. "
-            "There, its link “Plan this run” brings you back here with the budget and the per-sample figure it finds."
+            "On that calculator, the link “Plan this run” brings you back here with the budget and the per-sample "
+            "figure it finds."
         ) % {"needed": typed(self.needed, input.unit).text(locale, breakable=False)}  # 30.00 GB, as figures read
 
 
@@ -190,13 +191,13 @@ def nearby_target(target: int, gpus: int, micro_batch: int, largest: int) -> Phr
 
 
 NEARBY = N_(
-    "No micro-batch larger than %(micro_batch)s both divides each GPU's share and fits the budget, though up to "
-    "%(largest)s\u00a0samples fit it. A target of %(near)s would allow a micro-batch of %(largest)s."
+    "No micro-batch larger than %(micro_batch)s both divides each GPU's share and fits the budget, though the budget "
+    "holds up to %(largest)s\u00a0samples. A target of %(near)s would allow a micro-batch of %(largest)s."
 )
 NEARBY_FAR = N_(
-    "No micro-batch larger than %(micro_batch)s both divides each GPU's share and fits the budget, though up to "
-    "%(largest)s\u00a0samples fit it. A target of %(near)s would allow a micro-batch of %(largest)s, but it differs "
-    "by more than %(far)s from yours: if you take it, retune the learning rate."
+    "No micro-batch larger than %(micro_batch)s both divides each GPU's share and fits the budget, though the budget "
+    "holds up to %(largest)s\u00a0samples. A target of %(near)s would allow a micro-batch of %(largest)s, but it "
+    "differs by more than %(far)s from yours: if you take it, retune the learning rate."
 )
 
 
