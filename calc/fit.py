@@ -532,7 +532,9 @@ def ways_out(
         # 53: "train LoRA and shorten to 4,096 tokens" beside "shorten to 4,096 tokens").
         longer = max(shortened_to, default=0) if ways else 0
         together = _together(values, fits_once, adapters, most, longer, switches) if combine else ()
-        within_pair = pair and all(way in (RECOMPUTE, FUSE) for way in together)
+        # Nor the pair with shorter sequences, which the pair alone already makes room for (technical review, round
+        # 90: "... and shorten the sequences to 32,640 tokens" beside the pair at 32,768).
+        within_pair = pair and all(_bare(way) in (RECOMPUTE, FUSE) or _length_of(way) < UNSHORTENED for way in together)
         if ways and together and (within_pair or any(_bare_way(way) in offered for way in together)):
             together = ()
         # Of the ways, only those that shorten count there: a sequence split keeps the length (Italian review, round
@@ -910,7 +912,7 @@ QLORA_PREPARED = Phrase(N_("counting the fp32 copies that peft's prepare_model_f
 # form still had no recomputation and the verdict was short).
 QLORA_PREPARED_RECOMPUTING = Phrase(
     N_(
-        "also choose full recomputation here, which peft's prepare_model_for_kbit_training turns on; judged with the "
+        "also choose full recomputation here, which peft's prepare_model_for_kbit_training turns on; counting the "
         "fp32 copies that call adds"
     ),
     {},
@@ -1063,9 +1065,8 @@ def _gpus_in_set(
 
 def _bare(way: str | Phrase) -> str:
     """A way's message id, without its notes."""
-    if isinstance(way, Phrase):
-        return way.quantities["way"].message if way.message == NOTED else way.message
-    return way
+    bare = _bare_way(way)
+    return bare.message if isinstance(bare, Phrase) else bare
 
 
 def _longest_in(
@@ -1100,7 +1101,8 @@ def _shared(method: tuple[tuple, dict], shard: tuple[tuple, dict], values: Mappi
     change = {**method[1], **shard[1]}
     if method[0]:
         return (*(for_qlora(way, values, **change) for way in method[0]), *shard[0])
-    return tuple(for_qlora(way, values, **change) for way in shard[0])
+    # In full fine-tuning, with the recipe ZeRO runs, as the same way alone says (technical review, round 90).
+    return tuple(as_twin(for_qlora(way, values, **change), values) for way in shard[0])
 
 
 # The shortest sequence offered as a way out, unless the form's own is short: a quarter of it then.
