@@ -78,8 +78,9 @@ PAGE_PRECISION = replace(
     PRECISION,
     description=N_(
         "The dtype the model is loaded in and computes in; its activations are in the same dtype. Under autocast (the "
-        "Trainer's bf16=True), the total is expected to overstate the run's peak: each adapter then keeps a bf16 copy "
-        "of its input, not the fp32 one counted here. This case was not measured."
+        "Trainer's bf16=True), each adapter keeps a bf16 copy of its input, not the fp32 one counted here, so the "
+        "total should not understate the run's peak, and overstates it where the peak holds the adapters' inputs, as "
+        "without recomputation. This case was not measured."
     ),
 )
 # The VRAM page's names for the same run (issue 15's contract), each written as its own field writes it.
