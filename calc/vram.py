@@ -1598,6 +1598,18 @@ LISTED_TIGHT = Phrase(N_("the listed cards that hold the step leave only a tight
 LISTED_TIGHT_PREPARED = Phrase(
     N_("the listed cards that hold the step with peft's prepare_model_for_kbit_training leave only a tight fit"), {}
 )
+WITHOUT_PREPARATION_TIGHT = Phrase(
+    N_(
+        "the listed cards that hold the step do so only if you skip peft's prepare_model_for_kbit_training, and then "
+        "only tightly"
+    ),
+    {},
+)
+
+
+def _on_a_bf16_card(values: Mapping[str, object]) -> Phrase:
+    """What a larger card, which has bf16, is judged with where the form's card has none for its recipe."""
+    return Phrase(ON_A_BF16_CARD, {"recipe": Phrase(RECIPES[_changed(values, {}, False)["optimizer"]].label, {})})
 
 
 def _larger(
@@ -1614,11 +1626,12 @@ def _larger(
     the verdicts take it (technical review, round 58: on both, a card the verdict found roomy was called tight). Else
     the smallest listed card with room to spare is named, one with bf16 for a ``bf16`` run. ``larger``: the way's
     words, with what it was judged with."""
-    options = [(step, larger)]
+    # Each option with what it says where no listed card leaves room to spare: as loaded, that the fit is tight too
+    # (technical review, round 91: "tight with peft's preparation" beside "only if you skip it").
+    options = [(step, larger, LISTED_TIGHT if loaded is None else LISTED_TIGHT_PREPARED)]
     if loaded is not None:
-        options.append((loaded, noted(LARGER_GPU, WITHOUT_PREPARATION)))
-    tight = LISTED_TIGHT if loaded is None else LISTED_TIGHT_PREPARED
-    for (need, estimate), words in options:
+        options.append((loaded, noted(LARGER_GPU, WITHOUT_PREPARATION), None))
+    for (need, estimate), words, tight in options:
         if _on_a_listed_card(need, beside):
             # The smallest listed card with room to spare, named (Spanish review, round 79: the way named none).
             # A bf16 run's named card computes in bf16, as the largest listed one does.
@@ -1628,7 +1641,8 @@ def _larger(
                 if need + shortfall(estimate) + beside <= card and (gpu.bf16 or not bf16)
             )
             if not roomy:
-                return {"larger_gpu": True, "larger": noted(words, tight)}
+                tightly = noted(LARGER_GPU, WITHOUT_PREPARATION_TIGHT) if tight is None else noted(words, tight)
+                return {"larger_gpu": True, "larger": tightly}
             smallest = Names((roomy[0][1],))
             said = LARGER_ONLY if len(roomy) == 1 else LARGER_FROM
             return {"larger_gpu": True, "larger": noted(words, Phrase(said, {"card": smallest}))}
@@ -1865,14 +1879,17 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # own recipe, with its buckets, not on the fp16 twin the form's card is judged on (technical review, round 88:
         # the H200 named where the H100 had room).
         larger_one = one if runs else _one_sample(values, own=True)
-        on_bf16 = Phrase(
-            ON_A_BF16_CARD, {"recipe": Phrase(RECIPES[_changed(values, {}, False)["optimizer"]].label, {})}
-        )
-        prepared_one, larger = larger_one, LARGER_GPU if runs else noted(LARGER_GPU, on_bf16)
+        prepared_one, larger = larger_one, LARGER_GPU if runs else noted(LARGER_GPU, _on_a_bf16_card(values))
+        # The base as loaded is a larger card's fallback, unless full recomputation, which the call turns on, makes
+        # room on the form's card: then that is the way, and a card that holds the run only without the call is none
+        # (technical review, round 91: "only if you skip" the call, beside recomputation that made room here).
+        as_loaded = bool(preparation)
         if values["method"] == "qlora" and values["recomputation"] != "full":
             recomputed = _one_sample({**values, "recomputation": "full"}, own=not runs)
             if _needs(recomputed, preparation)[0] > free:
                 prepared_one, larger = recomputed, noted(larger, QLORA_PREPARED_RECOMPUTING)
+            else:
+                as_loaded = False
         note = attention_note(values, shape)
         window = window_note(values, shape)
         if preparation:
@@ -1927,7 +1944,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 **_larger(
                     _needs(prepared_one, preparation),
                     capacity - free,
-                    _needs(larger_one, {}) if preparation else None,
+                    _needs(larger_one, {}) if as_loaded else None,
                     bf16=values["precision"] == "bf16",
                     larger=larger,
                 ),
@@ -1970,7 +1987,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 **_larger(
                     _needs(prepared_one, preparation, samples=not huge),
                     capacity - free,
-                    _needs(larger_one, {}, samples=not huge) if preparation else None,
+                    _needs(larger_one, {}, samples=not huge) if as_loaded else None,
                     bf16=values["precision"] == "bf16",
                     larger=larger,
                 ),
@@ -2090,7 +2107,13 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
                 fits=lambda **change: _count_fits_with(values, **change),
                 # The whole step with the activations typed, not its fixed part alone (Italian review, round 43).
                 # On the recipe DeepSpeed runs, as every way (technical review, round 57).
-                **_larger(_typed_step(_changed(values, {})), overhead + buckets, bf16=values["precision"] == "bf16"),
+                # A larger card, which has bf16, on the recipe it runs there (technical review, round 91).
+                **_larger(
+                    _typed_step(_changed(values, {}, on_card=runs)),
+                    overhead + buckets,
+                    bf16=values["precision"] == "bf16",
+                    larger=LARGER_GPU if runs else noted(LARGER_GPU, _on_a_bf16_card(values)),
+                ),
                 # What does not fit: the state and the optimizer step, the typed activations, or both.
                 typed=" ".join(
                     name

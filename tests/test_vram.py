@@ -2551,6 +2551,27 @@ def test_a_card_without_bf16_is_offered_only_what_it_runs():
         assert "fused attention" not in said.text(EN, NullTranslations())
 
 
+def test_a_larger_card_says_what_it_holds_as_it_holds_it():
+    """Technical review, round 91: a QLoRA step no listed card holds with peft's preparation, and the H200 only
+    tightly without it, was said both to need the call skipped and to be tight with it; with the activation memory
+    typed on a card without bf16, the larger card was judged on the fp16 twin and passed over the H100."""
+    from calc.fit import LARGER_GPU
+    from calc.vram import ON_A_BF16_CARD, WITHOUT_PREPARATION_TIGHT
+
+    def larger_of(values):
+        ways = CALCULATOR.results(values)["largest_micro_batch"].quantities["ways"].messages
+        (way,) = [w for w in ways if _unnoted(w) == LARGER_GPU]
+        return way.quantities["notes"].messages
+
+    gemma = _on("h100-80gb", model="google/gemma-2-27b", method="qlora", sequence_length=Decimal(32768))
+    assert larger_of(gemma) == (WITHOUT_PREPARATION_TIGHT,)
+    typed = _on("v100-32gb", model=COUNT, parameters=Decimal("3.8"), activation_memory=Decimal(20),
+                optimizer="adamw-bf16", precision="bf16")  # fmt: skip
+    notes = larger_of(typed)
+    assert notes[0].message == ON_A_BF16_CARD
+    assert "NVIDIA H100 80GB HBM3" in notes[-1].quantities["card"].names
+
+
 def test_a_micro_batch_a_short_verdict_names_is_said_to_fit_tightly_where_it_does():
     """Technical review, round 87: "A micro-batch of 4 samples fits" where the page, set to 4, called the fit tight."""
     from calc.vram import NAMED_TIGHT
