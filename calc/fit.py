@@ -128,6 +128,7 @@ MEASURED = {
 }
 
 
+# Less than the last place shown, as a sentence says it (a cell keeps calc.outputs.LESS_THAN's symbol).
 LESS_THAN_IN_WORDS = N_("less than %(least)s")
 # How far below the true peak an estimate may fall for the margin to cover it: the share, or less than the last place.
 AT_MOST = N_("at most %(share)s")
