@@ -554,13 +554,16 @@ def _qlora_note(
     buffers: Fraction,
     rise: Fraction,
     buffered: Fraction,
+    largest: int | None,
+    free: Fraction,
 ) -> tuple[Phrase, Fraction, Fraction] | None:
     """With QLoRA on a model, what peft's preparation would add to the ``total`` (its fp32 copies, sharded as the
     weights are, and the output layer ZeRO-3 gathers, twice as large in fp32, where a moment holds it): the peak's
     ``rise``, and with ZeRO's buffers (which add ``buffers`` to the total as loaded) ``buffered``, each moment with
     its own, as the ways out count them (technical review, round 57: the buffers of one moment were added to
-    another's preparation). The note, and the total with them, without and with the buffers, which every card's
-    verdict is also held to."""
+    another's preparation). The note, with the ``largest`` micro-batch that fits in ``free`` bytes as loaded where
+    fewer fit so prepared, and the total with them, without and with the buffers, which every card's verdict is also
+    held to."""
     if values["method"] != "qlora" or values["model"] == COUNT:
         return None
     prepared_total, with_buffers = total + rise, total + buffered
@@ -590,6 +593,8 @@ def _qlora_note(
             note = Phrase(short, words)
     else:
         note = Phrase(as_loaded, words)
+    if largest:
+        note = _prepared_largest(values, note, largest, free)
     if int(values["gpus"]) > 1 and int(values["zero_stage"]) >= 3:
         # ZeRO-3 and FSDP shard floating-point tensors only: the Limitations say why.
         storage = Names((quant_storage(on_card(str(values["precision"]), values)),))
@@ -1875,9 +1880,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
         # A card judged for QLoRA's base as peft prepares it: with the full recomputation that turns on, as the note
         # and the cards' cells judge it (technical review, round 84).
         # Only where the form's own card does not hold it so: there, recomputation alone is the way.
-        # Where the form's card has no bf16 for its recipe, every card this way names has it: judged on the form's
-        # own recipe, with its buckets, not on the fp16 twin the form's card is judged on (technical review, round 88:
-        # the H200 named where the H100 had room).
+        # Where the form's card has no bf16 for its recipe, every card this way names has it: judged in bf16 on the
+        # recipe it runs there (the form's, or under ZeRO its twin), with its buckets, not on the fp16 twin the form's
+        # card is judged on (technical reviews, rounds 88 and 89).
         larger_one = one if runs else _one_sample(values, own=True)
         prepared_one, larger = larger_one, LARGER_GPU if runs else noted(LARGER_GPU, _on_a_bf16_card(values))
         # The base as loaded is a larger card's fallback, unless full recomputation, which the call turns on, makes
@@ -1973,10 +1978,11 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             # and what shrinks a sample on a sample alone, each said apart (technical review, round 43: the fixed
             # part's were refused for a sample no card holds, and the sample's offered unchecked).
             huge = not _on_a_listed_card(most.per_sample_total, capacity - free)
+            switches = _switches(values)
             ways = ways_out(
                 values,
                 samples=False,
-                switches=_switches(values),
+                switches=switches,
                 experts=bool(shape.experts),
                 fused=_judged(FUSED_ADAMW, one, free, _without_foreach(one)) if fused else "",
                 buffers=crowds,
@@ -1994,7 +2000,7 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
             )
             largest = Phrase(NOT_EMPTY, {**words, "ways": ways})
             whole = huge and changes_together(
-                values, lambda **change: _fits_with(values, **change), bool(shape.experts), _switches(values)
+                values, lambda **change: _fits_with(values, **change), bool(shape.experts), switches
             )
             if whole:
                 # Changes that make room for the whole step at once, checked so (Italian review, round 52).
@@ -2247,15 +2253,9 @@ def compute(values: Mapping[str, object]) -> dict[str, object]:
     carried_budget = Quantity(budget, GIGABYTE, places=places_of(budget)) if budget is not None else None
     # With ZeRO's buffers beside the total, as the verdicts count them (Italian review, round 44: two T4s under ZeRO-3
     # held QLoRA's prepared base by the total alone).
-    qlora = _qlora_note(values, total, capacity, buffers, rise, buffered)
+    loaded = int(largest.value) if isinstance(largest, Quantity) else None
+    qlora = _qlora_note(values, total, capacity, buffers, rise, buffered, loaded, capacity - overhead - buckets)
     qlora_note, prepared, prepared_buffered = qlora or (None, total, total + buffers)
-    if qlora_note is not None and isinstance(largest, Quantity):
-        room = capacity - overhead - buckets
-        if qlora_note.message == QLORA_SHARDED:
-            inner = _prepared_largest(values, qlora_note.quantities["note"], int(largest.value), room)
-            qlora_note = Phrase(QLORA_SHARDED, {**qlora_note.quantities, "note": inner})
-        else:
-            qlora_note = _prepared_largest(values, qlora_note, int(largest.value), room)
     if total + buffers <= capacity < prepared_buffered:
         yours = Phrase(FITS_ONLY_AS_LOADED, {"verdict": yours})
     elif yours.message == SENTENCE[0] and capacity - prepared_buffered < shortfall(estimate + prepared - total):
